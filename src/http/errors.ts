@@ -10,17 +10,22 @@ export type ErrorType =
   | 'server_error';
 
 export class ApiError extends Error {
+  /** Offending field; `undefined` omits the key (authentication errors), `null` sends null. */
+  readonly attr: string | null | undefined;
+  readonly headers: Record<string, string>;
+
   constructor(
     readonly status: number,
     readonly type: ErrorType,
     readonly code: string,
     readonly detail: string,
-    /** Offending field; `undefined` omits the key (authentication errors), `null` sends null. */
-    readonly attr: string | null | undefined = null,
-    readonly headers: Record<string, string> = {},
+    // A rest tuple, not a default: an explicit `undefined` must mean "omit attr", not null.
+    ...rest: [attr?: string | null | undefined, headers?: Record<string, string>]
   ) {
     super(detail);
     this.name = 'ApiError';
+    this.attr = rest.length === 0 ? null : rest[0];
+    this.headers = rest[1] ?? {};
   }
 
   toBody(): Record<string, unknown> {

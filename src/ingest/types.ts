@@ -14,6 +14,8 @@ export interface CaptureInput {
   body: Buffer;
   /** Largest decompressed/decoded payload accepted, in bytes. */
   maxDecodedBytes: number;
+  /** HTTP method; GET requests may carry the token in the query string. */
+  method?: string;
 }
 
 /** A capture request after decoding: the events as sent, plus request-level fields. */
@@ -24,6 +26,12 @@ export interface DecodedCapture {
   sentAt: Date | null;
   /** Events as sent by the client; each is a plain object (never null/array). */
   events: JsonObject[];
+  /** Batch items that were not JSON objects; count them as drops with reason `not_an_object`. */
+  droppedNonObjects?: number;
+  /** `$performance_event` items removed while decoding; count them with reason `performance_event`. */
+  droppedPerformanceEvents?: number;
+  /** Envelope flag `historical_migration: true` (bulk imports of old data). */
+  historicalMigration?: boolean;
 }
 
 /** One event after normalisation, ready for the pipeline. */

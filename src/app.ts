@@ -1,0 +1,75 @@
+/** Wires configuration, stores, ingestion and HTTP into one running service. */
+import type { FastifyInstance } from 'fastify';
+import { bootstrapIfEmpty } from './bootstrap.js';
+import type { Config } from './config.js';
+import { IngestBuffer } from './ingest/buffer.js';
+import { applyGeoIp, GeoIp } from './ingest/geoip.js';
+import type { Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { openStores } from './store/index.js';
+import type { AppContext } from './http/context.js';
+import { ProjectCache } from './http/project-cache.js';
+import { routeModules } from './http/routes.js';
+import { createServer } from './http/server.js';
+
+export interface RunningApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  address: string;
+  stop(): Promise<void>;
+}
+
+export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
+  const metrics = createMetrics();
+  const stores = await openStores(config, log);
+  const created = await bootstrapIfEmpty(stores.meta, {
+    projectApiKey: config.bootstrapProjectApiKey,
+    personalApiKey: config.bootstrapPersonalApiKey,
+  });
+  if (created) {
+    // Printed once, to the console only: the log stream never carries key material.
+    process.stdout.write(
+      [
+        '',
+        'Sightline created its default organization and project:',
+        `  organization id:   ${created.organization.id}`,
+        `  project id:        ${created.project.id}`,
+        `  project API key:   ${created.projectApiKey}   (for SDKs: posthog.init('<this key>', …))`,
+        `  personal API key:  ${created.personalApiKey}   (for /api/: Authorization: Bearer <this key>)`,
+        '  Store the personal API key now: it is kept only as a hash and cannot be shown again.',
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+
+  const geoip = config.geoipEnabled ? await GeoIp.open() : null;
+  const buffer = new IngestBuffer(
+    stores,
+    {
+      flushIntervalMs: config.flushIntervalMs,
+      flushMaxEvents: config.flushMaxEvents,
+      maxPendingEvents: config.maxPendingEvents,
+      enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
+    },
+    metrics,
+    log,
+  );
+  await buffer.start();
+
+  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects: new ProjectCache(stores.meta.tenancy) };
+  const app = createServer(config, log, metrics);
+  for (const register of routeModules) await register(app, ctx);
+  const address = await app.listen({ host: config.host, port: config.port });
+  log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, answer what is in flight, flush, then close the stores.
+      await app.close();
+      await buffer.close();
+      await stores.events.close();
+      await stores.meta.close();
+    })());
+  return { app, ctx, address, stop };
+}

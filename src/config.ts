@@ -1,0 +1,106 @@
+/**
+ * Configuration: read from the environment exactly once at start-up into one typed object.
+ * Nothing else in the code base reads `process.env`.
+ */
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  logLevel: LogLevel;
+  /** Largest accepted request body for capture routes, in bytes (compressed, as sent). */
+  bodyLimitBytes: number;
+  /** Largest decoded (decompressed) capture payload, in bytes; stops gzip bombs while inflating. */
+  decodedLimitBytes: number;
+  /** Largest single event (JSON bytes); larger events are dropped and counted. */
+  maxEventBytes: number;
+  /** Whether X-Forwarded-For is trusted for the client IP. */
+  trustProxy: boolean;
+  /** Store engines; only the embedded pair exists today. */
+  metaStore: 'sqlite';
+  eventStore: 'duckdb';
+  /** Keys forced at bootstrap (deployments and tests rely on these). */
+  bootstrapProjectApiKey: string | undefined;
+  bootstrapPersonalApiKey: string | undefined;
+  geoipEnabled: boolean;
+  /** Group commit: flush at most this many ms after the first pending event... */
+  flushIntervalMs: number;
+  /** ...or as soon as this many events are pending. */
+  flushMaxEvents: number;
+  /** Capture answers 503 while more than this many events wait for a flush. */
+  maxPendingEvents: number;
+  /** Public base URL used in pagination links; derived from the request when unset. */
+  publicUrl: string | undefined;
+  /** Per personal API key, requests per minute on /api/ (0 = unlimited). */
+  apiRateLimitPerMinute: number;
+  /** Concurrent connection cap and slow-client timeouts. */
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** How long SIGTERM may take to drain before the process exits anyway. */
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+const MB = 1024 * 1024;
+
+export function loadConfig(env: Env = process.env): Config {
+  const bodyLimitBytes = integer(env, 'SIGHTLINE_BODY_LIMIT_BYTES', 20 * MB, 1024, 1024 * MB);
+  return {
+    host: env.SIGHTLINE_HOST?.trim() || '0.0.0.0',
+    port: integer(env, 'SIGHTLINE_PORT', 8000, 0, 65535),
+    dataDir: path.resolve(env.SIGHTLINE_DATA_DIR?.trim() || './data'),
+    logLevel: oneOf(env, 'SIGHTLINE_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    bodyLimitBytes,
+    decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, 100 * MB), 1024, 4096 * MB),
+    maxEventBytes: integer(env, 'SIGHTLINE_MAX_EVENT_BYTES', MB, 1024, 100 * MB),
+    trustProxy: bool(env, 'SIGHTLINE_TRUST_PROXY', false),
+    metaStore: oneOf(env, 'SIGHTLINE_META_STORE', ['sqlite'], 'sqlite'),
+    eventStore: oneOf(env, 'SIGHTLINE_EVENT_STORE', ['duckdb'], 'duckdb'),
+    bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
+    bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,
+    geoipEnabled: bool(env, 'SIGHTLINE_GEOIP', true),
+    flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),
+    flushMaxEvents: integer(env, 'SIGHTLINE_FLUSH_MAX_EVENTS', 10_000, 1, 1_000_000),
+    maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', 200_000, 1, 100_000_000),
+    publicUrl: env.SIGHTLINE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined,
+    apiRateLimitPerMinute: integer(env, 'SIGHTLINE_API_RATE_LIMIT_PER_MINUTE', 480, 0, 1_000_000),
+    maxConnections: integer(env, 'SIGHTLINE_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    headersTimeoutMs: integer(env, 'SIGHTLINE_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'SIGHTLINE_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    shutdownTimeoutMs: integer(env, 'SIGHTLINE_SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Personal-API-key authentication and access scoping for every /api/ route. Keys are looked up
+ * by their sha256; a key sees only the organizations its user belongs to, and anything else is
+ * reported as 404 so that other organizations' objects cannot even be probed.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Membership, Organization, PersonalApiKey, Project, User } from '../store/types.js';
+import { sha256Hex } from '../util/keys.js';
+import type { AppContext } from './context.js';
+import { invalidPersonalKey, notFound, permissionDenied } from './errors.js';
+
+export interface Principal {
+  user: User;
+  key: PersonalApiKey;
+}
+
+export type ScopeAction = 'read' | 'write';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The key from `Authorization: Bearer`, else the `personal_api_key` query parameter. */
+function presentedKey(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header === 'string') return BEARER.exec(header)?.[1] ?? null;
+  const query = request.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.personal_api_key;
+  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : null;
+}
+
+const touched = new Map<string, number>();
+
+export async function authenticate(request: FastifyRequest, ctx: AppContext): Promise<Principal> {
+  const value = presentedKey(request);
+  // Project keys (phc_) are never accepted here, even if someone stored one as a personal key.
+  if (!value || !value.startsWith('phx_') || value.length > 200) throw invalidPersonalKey();
+  const found = await ctx.stores.meta.tenancy.findPersonalApiKeyByHash(sha256Hex(value));
+  if (!found) throw invalidPersonalKey();
+  // Record last use at most once a minute per key: a write per request would be wasteful.
+  const now = Date.now();
+  if ((touched.get(found.key.id) ?? 0) < now - 60_000) {
+    touched.set(found.key.id, now);
+    await ctx.stores.meta.tenancy.touchPersonalApiKey(found.key.id, new Date(now).toISOString());
+  }
+  return found;
+}
+
+/** `*`, `<object>:<action>`; write implies read; a key without scopes is unrestricted. */
+export function requireScope(principal: Principal, object: string, action: ScopeAction): void {
+  const scopes = principal.key.scopes;
+  if (scopes === null || scopes.includes('*')) return;
+  if (scopes.includes(`${object}:${action}`)) return;
+  if (action === 'read' && scopes.includes(`${object}:write`)) return;
+  throw permissionDenied(`API key missing required scope '${object}:${action}'`);
+}
+
+/** The user's membership in an organization, or 404 when the organization is not theirs. */
+export async function organizationFor(
+  ctx: AppContext,
+  principal: Principal,
+  idOrAlias: string,
+): Promise<{ organization: Organization; membership: Membership }> {
+  const memberships = await ctx.stores.meta.tenancy.listMembershipsOfUser(principal.user.id);
+  const membership = idOrAlias === '@current' ? memberships[0] : memberships.find((m) => m.organization_id === idOrAlias);
+  if (!membership) throw notFound();
+  const organization = await ctx.stores.meta.tenancy.getOrganization(membership.organization_id);
+  if (!organization) throw notFound();
+  return { organization, membership };
+}
+
+/** A project the user may see (through an organization membership), or 404. */
+export async function projectFor(
+  ctx: AppContext,
+  principal: Principal,
+  idOrAlias: string,
+): Promise<{ project: Project; membership: Membership }> {
+  const tenancy = ctx.stores.meta.tenancy;
+  const memberships = await tenancy.listMembershipsOfUser(principal.user.id);
+  if (idOrAlias === '@current') {
+    for (const membership of memberships) {
+      const [project] = await tenancy.listProjectsOfOrganization(membership.organization_id);
+      if (project) return { project, membership };
+    }
+    throw notFound('Project not found.');
+  }
+  if (!/^\d{1,15}$/.test(idOrAlias)) throw notFound('Project not found.');
+  const project = await tenancy.getProject(Number(idOrAlias));
+  const membership = project && memberships.find((m) => m.organization_id === project.organization_id);
+  if (!project || !membership) throw notFound('Project not found.');
+  return { project, membership };
+}

@@ -1,0 +1,75 @@
+/**
+ * The public capture surface: /capture, /batch, /e, /i/v0/e, /track, /engage (GET and POST,
+ * with or without trailing slash, any query string). Bodies arrive raw, whatever their
+ * content type, and are decoded by ingest/decode.ts.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { BufferFullError } from '../ingest/buffer.js';
+import { decodeCapture } from '../ingest/decode.js';
+import { normalizeEvent } from '../ingest/normalize.js';
+import type { PendingEvent } from '../ingest/pipeline.js';
+import { clientIp } from '../util/ip.js';
+import type { AppContext } from './context.js';
+import { ApiError, invalidProjectKey, serviceUnavailable } from './errors.js';
+
+export const CAPTURE_PATHS = ['/capture', '/batch', '/e', '/i/v0/e', '/track', '/engage'];
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+export async function registerCaptureRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (scope) => {
+    // Raw bytes for every content type: posthog-js sends gzip as text/plain without a header.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ctx.config.bodyLimitBytes }, (_request, body, done) => done(null, body));
+
+    for (const path of CAPTURE_PATHS) {
+      scope.route({
+        method: ['GET', 'POST'],
+        url: path,
+        handler: async (request, reply) => {
+          await capture(request, ctx);
+          return reply.code(200).send({ status: 1 });
+        },
+      });
+    }
+  });
+}
+
+async function capture(request: FastifyRequest, ctx: AppContext): Promise<void> {
+  const query = request.query as Record<string, string | undefined>;
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const decoded = decodeCapture({
+    path: request.url.split('?')[0],
+    query,
+    contentType: header(request, 'content-type'),
+    contentEncoding: header(request, 'content-encoding'),
+    body,
+    maxDecodedBytes: ctx.config.decodedLimitBytes,
+  });
+  if (!decoded.token) {
+    throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'API key not provided. You can find your project API key in Sightline project settings.', undefined);
+  }
+  const project = await ctx.projects.byToken(decoded.token);
+  if (!project) throw invalidProjectKey();
+
+  const now = new Date();
+  const ip = clientIp(request.socket.remoteAddress, header(request, 'x-forwarded-for'), ctx.config.trustProxy);
+  const pending: PendingEvent[] = [];
+  for (const raw of decoded.events) {
+    const outcome = normalizeEvent(raw, { sentAt: decoded.sentAt, now, ip, maxEventBytes: ctx.config.maxEventBytes });
+    if (outcome.ok) pending.push({ projectId: project.id, anonymizeIps: project.anonymize_ips, event: outcome.value });
+    else ctx.metrics.eventsDropped.inc({ reason: outcome.reason });
+  }
+  if (decoded.droppedNonObjects) ctx.metrics.eventsDropped.inc({ reason: 'not_an_object' }, decoded.droppedNonObjects);
+
+  try {
+    await ctx.buffer.submit(pending);
+  } catch (error) {
+    // Not stored: a 503 makes every SDK retry, and uuids make the retry safe.
+    const reason = error instanceof BufferFullError ? error.message : 'events could not be stored right now';
+    throw serviceUnavailable(`Ingestion is temporarily unavailable (${reason}); please retry.`);
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Group commit: requests hand their events to the buffer and wait; the buffer flushes every
+ * few milliseconds or as soon as enough events are pending, in one transaction per store, and
+ * only then answers every waiting request. A 200 therefore means "on disk".
+ */
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { Stores } from '../store/index.js';
+import { reconcile } from '../store/index.js';
+import { DefinitionCache } from './definitions.js';
+import { plan, snapshotRequest, type PendingEvent } from './pipeline.js';
+import type { JsonObject } from './types.js';
+
+export interface BufferOptions {
+  flushIntervalMs: number;
+  flushMaxEvents: number;
+  maxPendingEvents: number;
+  enrich?: (properties: JsonObject) => void;
+}
+
+/** One request's wait: settled when all of its events are flushed, or when one flush fails. */
+interface Ticket {
+  remaining: number;
+  settled: boolean;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+interface Entry {
+  item: PendingEvent;
+  ticket: Ticket;
+}
+
+export class BufferFullError extends Error {}
+
+export class IngestBuffer {
+  private pending: Entry[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private nextSeq = 0;
+  private needsReconcile = false;
+  private closed = false;
+  readonly definitions = new DefinitionCache();
+  /** Last flush failure, cleared by the next successful flush (shown by /_health). */
+  lastError: { message: string; at: string } | null = null;
+
+  constructor(
+    private readonly stores: Stores,
+    private readonly options: BufferOptions,
+    private readonly metrics: Metrics,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const [metaSeq, eventSeq] = await Promise.all([this.stores.meta.ingest.committedFlushSeq(), this.stores.events.committedFlushSeq()]);
+    this.nextSeq = Math.max(metaSeq, eventSeq) + 1;
+  }
+
+  get depth(): number {
+    return this.pending.length;
+  }
+
+  get saturated(): boolean {
+    return this.pending.length >= this.options.maxPendingEvents;
+  }
+
+  /** Resolves once the events are durably stored; rejects when the flush failed. */
+  submit(events: PendingEvent[]): Promise<void> {
+    if (this.closed) return Promise.reject(new BufferFullError('shutting down'));
+    if (events.length === 0) return Promise.resolve();
+    if (this.pending.length + events.length > this.options.maxPendingEvents && this.pending.length > 0) {
+      return Promise.reject(new BufferFullError('ingestion buffer is full'));
+    }
+    const done = new Promise<void>((resolve, reject) => {
+      const ticket: Ticket = { remaining: events.length, settled: false, resolve, reject };
+      for (const item of events) this.pending.push({ item, ticket });
+    });
+    this.metrics.bufferDepth.set(this.pending.length);
+    this.schedule();
+    return done;
+  }
+
+  private schedule(): void {
+    if (this.flushing) return; // the running flush reschedules when it ends
+    if (this.pending.length >= this.options.flushMaxEvents) {
+      this.clearTimer();
+      this.flushing = this.flushLoop();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        if (!this.flushing) this.flushing = this.flushLoop();
+      }, this.options.flushIntervalMs);
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const entries = this.pending.splice(0, this.options.flushMaxEvents);
+        this.metrics.bufferDepth.set(this.pending.length);
+        try {
+          await this.flushBatch(entries.map((e) => e.item));
+          for (const { ticket } of entries) {
+            ticket.remaining -= 1;
+            if (ticket.remaining === 0 && !ticket.settled) {
+              ticket.settled = true;
+              ticket.resolve();
+            }
+          }
+        } catch (error) {
+          // The requests get a 503 and the SDKs retry; uuids make the retry safe.
+          const err = error instanceof Error ? error : new Error(String(error));
+          for (const { ticket } of entries) {
+            if (!ticket.settled) {
+              ticket.settled = true;
+              ticket.reject(err);
+            }
+          }
+        }
+        if (this.pending.length > 0 && this.pending.length < this.options.flushMaxEvents) {
+          // Let more requests join the next batch.
+          await new Promise((resolve) => setTimeout(resolve, this.options.flushIntervalMs));
+        }
+      }
+    } finally {
+      this.flushing = null;
+      if (this.pending.length > 0) this.schedule();
+    }
+  }
+
+  private async flushBatch(batch: PendingEvent[]): Promise<void> {
+    const started = process.hrtime.bigint();
+    const seq = this.nextSeq++;
+    try {
+      if (this.needsReconcile) {
+        await reconcile(this.stores, this.log);
+        this.needsReconcile = false;
+      }
+      const now = new Date();
+      const snapshot = await this.stores.meta.ingest.loadSnapshot(snapshotRequest(batch));
+      const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now });
+      // Metadata first, then events: see store/index.ts for how a crash in between is undone.
+      await this.stores.meta.ingest.applyChanges(flush.meta);
+      await this.stores.events.write(flush.events);
+      flush.committed();
+      this.metrics.eventsIngested.inc(flush.events.events.length);
+      for (const [reason, count] of flush.dropped) this.metrics.eventsDropped.inc({ reason }, count);
+      for (const [warning, count] of flush.warnings) this.metrics.ingestionWarnings.inc({ warning }, count);
+      if (flush.dropped.size > 0) this.log.debug({ dropped: Object.fromEntries(flush.dropped) }, 'events dropped in flush');
+      if (this.lastError) this.log.info('ingestion recovered');
+      this.lastError = null;
+    } catch (error) {
+      this.needsReconcile = true;
+      this.metrics.flushFailures.inc();
+      this.lastError = { message: error instanceof Error ? error.message : String(error), at: new Date().toISOString() };
+      this.log.error({ err: error, events: batch.length }, 'flush failed; the requests get 503 and clients retry');
+      throw error;
+    } finally {
+      this.metrics.flushSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  /** Stops accepting and flushes everything pending. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.clearTimer();
+    while (this.flushing || this.pending.length > 0) {
+      if (!this.flushing) this.flushing = this.flushLoop();
+      await this.flushing;
+    }
+  }
+}

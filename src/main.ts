@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+/** Command line: `serve` (default), `init`, `users add`. */
+import { Command, InvalidArgumentError } from 'commander';
+import fs from 'node:fs';
+import { startApp } from './app.js';
+import { addUserToOrganization, createTenant } from './bootstrap.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './logger.js';
+import { SqliteMetaStore } from './store/sqlite/meta-store.js';
+import type { MembershipLevel } from './store/types.js';
+
+function config(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** CLI commands only need the metadata store (SQLite allows a running server alongside). */
+function openMeta(cfg: Config): SqliteMetaStore {
+  fs.mkdirSync(cfg.dataDir, { recursive: true });
+  return SqliteMetaStore.open(cfg.dataDir);
+}
+
+async function serve(): Promise<void> {
+  const cfg = config();
+  const log = createLogger(cfg.logLevel);
+  const running = await startApp(cfg, log);
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    signals += 1;
+    if (signals > 1) return;
+    log.info({ signal }, 'shutting down: draining requests and flushing events');
+    const timer = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, cfg.shutdownTimeoutMs);
+    running.stop().then(
+      () => {
+        clearTimeout(timer);
+        log.info('stopped cleanly');
+        process.exit(0);
+      },
+      (error) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+const level = (value: string): MembershipLevel => {
+  const aliases: Record<string, MembershipLevel> = { member: 1, admin: 8, owner: 15, '1': 1, '8': 8, '15': 15 };
+  const parsed = aliases[value.toLowerCase()];
+  if (!parsed) throw new InvalidArgumentError('level must be member (1), admin (8) or owner (15)');
+  return parsed;
+};
+
+const program = new Command().name('sightline').description('Self-hosted product analytics');
+
+program.command('serve', { isDefault: true }).description('start the service').action(serve);
+
+program
+  .command('init')
+  .description('create an organization with a project, an owner and their keys')
+  .option('--org <name>', 'organization name', 'New Organization')
+  .option('--project <name>', 'project name', 'Default Project')
+  .option('--email <email>', 'owner e-mail', 'admin@sightline.local')
+  .option('--json', 'print machine-readable JSON')
+  .action(async (options: { org: string; project: string; email: string; json?: boolean }) => {
+    const meta = openMeta(config());
+    const created = await createTenant(meta, { organizationName: options.org, projectName: options.project, email: options.email });
+    await meta.close();
+    const result = {
+      organization_id: created.organization.id,
+      project_id: created.project.id,
+      user_email: created.user.email,
+      project_api_key: created.projectApiKey,
+      personal_api_key: created.personalApiKey,
+    };
+    process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k}: ${v}`).join('\n')}\n`);
+  });
+
+program
+  .command('users')
+  .description('manage users')
+  .command('add')
+  .description('add a user to an organization and print a new personal API key')
+  .requiredOption('--org <id>', 'organization id')
+  .requiredOption('--email <email>', 'e-mail of the user')
+  .option('--level <level>', 'member, admin or owner (1, 8, 15)', level, 1 as MembershipLevel)
+  .option('--json', 'print machine-readable JSON')
+  .action(async (options: { org: string; email: string; level: MembershipLevel; json?: boolean }) => {
+    const meta = openMeta(config());
+    try {
+      const { user, personalApiKey } = await addUserToOrganization(meta, { organizationId: options.org, email: options.email, level: options.level });
+      const result = { user_uuid: user.uuid, email: user.email, level: options.level, personal_api_key: personalApiKey };
+      process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k}: ${v}`).join('\n')}\n`);
+    } catch (error) {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    } finally {
+      await meta.close();
+    }
+  });
+
+await program.parseAsync(process.argv);

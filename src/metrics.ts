@@ -1,0 +1,45 @@
+/** Prometheus metrics (prom-client), one registry per process. */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'sightline_http_requests_total',
+      help: 'HTTP requests by route and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers: [registry],
+    }),
+    eventsIngested: new Counter({ name: 'sightline_events_ingested_total', help: 'Events durably stored', registers: [registry] }),
+    eventsDropped: new Counter({
+      name: 'sightline_events_dropped_total',
+      help: 'Events not stored, by reason',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    ingestionWarnings: new Counter({
+      name: 'sightline_ingestion_warnings_total',
+      help: 'Events stored with an ingestion warning (e.g. refused merge)',
+      labelNames: ['warning'] as const,
+      registers: [registry],
+    }),
+    flushSeconds: new Histogram({
+      name: 'sightline_flush_duration_seconds',
+      help: 'Duration of one group-commit flush (both stores)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    flushFailures: new Counter({ name: 'sightline_flush_failures_total', help: 'Flushes that failed', registers: [registry] }),
+    bufferDepth: new Gauge({ name: 'sightline_ingest_buffer_events', help: 'Events waiting for a flush', registers: [registry] }),
+    storeBytes: new Gauge({
+      name: 'sightline_store_size_bytes',
+      help: 'On-disk size of each store',
+      labelNames: ['store'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,246 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  DuckDBInstance,
+  DuckDBTimestampValue,
+  uuidValue,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import type { EventQuery, EventStore, EventStoreWrite, PersonRecord } from '../types.js';
+import { uuidToBigInt } from '../../util/uuid.js';
+import { duckMigrations } from './schema.js';
+
+const timestampValue = (date: Date) => new DuckDBTimestampValue(BigInt(date.getTime()) * 1000n);
+const uuidOf = (uuid: string) => uuidValue(uuidToBigInt(uuid));
+
+/** Serialises work on one connection: DuckDB transactions are per connection. */
+class Serial {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(work, work);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/**
+ * The embedded event store: one DuckDB file under the data directory. Writes go through a
+ * single connection (one flush at a time); reads use their own connection so that queries
+ * never wait behind an append.
+ */
+export class DuckDbEventStore implements EventStore {
+  private readonly writes = new Serial();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDBConnection,
+    private readonly reader: DuckDBConnection,
+    private readonly file: string,
+  ) {}
+
+  static async open(dataDir: string): Promise<DuckDbEventStore> {
+    const file = path.join(dataDir, 'events.duckdb');
+    // Never fetch extensions at run time: json/icu/parquet are built in.
+    const instance = await DuckDBInstance.create(file, {
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+    const writer = await instance.connect();
+    await migrate(writer);
+    const reader = await instance.connect();
+    return new DuckDbEventStore(instance, writer, reader, file);
+  }
+
+  write(batch: EventStoreWrite): Promise<void> {
+    return this.writes.run(async () => {
+      const c = this.writer;
+      await c.run('BEGIN TRANSACTION');
+      try {
+        if (batch.events.length > 0) {
+          const appender = await c.createAppender('events');
+          appendEvents(appender, batch);
+          appender.closeSync();
+        }
+        await this.mirrorPersons(batch);
+        await c.run("UPDATE sync_state SET value = $1 WHERE key = 'flush_seq'", [batch.flushSeq]);
+        await c.run('COMMIT');
+      } catch (error) {
+        await c.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  private async mirrorPersons(batch: EventStoreWrite): Promise<void> {
+    const c = this.writer;
+    for (const r of batch.reassignDistinctIds) {
+      await c.run('UPDATE person_distinct_ids SET person_id = $1 WHERE project_id = $2 AND person_id = $3', [
+        uuidOf(r.to_person_uuid),
+        r.project_id,
+        uuidOf(r.from_person_uuid),
+      ]);
+    }
+    const removedPersons = [...batch.deletePersons, ...batch.upsertPersons];
+    for (const p of removedPersons) {
+      await c.run('DELETE FROM persons WHERE project_id = $1 AND id = $2', [p.project_id, uuidOf(p.uuid)]);
+    }
+    for (const d of batch.setDistinctIds) {
+      await c.run('DELETE FROM person_distinct_ids WHERE project_id = $1 AND distinct_id = $2', [d.project_id, d.distinct_id]);
+    }
+    if (batch.upsertPersons.length > 0) {
+      const appender = await c.createAppender('persons');
+      for (const p of batch.upsertPersons) appendPerson(appender, p);
+      appender.closeSync();
+    }
+    if (batch.setDistinctIds.length > 0) {
+      const appender = await c.createAppender('person_distinct_ids');
+      for (const d of batch.setDistinctIds) {
+        appender.appendInteger(d.project_id);
+        appender.appendVarchar(d.distinct_id);
+        appender.appendUUID(uuidOf(d.person_uuid));
+        appender.endRow();
+      }
+      appender.closeSync();
+    }
+  }
+
+  async committedFlushSeq(): Promise<number> {
+    const reader = await this.writer.runAndReadAll("SELECT value FROM sync_state WHERE key = 'flush_seq'");
+    return Number(reader.getRows()[0]?.[0] ?? 0);
+  }
+
+  rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {
+    return this.writes.run(async () => {
+      const c = this.writer;
+      await c.run('BEGIN TRANSACTION');
+      try {
+        await c.run('DELETE FROM persons');
+        await c.run('DELETE FROM person_distinct_ids');
+        const persons = await c.createAppender('persons');
+        const ids = await c.createAppender('person_distinct_ids');
+        for await (const { person, distinct_ids } of rows) {
+          appendPerson(persons, person);
+          for (const distinctId of distinct_ids) {
+            ids.appendInteger(person.project_id);
+            ids.appendVarchar(distinctId);
+            ids.appendUUID(uuidOf(person.uuid));
+            ids.endRow();
+          }
+        }
+        persons.closeSync();
+        ids.closeSync();
+        await c.run('COMMIT');
+      } catch (error) {
+        await c.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async query(query: EventQuery): Promise<Record<string, unknown>[]> {
+    const reader = await this.reader.runAndReadAll(query.sql, query.params as DuckDBValue[]);
+    return reader.getRowObjectsJson() as Record<string, unknown>[];
+  }
+
+  async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
+    // A dedicated connection: a long export must not hold the shared reader.
+    const connection = await this.instance.connect();
+    try {
+      const result = await connection.stream(query.sql, query.params as DuckDBValue[]);
+      let pending: Record<string, unknown>[] = [];
+      for await (const rows of result.yieldRowObjectJson()) {
+        pending.push(...(rows as Record<string, unknown>[]));
+        if (pending.length >= chunkRows) {
+          yield pending;
+          pending = [];
+        }
+      }
+      if (pending.length > 0) yield pending;
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.reader.run('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async sizeBytes(): Promise<number> {
+    let total = 0;
+    for (const suffix of ['', '.wal']) {
+      try {
+        total += fs.statSync(this.file + suffix).size;
+      } catch {
+        // no WAL right after a checkpoint
+      }
+    }
+    return total;
+  }
+
+  checkpoint(): Promise<void> {
+    return this.writes.run(async () => {
+      await this.writer.run('CHECKPOINT');
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.writes.run(async () => {
+      await this.writer.run('CHECKPOINT').catch(() => undefined);
+    });
+    this.reader.closeSync();
+    this.writer.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+function appendEvents(appender: DuckDBAppender, batch: EventStoreWrite): void {
+  for (const e of batch.events) {
+    appender.appendInteger(e.project_id);
+    appender.appendUUID(uuidOf(e.uuid));
+    appender.appendVarchar(e.event);
+    appender.appendVarchar(e.distinct_id);
+    if (e.person_id) appender.appendUUID(uuidOf(e.person_id));
+    else appender.appendNull();
+    appender.appendTimestamp(timestampValue(e.timestamp));
+    appender.appendTimestamp(timestampValue(e.created_at));
+    appender.appendVarchar(JSON.stringify(e.properties));
+    appender.appendVarchar(e.elements_chain);
+    for (const group of e.groups) appender.appendVarchar(group);
+    appender.appendBigInt(BigInt(batch.flushSeq));
+    appender.endRow();
+  }
+}
+
+function appendPerson(appender: DuckDBAppender, p: { project_id: number; uuid: string; properties: object; is_identified: boolean; created_at: string }): void {
+  appender.appendInteger(p.project_id);
+  appender.appendUUID(uuidOf(p.uuid));
+  appender.appendVarchar(JSON.stringify(p.properties));
+  appender.appendBoolean(p.is_identified);
+  appender.appendTimestamp(timestampValue(new Date(p.created_at)));
+  appender.endRow();
+}
+
+async function migrate(connection: DuckDBConnection): Promise<void> {
+  await connection.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP NOT NULL)');
+  const reader = await connection.runAndReadAll('SELECT version FROM schema_migrations');
+  const applied = new Set(reader.getRows().map((row) => Number(row[0])));
+  for (const migration of duckMigrations) {
+    if (applied.has(migration.version)) continue;
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      await connection.run(migration.sql);
+      await connection.run('INSERT INTO schema_migrations VALUES ($1, now())', [migration.version]);
+      await connection.run('COMMIT');
+    } catch (error) {
+      await connection.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import Database from 'better-sqlite3';
+import { migrations } from './migrations.js';
+
+export type Sqlite = Database.Database;
+
+/** Opens the metadata database in WAL mode and applies pending migrations. */
+export function openSqlite(file: string): Sqlite {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  // FULL: an acknowledged flush survives power loss, not only a process crash; group commit
+  // keeps the number of fsyncs small.
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Sqlite): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((row) => row.version),
+  );
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      );
+    })();
+  }
+}
+
+export const toBool = (value: unknown): boolean => value === 1 || value === true;
+export const parseJson = <T>(text: unknown, fallback: T): T => {
+  if (typeof text !== 'string') return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+};

@@ -1,0 +1,200 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { JsonObject } from '../../ingest/types.js';
+import type { IngestChanges, IngestSnapshot, IngestSnapshotRequest, IngestStore, PersonRecord } from '../types.js';
+import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';
+import { parseJson, toBool, type Sqlite } from './database.js';
+
+type Row = Record<string, unknown>;
+const CHUNK = 500;
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const placeholders = (n: number) => new Array(n).fill('?').join(',');
+
+const personFromRow = (row: Row): PersonRecord => ({
+  uuid: row.uuid as string,
+  project_id: row.project_id as number,
+  properties: parseJson<JsonObject>(row.properties, {}),
+  is_identified: toBool(row.is_identified),
+  created_at: row.created_at as string,
+  version: row.version as number,
+});
+
+function getOrCreate<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** Reads and writes everything one ingestion flush needs, in as few statements as possible. */
+export class SqliteIngestStore implements IngestStore {
+  private readonly statements;
+
+  constructor(private readonly db: Sqlite) {
+    this.statements = {
+      reassign: db.prepare('UPDATE person_distinct_ids SET person_uuid = ? WHERE project_id = ? AND person_uuid = ?'),
+      setDistinctId: db.prepare(
+        'INSERT INTO person_distinct_ids (project_id, distinct_id, person_uuid) VALUES (?, ?, ?) ON CONFLICT (project_id, distinct_id) DO UPDATE SET person_uuid = excluded.person_uuid',
+      ),
+      deletePerson: db.prepare('DELETE FROM persons WHERE project_id = ? AND uuid = ?'),
+      deleteOverrides: db.prepare('DELETE FROM flag_hash_key_overrides WHERE project_id = ? AND person_uuid = ?'),
+      upsertPerson: db.prepare(
+        `INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (project_id, uuid) DO UPDATE SET properties = excluded.properties, is_identified = excluded.is_identified,
+           created_at = excluded.created_at, version = excluded.version`,
+      ),
+      insertGroupType: db.prepare('INSERT OR IGNORE INTO group_types (project_id, group_type, group_type_index) VALUES (?, ?, ?)'),
+      upsertGroup: db.prepare(
+        `INSERT INTO groups (project_id, group_type_index, group_key, properties, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (project_id, group_type_index, group_key) DO UPDATE SET properties = excluded.properties`,
+      ),
+      // First non-null type wins and never changes afterwards (users may edit it via the API).
+      upsertPropertyDefinition: db.prepare(
+        `INSERT INTO property_definitions (id, project_id, name, type, group_type_index, property_type, is_numerical, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (project_id, type, group_type_index, name) DO UPDATE SET property_type = excluded.property_type,
+           is_numerical = excluded.is_numerical
+         WHERE property_definitions.property_type IS NULL AND excluded.property_type IS NOT NULL`,
+      ),
+      upsertEventDefinition: db.prepare(
+        `INSERT INTO event_definitions (id, project_id, name, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (project_id, name) DO UPDATE SET last_seen_at = max(event_definitions.last_seen_at, excluded.last_seen_at)`,
+      ),
+      insertEventProperty: db.prepare('INSERT OR IGNORE INTO event_properties (project_id, event, property) VALUES (?, ?, ?)'),
+      insertUuid: db.prepare('INSERT OR IGNORE INTO event_uuids (project_id, uuid, flush_seq) VALUES (?, ?, ?)'),
+      setFlushSeq: db.prepare("INSERT INTO ingest_state (key, value) VALUES ('flush_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+      getFlushSeq: db.prepare("SELECT value FROM ingest_state WHERE key = 'flush_seq'"),
+    };
+  }
+
+  async loadSnapshot(request: IngestSnapshotRequest): Promise<IngestSnapshot> {
+    const snapshot: IngestSnapshot = {
+      distinctIdToPerson: new Map(),
+      persons: new Map(),
+      existingUuids: new Map(),
+      groupTypes: new Map(),
+      groups: new Map(),
+    };
+    const projects = new Set([...request.distinctIds.keys(), ...request.eventUuids.keys(), ...request.groups.keys()]);
+
+    for (const [projectId, ids] of request.distinctIds) {
+      const mapping = getOrCreate(snapshot.distinctIdToPerson, projectId, () => new Map<string, string>());
+      const personUuids = new Set<string>();
+      for (const part of chunks([...ids])) {
+        const rows = this.db
+          .prepare(`SELECT distinct_id, person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id IN (${placeholders(part.length)})`)
+          .all(projectId, ...part) as { distinct_id: string; person_uuid: string }[];
+        for (const row of rows) {
+          mapping.set(row.distinct_id, row.person_uuid);
+          personUuids.add(row.person_uuid);
+        }
+      }
+      for (const part of chunks([...personUuids])) {
+        const rows = this.db
+          .prepare(`SELECT * FROM persons WHERE project_id = ? AND uuid IN (${placeholders(part.length)})`)
+          .all(projectId, ...part) as Row[];
+        for (const row of rows) snapshot.persons.set(row.uuid as string, personFromRow(row));
+      }
+    }
+
+    for (const [projectId, uuids] of request.eventUuids) {
+      const existing = getOrCreate(snapshot.existingUuids, projectId, () => new Set<string>());
+      for (const part of chunks(uuids)) {
+        const rows = this.db
+          .prepare(`SELECT uuid FROM event_uuids WHERE project_id = ? AND uuid IN (${placeholders(part.length)})`)
+          .all(projectId, ...part.map(uuidToBytes)) as { uuid: Buffer }[];
+        for (const row of rows) existing.add(bytesToUuid(row.uuid));
+      }
+    }
+
+    for (const projectId of projects) {
+      const types = new Map<string, number>();
+      const rows = this.db.prepare('SELECT group_type, group_type_index FROM group_types WHERE project_id = ?').all(projectId) as {
+        group_type: string;
+        group_type_index: number;
+      }[];
+      for (const row of rows) types.set(row.group_type, row.group_type_index);
+      snapshot.groupTypes.set(projectId, types);
+    }
+
+    for (const [projectId, keys] of request.groups) {
+      const groups = getOrCreate(snapshot.groups, projectId, () => new Map());
+      const select = this.db.prepare('SELECT properties, created_at FROM groups WHERE project_id = ? AND group_type_index = ? AND group_key = ?');
+      const types = snapshot.groupTypes.get(projectId);
+      for (const composite of keys) {
+        const [type, key] = composite.split('\u0000');
+        const index = types?.get(type);
+        if (index === undefined) continue; // a type never seen has no groups yet
+        const row = select.get(projectId, index, key) as Row | undefined;
+        if (row) groups.set(`${index}\u0000${key}`, { properties: parseJson<JsonObject>(row.properties, {}), created_at: row.created_at as string });
+      }
+    }
+    return snapshot;
+  }
+
+  async applyChanges(changes: IngestChanges): Promise<void> {
+    const s = this.statements;
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      for (const r of changes.reassignDistinctIds) s.reassign.run(r.to_person_uuid, r.project_id, r.from_person_uuid);
+      for (const d of changes.setDistinctIds) s.setDistinctId.run(d.project_id, d.distinct_id, d.person_uuid);
+      for (const p of changes.deletePersons) {
+        s.deletePerson.run(p.project_id, p.uuid);
+        s.deleteOverrides.run(p.project_id, p.uuid);
+      }
+      for (const p of changes.upsertPersons) {
+        s.upsertPerson.run(p.project_id, p.uuid, JSON.stringify(p.properties), p.is_identified ? 1 : 0, p.created_at, p.version);
+      }
+      for (const t of changes.newGroupTypes) s.insertGroupType.run(t.project_id, t.group_type, t.group_type_index);
+      for (const g of changes.upsertGroups) {
+        s.upsertGroup.run(g.project_id, g.group_type_index, g.group_key, JSON.stringify(g.properties), g.created_at);
+      }
+      for (const d of changes.propertyDefinitions) {
+        s.upsertPropertyDefinition.run(
+          uuidv7(),
+          d.project_id,
+          d.name,
+          d.type,
+          d.group_type_index ?? -1,
+          d.property_type,
+          d.property_type === 'Numeric' ? 1 : 0,
+          now,
+        );
+      }
+      for (const e of changes.eventDefinitions) s.upsertEventDefinition.run(uuidv7(), e.project_id, e.name, now, e.last_seen_at);
+      for (const p of changes.eventProperties) s.insertEventProperty.run(p.project_id, p.event, p.property);
+      for (const u of changes.eventUuids) s.insertUuid.run(u.project_id, uuidToBytes(u.uuid), changes.flushSeq);
+      s.setFlushSeq.run(changes.flushSeq);
+    })();
+  }
+
+  async committedFlushSeq(): Promise<number> {
+    const row = this.statements.getFlushSeq.get() as { value: number } | undefined;
+    return row?.value ?? 0;
+  }
+
+  async forgetUuidsAfter(flushSeq: number): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM event_uuids WHERE flush_seq > ?').run(flushSeq);
+      this.statements.setFlushSeq.run(flushSeq);
+    })();
+  }
+
+  async *allPersons(): AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }> {
+    const ids = this.db.prepare('SELECT distinct_id FROM person_distinct_ids WHERE project_id = ? AND person_uuid = ?');
+    // Materialise first: the cursor must not stay open across the consumer's awaits.
+    const rows = this.db.prepare('SELECT * FROM persons').all() as Row[];
+    for (const row of rows) {
+      const person = personFromRow(row);
+      const distinctIds = (ids.all(person.project_id, person.uuid) as { distinct_id: string }[]).map((r) => r.distinct_id);
+      yield { person, distinct_ids: distinctIds };
+    }
+  }
+}

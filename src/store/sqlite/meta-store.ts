@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MetaStore } from '../types.js';
+import { openSqlite, type Sqlite } from './database.js';
+import { SqliteIngestStore } from './ingest.js';
+import { SqliteTenancyStore } from './tenancy.js';
+
+/** The embedded metadata store: one SQLite file (WAL) under the data directory. */
+export class SqliteMetaStore implements MetaStore {
+  readonly tenancy: SqliteTenancyStore;
+  readonly ingest: SqliteIngestStore;
+
+  private constructor(readonly db: Sqlite, private readonly file: string) {
+    this.tenancy = new SqliteTenancyStore(db);
+    this.ingest = new SqliteIngestStore(db);
+  }
+
+  static open(dataDir: string): SqliteMetaStore {
+    const file = path.join(dataDir, 'meta.sqlite');
+    return new SqliteMetaStore(openSqlite(file), file);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async sizeBytes(): Promise<number> {
+    let total = 0;
+    for (const suffix of ['', '-wal', '-shm']) {
+      try {
+        total += fs.statSync(this.file + suffix).size;
+      } catch {
+        // a missing WAL/SHM file simply adds nothing
+      }
+    }
+    return total;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.close();
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Versioned schema of the SQLite metadata store. Migrations are append-only: a released
+ * migration is never edited, a change is a new entry. Each runs in its own transaction.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'tenancy, persons, groups, definitions, flags, ingest state',
+    sql: `
+      CREATE TABLE organizations (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE users (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uuid TEXT NOT NULL UNIQUE,
+        distinct_id TEXT NOT NULL,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        first_name TEXT NOT NULL DEFAULT '',
+        last_name TEXT NOT NULL DEFAULT '',
+        is_email_verified INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE memberships (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        level INTEGER NOT NULL,
+        joined_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (organization_id, user_id)
+      );
+      CREATE INDEX memberships_user ON memberships(user_id);
+      CREATE TABLE organization_invites (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        target_email TEXT NOT NULL COLLATE NOCASE,
+        level INTEGER NOT NULL,
+        created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE projects (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uuid TEXT NOT NULL UNIQUE,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        api_token TEXT NOT NULL UNIQUE,
+        timezone TEXT NOT NULL DEFAULT 'UTC',
+        anonymize_ips INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX projects_organization ON projects(organization_id);
+      CREATE TABLE personal_api_keys (
+        id TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        label TEXT NOT NULL,
+        secure_value TEXT NOT NULL UNIQUE,
+        mask_value TEXT NOT NULL,
+        scopes TEXT,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT
+      );
+      CREATE INDEX personal_api_keys_user ON personal_api_keys(user_id);
+
+      CREATE TABLE persons (
+        project_id INTEGER NOT NULL,
+        uuid TEXT NOT NULL,
+        properties TEXT NOT NULL,
+        is_identified INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (project_id, uuid)
+      ) WITHOUT ROWID;
+      CREATE TABLE person_distinct_ids (
+        project_id INTEGER NOT NULL,
+        distinct_id TEXT NOT NULL,
+        person_uuid TEXT NOT NULL,
+        PRIMARY KEY (project_id, distinct_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX person_distinct_ids_person ON person_distinct_ids(project_id, person_uuid);
+
+      CREATE TABLE group_types (
+        project_id INTEGER NOT NULL,
+        group_type TEXT NOT NULL,
+        group_type_index INTEGER NOT NULL,
+        PRIMARY KEY (project_id, group_type),
+        UNIQUE (project_id, group_type_index)
+      );
+      CREATE TABLE groups (
+        project_id INTEGER NOT NULL,
+        group_type_index INTEGER NOT NULL,
+        group_key TEXT NOT NULL,
+        properties TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (project_id, group_type_index, group_key)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE property_definitions (
+        id TEXT PRIMARY KEY,
+        project_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        type INTEGER NOT NULL,
+        group_type_index INTEGER NOT NULL DEFAULT -1,
+        property_type TEXT,
+        is_numerical INTEGER NOT NULL DEFAULT 0,
+        tags TEXT NOT NULL DEFAULT '[]',
+        description TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (project_id, type, group_type_index, name)
+      );
+      CREATE INDEX property_definitions_list ON property_definitions(project_id, type, group_type_index, name);
+      CREATE TABLE event_definitions (
+        id TEXT PRIMARY KEY,
+        project_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        tags TEXT NOT NULL DEFAULT '[]',
+        description TEXT,
+        created_at TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL,
+        UNIQUE (project_id, name)
+      );
+      CREATE TABLE event_properties (
+        project_id INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        property TEXT NOT NULL,
+        PRIMARY KEY (project_id, event, property)
+      ) WITHOUT ROWID;
+      CREATE INDEX event_properties_property ON event_properties(project_id, property);
+
+      CREATE TABLE feature_flags (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        filters TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1,
+        deleted INTEGER NOT NULL DEFAULT 0,
+        ensure_experience_continuity INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL DEFAULT 1,
+        created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX feature_flags_key ON feature_flags(project_id, key) WHERE deleted = 0;
+      CREATE TABLE flag_hash_key_overrides (
+        project_id INTEGER NOT NULL,
+        person_uuid TEXT NOT NULL,
+        feature_flag_key TEXT NOT NULL,
+        hash_key TEXT NOT NULL,
+        PRIMARY KEY (project_id, person_uuid, feature_flag_key)
+      ) WITHOUT ROWID;
+
+      -- De-duplication of retried events, tagged with the flush that recorded them so that
+      -- a crash between the metadata commit and the event commit can be undone at start-up.
+      CREATE TABLE event_uuids (
+        project_id INTEGER NOT NULL,
+        uuid BLOB NOT NULL,
+        flush_seq INTEGER NOT NULL,
+        PRIMARY KEY (project_id, uuid)
+      ) WITHOUT ROWID;
+      CREATE TABLE ingest_state (
+        key TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import type {
+  Membership,
+  MembershipLevel,
+  Organization,
+  PersonalApiKey,
+  Project,
+  TenancyStore,
+  User,
+} from '../types.js';
+import { maskKey, sha256Hex } from '../../util/keys.js';
+import { parseJson, toBool, type Sqlite } from './database.js';
+
+type Row = Record<string, unknown>;
+
+export const userFromRow = (row: Row): User => ({
+  id: row.id as number,
+  uuid: row.uuid as string,
+  distinct_id: row.distinct_id as string,
+  first_name: row.first_name as string,
+  last_name: row.last_name as string,
+  email: row.email as string,
+  is_email_verified: toBool(row.is_email_verified),
+  created_at: row.created_at as string,
+});
+
+export const projectFromRow = (row: Row): Project => ({
+  id: row.id as number,
+  uuid: row.uuid as string,
+  organization_id: row.organization_id as string,
+  name: row.name as string,
+  api_token: row.api_token as string,
+  timezone: row.timezone as string,
+  anonymize_ips: toBool(row.anonymize_ips),
+  created_at: row.created_at as string,
+});
+
+export const keyFromRow = (row: Row): PersonalApiKey => ({
+  id: row.id as string,
+  user_id: row.user_id as number,
+  label: row.label as string,
+  mask_value: row.mask_value as string,
+  scopes: parseJson<string[] | null>(row.scopes, null),
+  created_at: row.created_at as string,
+  last_used_at: (row.last_used_at as string | null) ?? null,
+});
+
+export class SqliteTenancyStore implements TenancyStore {
+  constructor(private readonly db: Sqlite) {}
+
+  async createOrganization(name: string): Promise<Organization> {
+    const org = { id: uuidv7(), name, created_at: new Date().toISOString() };
+    this.db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(org.id, org.name, org.created_at);
+    return org;
+  }
+
+  async createUser(input: { email: string; first_name?: string; last_name?: string }): Promise<User> {
+    const now = new Date().toISOString();
+    const uuid = uuidv7();
+    const info = this.db
+      .prepare(
+        'INSERT INTO users (uuid, distinct_id, email, first_name, last_name, is_email_verified, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)',
+      )
+      .run(uuid, randomUUID(), input.email, input.first_name ?? '', input.last_name ?? '', now);
+    return (await this.getUser(Number(info.lastInsertRowid)))!;
+  }
+
+  async addMembership(organizationId: string, userId: number, level: MembershipLevel): Promise<Membership> {
+    const now = new Date().toISOString();
+    const membership: Membership = { id: uuidv7(), organization_id: organizationId, user_id: userId, level, joined_at: now, updated_at: now };
+    this.db
+      .prepare('INSERT INTO memberships (id, organization_id, user_id, level, joined_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(membership.id, organizationId, userId, level, now, now);
+    return membership;
+  }
+
+  async createProject(input: { organizationId: string; name: string; apiToken: string }): Promise<Project> {
+    const info = this.db
+      .prepare('INSERT INTO projects (uuid, organization_id, name, api_token, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(uuidv7(), input.organizationId, input.name, input.apiToken, new Date().toISOString());
+    return (await this.getProject(Number(info.lastInsertRowid)))!;
+  }
+
+  async createPersonalApiKey(input: { userId: number; label: string; value: string; scopes: string[] | null }): Promise<PersonalApiKey> {
+    const id = uuidv7();
+    this.db
+      .prepare(
+        'INSERT INTO personal_api_keys (id, user_id, label, secure_value, mask_value, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        input.userId,
+        input.label,
+        `sha256$${sha256Hex(input.value)}`,
+        maskKey(input.value),
+        input.scopes === null ? null : JSON.stringify(input.scopes),
+        new Date().toISOString(),
+      );
+    return keyFromRow(this.db.prepare('SELECT * FROM personal_api_keys WHERE id = ?').get(id) as Row);
+  }
+
+  async countOrganizations(): Promise<number> {
+    return (this.db.prepare('SELECT count(*) AS n FROM organizations').get() as { n: number }).n;
+  }
+
+  async getOrganization(id: string): Promise<Organization | null> {
+    return (this.db.prepare('SELECT id, name, created_at FROM organizations WHERE id = ?').get(id) as Organization | undefined) ?? null;
+  }
+
+  async getUser(id: number): Promise<User | null> {
+    const row = this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as Row | undefined;
+    return row ? userFromRow(row) : null;
+  }
+
+  async getUserByEmail(email: string): Promise<User | null> {
+    const row = this.db.prepare('SELECT * FROM users WHERE email = ?').get(email) as Row | undefined;
+    return row ? userFromRow(row) : null;
+  }
+
+  async getProject(id: number): Promise<Project | null> {
+    const row = this.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as Row | undefined;
+    return row ? projectFromRow(row) : null;
+  }
+
+  async getProjectByToken(token: string): Promise<Project | null> {
+    const row = this.db.prepare('SELECT * FROM projects WHERE api_token = ?').get(token) as Row | undefined;
+    return row ? projectFromRow(row) : null;
+  }
+
+  async findPersonalApiKeyByHash(sha256: string): Promise<{ key: PersonalApiKey; user: User } | null> {
+    const row = this.db.prepare('SELECT * FROM personal_api_keys WHERE secure_value = ?').get(`sha256$${sha256}`) as Row | undefined;
+    if (!row) return null;
+    const user = await this.getUser(row.user_id as number);
+    return user ? { key: keyFromRow(row), user } : null;
+  }
+
+  async listProjects(): Promise<Project[]> {
+    return (this.db.prepare('SELECT * FROM projects ORDER BY id').all() as Row[]).map(projectFromRow);
+  }
+
+  async listMembershipsOfUser(userId: number): Promise<Membership[]> {
+    return (this.db.prepare('SELECT * FROM memberships WHERE user_id = ? ORDER BY joined_at, id').all(userId) as Row[]).map(membershipFromRow);
+  }
+
+  async getMembership(organizationId: string, userId: number): Promise<Membership | null> {
+    const row = this.db.prepare('SELECT * FROM memberships WHERE organization_id = ? AND user_id = ?').get(organizationId, userId) as Row | undefined;
+    return row ? membershipFromRow(row) : null;
+  }
+
+  async listProjectsOfOrganization(organizationId: string): Promise<Project[]> {
+    return (this.db.prepare('SELECT * FROM projects WHERE organization_id = ? ORDER BY id').all(organizationId) as Row[]).map(projectFromRow);
+  }
+
+  async touchPersonalApiKey(id: string, at: string): Promise<void> {
+    this.db.prepare('UPDATE personal_api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+  }
+}
+
+export const membershipFromRow = (row: Row): Membership => ({
+  id: row.id as string,
+  organization_id: row.organization_id as string,
+  user_id: row.user_id as number,
+  level: row.level as MembershipLevel,
+  joined_at: row.joined_at as string,
+  updated_at: row.updated_at as string,
+});

@@ -1,0 +1,216 @@
+/**
+ * The two storage interfaces. Callers only see these; the engines behind them
+ * (SQLite + DuckDB embedded today, PostgreSQL + ClickHouse later) are chosen once at start-up.
+ */
+import type { JsonObject } from '../ingest/types.js';
+
+// ---------------------------------------------------------------------------------------------
+// Tenancy: organizations, users, memberships, projects, personal API keys
+// ---------------------------------------------------------------------------------------------
+
+export interface Organization {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface User {
+  id: number;
+  uuid: string;
+  distinct_id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  is_email_verified: boolean;
+  created_at: string;
+}
+
+export type MembershipLevel = 1 | 8 | 15;
+
+export interface Membership {
+  id: string;
+  organization_id: string;
+  user_id: number;
+  level: MembershipLevel;
+  joined_at: string;
+  updated_at: string;
+}
+
+export interface Project {
+  id: number;
+  uuid: string;
+  organization_id: string;
+  name: string;
+  api_token: string;
+  timezone: string;
+  anonymize_ips: boolean;
+  created_at: string;
+}
+
+export interface PersonalApiKey {
+  id: string;
+  user_id: number;
+  label: string;
+  mask_value: string;
+  /** null = unrestricted (legacy keys); otherwise e.g. ["*"], ["object:read"]. */
+  scopes: string[] | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface TenancyStore {
+  createOrganization(name: string): Promise<Organization>;
+  createUser(input: { email: string; first_name?: string; last_name?: string }): Promise<User>;
+  addMembership(organizationId: string, userId: number, level: MembershipLevel): Promise<Membership>;
+  createProject(input: { organizationId: string; name: string; apiToken: string }): Promise<Project>;
+  /** Stores only the sha256 of `value`; returns the stored record (never the value). */
+  createPersonalApiKey(input: { userId: number; label: string; value: string; scopes: string[] | null }): Promise<PersonalApiKey>;
+
+  countOrganizations(): Promise<number>;
+  getOrganization(id: string): Promise<Organization | null>;
+  getUser(id: number): Promise<User | null>;
+  getUserByEmail(email: string): Promise<User | null>;
+  getProject(id: number): Promise<Project | null>;
+  /** Project by its public api_token (cached by callers on the hot path). */
+  getProjectByToken(token: string): Promise<Project | null>;
+  /** Key record and its user by the sha256 hex of the presented key. */
+  findPersonalApiKeyByHash(sha256Hex: string): Promise<{ key: PersonalApiKey; user: User } | null>;
+  listProjects(): Promise<Project[]>;
+  /** Memberships of a user, oldest first (the first one is the user's "current" organization). */
+  listMembershipsOfUser(userId: number): Promise<Membership[]>;
+  getMembership(organizationId: string, userId: number): Promise<Membership | null>;
+  listProjectsOfOrganization(organizationId: string): Promise<Project[]>;
+  touchPersonalApiKey(id: string, at: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ingestion: what one flush reads and writes in the metadata store
+// ---------------------------------------------------------------------------------------------
+
+export interface PersonRecord {
+  uuid: string;
+  project_id: number;
+  properties: JsonObject;
+  is_identified: boolean;
+  created_at: string;
+  version: number;
+}
+
+/** What the pipeline needs to know before processing a batch. */
+export interface IngestSnapshotRequest {
+  /** project id → distinct ids mentioned by the batch (event ids, anon ids, aliases). */
+  distinctIds: Map<number, Set<string>>;
+  /** project id → uuids of the batch's events, for de-duplication. */
+  eventUuids: Map<number, string[]>;
+  /** project id → "<group type name>\u0000<group key>" of groups the batch updates. */
+  groups: Map<number, Set<string>>;
+}
+
+export interface IngestSnapshot {
+  /** project id → distinct id → person uuid. */
+  distinctIdToPerson: Map<number, Map<string, string>>;
+  /** person uuid → person (for every person referenced above). */
+  persons: Map<string, PersonRecord>;
+  /** project id → uuids already stored. */
+  existingUuids: Map<number, Set<string>>;
+  /** project id → group type name → index. */
+  groupTypes: Map<number, Map<string, number>>;
+  /** project id → "<index>\u0000<key>" → group properties. */
+  groups: Map<number, Map<string, { properties: JsonObject; created_at: string }>>;
+}
+
+export interface PropertyDefinitionWrite {
+  project_id: number;
+  name: string;
+  /** 1 event, 2 person, 3 group. */
+  type: 1 | 2 | 3;
+  group_type_index: number | null;
+  property_type: 'DateTime' | 'String' | 'Numeric' | 'Boolean' | null;
+}
+
+export interface IngestChanges {
+  flushSeq: number;
+  upsertPersons: PersonRecord[];
+  deletePersons: { project_id: number; uuid: string }[];
+  /** Merges: every distinct id of `from_person_uuid` moves to `to_person_uuid` (applied first). */
+  reassignDistinctIds: { project_id: number; from_person_uuid: string; to_person_uuid: string }[];
+  setDistinctIds: { project_id: number; distinct_id: string; person_uuid: string }[];
+  newGroupTypes: { project_id: number; group_type: string; group_type_index: number }[];
+  upsertGroups: { project_id: number; group_type_index: number; group_key: string; properties: JsonObject; created_at: string }[];
+  propertyDefinitions: PropertyDefinitionWrite[];
+  eventDefinitions: { project_id: number; name: string; last_seen_at: string }[];
+  eventProperties: { project_id: number; event: string; property: string }[];
+  eventUuids: { project_id: number; uuid: string }[];
+}
+
+export interface IngestStore {
+  loadSnapshot(request: IngestSnapshotRequest): Promise<IngestSnapshot>;
+  /** Applies every change of one flush atomically and records `flushSeq` as committed. */
+  applyChanges(changes: IngestChanges): Promise<void>;
+  /** Highest flush sequence committed to this store (0 when none). */
+  committedFlushSeq(): Promise<number>;
+  /** Crash recovery: forget uuids recorded by flushes the event store never committed. */
+  forgetUuidsAfter(flushSeq: number): Promise<void>;
+  /** All persons and distinct ids, to rebuild the event store's person mirror after a crash. */
+  allPersons(): AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The metadata store and the event store
+// ---------------------------------------------------------------------------------------------
+
+export interface MetaStore {
+  readonly tenancy: TenancyStore;
+  readonly ingest: IngestStore;
+  /** Health probe: true when the store answers. */
+  ping(): Promise<boolean>;
+  sizeBytes(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** One event as the event store keeps it. */
+export interface StoredEvent {
+  project_id: number;
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  person_id: string | null;
+  timestamp: Date;
+  created_at: Date;
+  properties: JsonObject;
+  elements_chain: string;
+  /** `$group_0` … `$group_4`, '' when absent. */
+  groups: [string, string, string, string, string];
+}
+
+export interface EventStoreWrite {
+  flushSeq: number;
+  events: StoredEvent[];
+  upsertPersons: { project_id: number; uuid: string; properties: JsonObject; is_identified: boolean; created_at: string }[];
+  deletePersons: { project_id: number; uuid: string }[];
+  reassignDistinctIds: { project_id: number; from_person_uuid: string; to_person_uuid: string }[];
+  setDistinctIds: { project_id: number; distinct_id: string; person_uuid: string }[];
+}
+
+/** A compiled, parameterised query for the event store's SQL dialect. */
+export interface EventQuery {
+  sql: string;
+  params: unknown[];
+}
+
+export interface EventStore {
+  /** Appends events and mirrors person changes in one transaction; records `flushSeq`. */
+  write(batch: EventStoreWrite): Promise<void>;
+  committedFlushSeq(): Promise<number>;
+  /** Replaces the whole person mirror (crash recovery). */
+  rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void>;
+  /** Runs a compiled read query; rows as plain JS objects (JSON-compatible values). */
+  query(query: EventQuery): Promise<Record<string, unknown>[]>;
+  /** Streams a compiled read query in chunks, for exports. */
+  stream(query: EventQuery, chunkRows?: number): AsyncIterable<Record<string, unknown>[]>;
+  ping(): Promise<boolean>;
+  sizeBytes(): Promise<number>;
+  /** Forces a checkpoint (folds the WAL into the main file). */
+  checkpoint(): Promise<void>;
+  close(): Promise<void>;
+}

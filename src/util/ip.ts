@@ -1,0 +1,73 @@
+/** Client IP helpers: which address a request came from, and whether it is worth a GeoIP lookup. */
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Strips what proxies and dual-stack sockets add around an address: an IPv4-mapped `::ffff:`
+ * prefix, `[v6]:port` brackets, and a `:port` suffix when there is exactly one colon (so bare
+ * IPv6 addresses are left alone). Returns null when what is left is not an IP address.
+ */
+export function normalizeIp(raw: string | undefined | null): string | null {
+  if (!raw) return null;
+  let ip = raw.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(ip);
+  if (bracketed) ip = bracketed[1];
+  else if (ip.split(':').length === 2) ip = ip.slice(0, ip.indexOf(':'));
+  if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip)) ip = ip.slice(7);
+  return isIP(ip) ? ip : null;
+}
+
+/**
+ * The client's address. With `trustProxy` the first `X-Forwarded-For` entry (the original
+ * client, as the nearest proxy saw it) wins; otherwise only the socket is believed, since any
+ * client can forge the header.
+ */
+export function clientIp(
+  socketAddress: string | undefined,
+  xForwardedFor: string | undefined,
+  trustProxy: boolean,
+): string | null {
+  if (trustProxy && xForwardedFor) {
+    const forwarded = normalizeIp(xForwardedFor.split(',')[0]);
+    if (forwarded) return forwarded;
+  }
+  return normalizeIp(socketAddress);
+}
+
+// Ranges that never locate a real client: private, loopback, link-local, CGNAT, documentation,
+// multicast and other reserved blocks (RFC 6890 and friends).
+const NON_PUBLIC = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 3],
+] as const) {
+  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 127],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
+}
+
+/** True for addresses that can be located (public unicast); false for private/reserved/invalid. */
+export function isPublicIp(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 0) return false;
+  return !NON_PUBLIC.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+}

@@ -1,0 +1,119 @@
+/**
+ * Starts the real service as a child process on a temp data dir and a free port, the way a
+ * user runs it, and talks HTTP to it. No mocks of our own stores anywhere.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  projectKey: string;
+  personalKey: string;
+  process: ChildProcess;
+  /** Everything the process printed so far (stdout + stderr). */
+  output(): string;
+  /** GET/POST/PATCH/DELETE an /api/ path with the personal key. */
+  api(pathAndQuery: string, init?: { method?: string; body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
+  /** POST a JSON body to a capture path. */
+  post(pathAndQuery: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  env?: Record<string, string>;
+  projectKey?: string;
+  personalKey?: string;
+  timeoutMs?: number;
+}
+
+export const newTempDir = (prefix = 'sightline-test-') => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? newTempDir();
+  const projectKey = options.projectKey ?? `phc_test${randomBytes(12).toString('hex')}`;
+  const personalKey = options.personalKey ?? `phx_test${randomBytes(12).toString('hex')}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.tmpdir(),
+      SIGHTLINE_HOST: '127.0.0.1',
+      SIGHTLINE_PORT: '0',
+      SIGHTLINE_DATA_DIR: dataDir,
+      SIGHTLINE_LOG_LEVEL: 'info',
+      SIGHTLINE_PROJECT_API_KEY: projectKey,
+      SIGHTLINE_PERSONAL_API_KEY: personalKey,
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), options.timeoutMs ?? 30_000);
+    const check = () => {
+      const match = /"address":"(http:\/\/[^"]+)".*accepting traffic/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before accepting traffic:\n${output}`));
+    });
+  });
+
+  const server: TestServer = {
+    url,
+    port: Number(new URL(url).port),
+    dataDir,
+    projectKey,
+    personalKey,
+    process: child,
+    output: () => output,
+    api(pathAndQuery, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      const key = init.key === undefined ? personalKey : init.key;
+      if (key !== null) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (init.body !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+      }
+      return fetch(url + pathAndQuery, { method: init.method ?? 'GET', headers, body });
+    },
+    post(pathAndQuery, body, headers = {}) {
+      return fetch(url + pathAndQuery, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body),
+      });
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  return server;
+}

@@ -1,0 +1,57 @@
+/**
+ * Reads a stopped server's data dir through the real store implementations (the same code the
+ * service uses), for tests that check what was stored before any API exists for it.
+ */
+import { DuckDbEventStore } from '../../src/store/duckdb/event-store.js';
+import { SqliteMetaStore } from '../../src/store/sqlite/meta-store.js';
+
+export interface StoredSnapshot {
+  events: { uuid: string; event: string; distinct_id: string; person_id: string | null; timestamp: string; properties: Record<string, any>; elements_chain: string; groups: string[] }[];
+  persons: { uuid: string; properties: Record<string, any>; is_identified: boolean; distinct_ids: string[] }[];
+  groupTypes: { group_type: string; group_type_index: number }[];
+  groups: { group_type_index: number; group_key: string; properties: Record<string, any> }[];
+  propertyDefinitions: { name: string; type: number; group_type_index: number; property_type: string | null; is_numerical: boolean }[];
+  eventDefinitions: { name: string }[];
+  eventProperties: { event: string; property: string }[];
+}
+
+export async function readStores(dataDir: string): Promise<StoredSnapshot> {
+  const events = await DuckDbEventStore.open(dataDir);
+  const meta = SqliteMetaStore.open(dataDir);
+  try {
+    const rows = await events.query({
+      sql: `SELECT uuid::VARCHAR AS uuid, event, distinct_id, person_id::VARCHAR AS person_id, strftime(timestamp, '%Y-%m-%dT%H:%M:%S.%gZ') AS timestamp,
+              properties::VARCHAR AS properties, elements_chain, "$group_0" AS g0, "$group_1" AS g1, "$group_2" AS g2, "$group_3" AS g3, "$group_4" AS g4
+            FROM events ORDER BY timestamp, uuid`,
+      params: [],
+    });
+    const persons = [];
+    for await (const { person, distinct_ids } of meta.ingest.allPersons()) {
+      persons.push({ uuid: person.uuid, properties: person.properties, is_identified: person.is_identified, distinct_ids });
+    }
+    const db = meta.db;
+    return {
+      events: rows.map((r) => ({
+        uuid: r.uuid as string,
+        event: r.event as string,
+        distinct_id: r.distinct_id as string,
+        person_id: r.person_id as string | null,
+        timestamp: r.timestamp as string,
+        properties: JSON.parse(r.properties as string),
+        elements_chain: r.elements_chain as string,
+        groups: [r.g0, r.g1, r.g2, r.g3, r.g4] as string[],
+      })),
+      persons,
+      groupTypes: db.prepare('SELECT group_type, group_type_index FROM group_types ORDER BY group_type_index').all() as StoredSnapshot['groupTypes'],
+      groups: (db.prepare('SELECT group_type_index, group_key, properties FROM groups').all() as any[]).map((g) => ({ ...g, properties: JSON.parse(g.properties) })),
+      propertyDefinitions: (db.prepare('SELECT name, type, group_type_index, property_type, is_numerical FROM property_definitions ORDER BY name').all() as any[]).map(
+        (d) => ({ ...d, is_numerical: d.is_numerical === 1 }),
+      ),
+      eventDefinitions: db.prepare('SELECT name FROM event_definitions ORDER BY name').all() as { name: string }[],
+      eventProperties: db.prepare('SELECT event, property FROM event_properties ORDER BY event, property').all() as { event: string; property: string }[],
+    };
+  } finally {
+    await events.close();
+    await meta.close();
+  }
+}
