@@ -22,6 +22,8 @@ export interface Config {
   /** Store engines; only the embedded pair exists today. */
   metaStore: 'sqlite';
   eventStore: 'duckdb';
+  /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
+  duckdbMemoryLimit: string;
   /** Keys forced at bootstrap (deployments and tests rely on these). */
   bootstrapProjectApiKey: string | undefined;
   bootstrapPersonalApiKey: string | undefined;
@@ -75,6 +77,13 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
+function memorySize(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i.test(raw)) throw new ConfigError(`${name} must look like 256MB or 1GB, got "${raw}"`);
+  return raw;
+}
+
 const MB = 1024 * 1024;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -90,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'SIGHTLINE_TRUST_PROXY', false),
     metaStore: oneOf(env, 'SIGHTLINE_META_STORE', ['sqlite'], 'sqlite'),
     eventStore: oneOf(env, 'SIGHTLINE_EVENT_STORE', ['duckdb'], 'duckdb'),
+    duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', '256MB'),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
     bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,
     geoipEnabled: bool(env, 'SIGHTLINE_GEOIP', true),

@@ -19,7 +19,7 @@ export type ScopeAction = 'read' | 'write';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** The key from `Authorization: Bearer`, else the `personal_api_key` query parameter. */
-function presentedKey(request: FastifyRequest): string | null {
+export function presentedKey(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header === 'string') return BEARER.exec(header)?.[1] ?? null;
   const query = request.query as Record<string, unknown> | undefined;
@@ -45,12 +45,14 @@ export async function authenticate(request: FastifyRequest, ctx: AppContext): Pr
 }
 
 /** `*`, `<object>:<action>`; write implies read; a key without scopes is unrestricted. */
+export function hasScope(scopes: string[] | null, object: string, action: ScopeAction): boolean {
+  if (scopes === null || scopes.includes('*')) return true;
+  if (scopes.includes(`${object}:${action}`)) return true;
+  return action === 'read' && scopes.includes(`${object}:write`);
+}
+
 export function requireScope(principal: Principal, object: string, action: ScopeAction): void {
-  const scopes = principal.key.scopes;
-  if (scopes === null || scopes.includes('*')) return;
-  if (scopes.includes(`${object}:${action}`)) return;
-  if (action === 'read' && scopes.includes(`${object}:write`)) return;
-  throw permissionDenied(`API key missing required scope '${object}:${action}'`);
+  if (!hasScope(principal.key.scopes, object, action)) throw permissionDenied(`API key missing required scope '${object}:${action}'`);
 }
 
 /** The user's membership in an organization, or 404 when the organization is not theirs. */

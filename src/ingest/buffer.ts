@@ -33,6 +33,17 @@ interface Entry {
 
 export class BufferFullError extends Error {}
 
+/** Returns a function giving the milliseconds since its previous call. */
+function stopwatch(): () => number {
+  let last = process.hrtime.bigint();
+  return () => {
+    const now = process.hrtime.bigint();
+    const ms = Number(now - last) / 1e6;
+    last = now;
+    return Math.round(ms * 10) / 10;
+  };
+}
+
 export class IngestBuffer {
   private pending: Entry[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -144,12 +155,18 @@ export class IngestBuffer {
         this.needsReconcile = false;
       }
       const now = new Date();
+      const lap = stopwatch();
       const snapshot = await this.stores.meta.ingest.loadSnapshot(snapshotRequest(batch));
+      const loadMs = lap();
       const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now });
+      const planMs = lap();
       // Metadata first, then events: see store/index.ts for how a crash in between is undone.
       await this.stores.meta.ingest.applyChanges(flush.meta);
+      const metaMs = lap();
       await this.stores.events.write(flush.events);
+      const eventsMs = lap();
       flush.committed();
+      this.log.debug({ seq, events: batch.length, loadMs, planMs, metaMs, eventsMs, persons: flush.meta.upsertPersons.length }, 'flush');
       this.metrics.eventsIngested.inc(flush.events.events.length);
       for (const [reason, count] of flush.dropped) this.metrics.eventsDropped.inc({ reason }, count);
       for (const [warning, count] of flush.warnings) this.metrics.ingestionWarnings.inc({ warning }, count);

@@ -1,20 +1,33 @@
 /**
  * Property and event definitions kept during ingestion (semantics §3.1). A process-wide cache
- * remembers what is already stored so that a steady stream of known properties costs nothing.
+ * remembers what is already stored so that a steady stream of known properties costs two set
+ * lookups per property and no write.
  */
 import type { IngestChanges, PropertyDefinitionWrite } from '../store/types.js';
 import { inferPropertyType } from './infer-type.js';
 import type { JsonObject } from './types.js';
 
-const MAX_NAME_LENGTH = 200;
+const MAX_NAME_BYTES = 200;
 const NOT_EVENT_PROPERTIES = new Set(['$set', '$set_once', '$unset', '$group_0', '$group_1', '$group_2', '$group_3', '$group_4', '$groups']);
 const HOUR_MS = 3_600_000;
 
+type DefinitionKind = 1 | 2 | 3;
+
+/** UTF-8 length over 200 bytes; the byte count is only computed when it could matter. */
+const tooLong = (name: string) => name.length > MAX_NAME_BYTES / 3 && Buffer.byteLength(name) > MAX_NAME_BYTES;
+
+function nested<V>(map: Map<string, V>, key: string, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
+  return value;
+}
+
 export class DefinitionCache {
-  /** Definitions stored with a known type (untyped ones are retried until a type is seen). */
-  readonly typed = new Set<string>();
-  readonly pairs = new Set<string>();
-  /** Event definition → hour of the last `last_seen_at` written. */
+  /** "<project>/<kind>/<group index>" → names stored with a known type (untyped ones are retried). */
+  readonly typed = new Map<string, Set<string>>();
+  /** "<project>/<event>" → property names already paired with that event. */
+  readonly pairs = new Map<string, Set<string>>();
+  /** "<project>/<event>" → hour of the last `last_seen_at` written. */
   readonly eventHours = new Map<string, number>();
 
   clear(): void {
@@ -28,51 +41,52 @@ export class DefinitionCollector {
   private readonly properties = new Map<string, PropertyDefinitionWrite>();
   private readonly pairs = new Map<string, { project_id: number; event: string; property: string }>();
   private readonly events = new Map<string, { project_id: number; name: string; last_seen_at: string }>();
-  private readonly written: string[] = [];
+  private readonly hour: number;
 
-  constructor(private readonly cache: DefinitionCache, private readonly now: Date) {}
+  constructor(private readonly cache: DefinitionCache, private readonly now: Date) {
+    this.hour = Math.floor(now.getTime() / HOUR_MS);
+  }
 
   /** Records the definitions one stored event implies. */
   observe(projectId: number, event: string, properties: JsonObject, groupIndex: number | null): void {
-    if (event === '$$plugin_metrics' || Buffer.byteLength(event) > MAX_NAME_LENGTH) return;
-    this.observeEvent(projectId, event);
+    if (event === '$$plugin_metrics' || tooLong(event)) return;
+    const eventKey = `${projectId}/${event}`;
+    if (this.cache.eventHours.get(eventKey) !== this.hour) {
+      this.events.set(eventKey, { project_id: projectId, name: event, last_seen_at: new Date(this.hour * HOUR_MS).toISOString() });
+    }
+    const pairs = nested(this.cache.pairs, eventKey, () => new Set<string>());
     if (event === '$groupidentify') {
       const set = properties.$group_set;
-      if (groupIndex === null || !isObject(set)) return;
-      for (const [key, value] of Object.entries(set)) this.observeProperty(projectId, event, key, value, 3, groupIndex);
+      if (groupIndex !== null && isObject(set)) this.observeBag(projectId, event, pairs, set, 3, groupIndex, null);
       return;
     }
-    for (const [key, value] of Object.entries(properties)) {
-      if (!NOT_EVENT_PROPERTIES.has(key)) this.observeProperty(projectId, event, key, value, 1, null);
-    }
-    for (const bag of [properties.$set, properties.$set_once]) {
-      if (!isObject(bag)) continue;
-      for (const [key, value] of Object.entries(bag)) this.observeProperty(projectId, event, key, value, 2, null);
-    }
+    this.observeBag(projectId, event, pairs, properties, 1, null, NOT_EVENT_PROPERTIES);
+    if (isObject(properties.$set)) this.observeBag(projectId, event, pairs, properties.$set, 2, null, null);
+    if (isObject(properties.$set_once)) this.observeBag(projectId, event, pairs, properties.$set_once, 2, null, null);
   }
 
-  private observeEvent(projectId: number, name: string): void {
-    const cacheKey = `${projectId}\u0000${name}`;
-    const hour = Math.floor(this.now.getTime() / HOUR_MS);
-    if (this.cache.eventHours.get(cacheKey) === hour) return;
-    this.events.set(cacheKey, { project_id: projectId, name, last_seen_at: new Date(hour * HOUR_MS).toISOString() });
-  }
-
-  private observeProperty(projectId: number, event: string, name: string, value: unknown, type: 1 | 2 | 3, groupIndex: number | null): void {
-    if (Buffer.byteLength(name) > MAX_NAME_LENGTH) return;
-    const pairKey = `${projectId}\u0000${event}\u0000${name}`;
-    if (!this.cache.pairs.has(pairKey)) this.pairs.set(pairKey, { project_id: projectId, event, property: name });
-    const defKey = `${projectId}\u0000${type}\u0000${groupIndex ?? -1}\u0000${name}`;
-    if (this.cache.typed.has(defKey)) return;
-    const existing = this.properties.get(defKey);
-    if (existing?.property_type) return;
-    this.properties.set(defKey, {
-      project_id: projectId,
-      name,
-      type,
-      group_type_index: groupIndex,
-      property_type: inferPropertyType(name, value, this.now),
-    });
+  private observeBag(
+    projectId: number,
+    event: string,
+    pairs: Set<string>,
+    bag: JsonObject,
+    kind: DefinitionKind,
+    groupIndex: number | null,
+    skip: Set<string> | null,
+  ): void {
+    const scope = `${projectId}/${kind}/${groupIndex ?? -1}`;
+    const typed = nested(this.cache.typed, scope, () => new Set<string>());
+    for (const name in bag) {
+      if (skip?.has(name)) continue;
+      const knownPair = pairs.has(name);
+      const knownType = typed.has(name);
+      if ((knownPair && knownType) || tooLong(name)) continue;
+      if (!knownPair) this.pairs.set(`${projectId}\u0000${event}\u0000${name}`, { project_id: projectId, event, property: name });
+      if (knownType) continue;
+      const key = `${scope}/${name}`;
+      if (this.properties.get(key)?.property_type) continue;
+      this.properties.set(key, { project_id: projectId, name, type: kind, group_type_index: groupIndex, property_type: inferPropertyType(name, bag[name], this.now) });
+    }
   }
 
   changes(): Pick<IngestChanges, 'propertyDefinitions' | 'eventDefinitions' | 'eventProperties'> {
@@ -85,9 +99,11 @@ export class DefinitionCollector {
 
   /** Call once the flush committed: from now on these need no write. */
   commit(): void {
-    for (const [key, def] of this.properties) if (def.property_type) this.cache.typed.add(key);
-    for (const key of this.pairs.keys()) this.cache.pairs.add(key);
-    for (const [key, e] of this.events) this.cache.eventHours.set(key, Math.floor(new Date(e.last_seen_at).getTime() / HOUR_MS));
+    for (const def of this.properties.values()) {
+      if (def.property_type) nested(this.cache.typed, `${def.project_id}/${def.type}/${def.group_type_index ?? -1}`, () => new Set()).add(def.name);
+    }
+    for (const pair of this.pairs.values()) nested(this.cache.pairs, `${pair.project_id}/${pair.event}`, () => new Set()).add(pair.property);
+    for (const [key] of this.events) this.cache.eventHours.set(key, this.hour);
   }
 }
 

@@ -77,8 +77,20 @@ export class GeoIp implements GeoLookup {
     return new GeoIp(v4, v6);
   }
 
+  // The same visitors send many events: remember recent answers (results are copied by callers).
+  private readonly recent = new Map<string, GeoProperties | null>();
+
   /** Location of a public IP; null for private, reserved, invalid or unknown addresses. */
   lookup(ip: string): GeoProperties | null {
+    const cached = this.recent.get(ip);
+    if (cached !== undefined) return cached;
+    const found = this.locate(ip);
+    if (this.recent.size >= 50_000) this.recent.clear();
+    this.recent.set(ip, found);
+    return found;
+  }
+
+  private locate(ip: string): GeoProperties | null {
     const address = normalizeIp(ip);
     if (!address || !isPublicIp(address)) return null;
     let record: CityRecord | null;
@@ -137,8 +149,9 @@ export function applyGeoIp(properties: JsonObject, geo: GeoLookup | null): boole
   if (properties.$process_person_profile === false) return true;
 
   const located = found as Record<string, unknown>;
-  const set = isObject(properties.$set) ? { ...properties.$set } : {};
-  const setOnce = isObject(properties.$set_once) ? { ...properties.$set_once } : {};
+  // The normaliser gave this event its own $set/$set_once objects, so they are extended in place.
+  const set = isObject(properties.$set) ? properties.$set : {};
+  const setOnce = isObject(properties.$set_once) ? properties.$set_once : {};
   for (const key of PERSON_GEO_KEYS) {
     const value = located[`$geoip_${key}`] ?? null;
     set[`$geoip_${key}`] = value;

@@ -28,6 +28,22 @@ export function isIllegalDistinctId(id: string): boolean {
   return false;
 }
 
+/** Events that always write the person, even when only "filtered" keys changed. */
+const PERSON_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$set']);
+
+/**
+ * Keys that change on nearly every event (URL, viewport, browser, most GeoIP). As in the
+ * original, a change made only of these does not by itself cause a person write on
+ * ordinary events; it is stored with the next real change.
+ */
+const FILTERED_KEYS = new Set([
+  '$current_url', '$pathname', '$referring_domain', '$referrer', '$screen_height', '$screen_width',
+  '$viewport_height', '$viewport_width', '$browser', '$browser_version', '$device_type', '$raw_user_agent',
+  '$os', '$os_name', '$os_version', '$geoip_postal_code', '$geoip_time_zone', '$geoip_latitude', '$geoip_longitude',
+  '$geoip_accuracy_radius', '$geoip_subdivision_1_code', '$geoip_subdivision_1_name', '$geoip_subdivision_2_code',
+  '$geoip_subdivision_2_name', '$geoip_city_confidence', '$geoip_continent_code', '$geoip_continent_name',
+]);
+
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface PropertyUpdate {
@@ -93,10 +109,11 @@ export class PersonWorkingSet {
   }
 
   /** Applies a property update; creates the person when the distinct id has none. */
-  update(projectId: number, distinctId: string, timestamp: Date, update: PropertyUpdate, eventUuid: string): PersonRecord {
+  update(projectId: number, distinctId: string, timestamp: Date, update: PropertyUpdate, eventUuid: string, eventName = '$set'): PersonRecord {
     const person = this.personOf(projectId, distinctId);
     if (!person) return this.create(projectId, distinctId, timestamp, update, eventUuid);
-    if (applyUpdate(person.properties, update)) {
+    const changed = applyUpdate(person.properties, update);
+    if (changed.length > 0 && (PERSON_EVENTS.has(eventName) || changed.some((key) => !FILTERED_KEYS.has(key)))) {
       person.version += 1;
       this.dirty.add(person.uuid);
     }
@@ -185,25 +202,28 @@ export class PersonWorkingSet {
   }
 }
 
-/** $set overwrites, $set_once fills only missing keys, $unset removes. Returns whether anything changed. */
-export function applyUpdate(properties: JsonObject, update: PropertyUpdate): boolean {
-  let changed = false;
+const sameValue = (a: unknown, b: unknown) =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+
+/** $set overwrites, $set_once fills only missing keys, $unset removes. Returns the changed keys. */
+export function applyUpdate(properties: JsonObject, update: PropertyUpdate): string[] {
+  const changed: string[] = [];
   for (const [key, value] of Object.entries(update.setOnce)) {
     if (!(key in properties)) {
       properties[key] = value;
-      changed = true;
+      changed.push(key);
     }
   }
   for (const [key, value] of Object.entries(update.set)) {
-    if (!(key in properties) || JSON.stringify(properties[key]) !== JSON.stringify(value)) {
+    if (!(key in properties) || !sameValue(properties[key], value)) {
       properties[key] = value;
-      changed = true;
+      changed.push(key);
     }
   }
   for (const key of update.unset) {
     if (key in properties) {
       delete properties[key];
-      changed = true;
+      changed.push(key);
     }
   }
   return changed;

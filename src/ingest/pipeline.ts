@@ -128,7 +128,7 @@ export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: 
         const dangerous = event.event === '$merge_dangerously';
         warning = persons.merge(projectId, properties.alias, event.distinctId, event.timestamp, update, event.uuid, dangerous);
       } else {
-        persons.update(projectId, event.distinctId, event.timestamp, update, event.uuid);
+        persons.update(projectId, event.distinctId, event.timestamp, update, event.uuid, event.event);
       }
       if (warning) warnings.set(warning, (warnings.get(warning) ?? 0) + 1);
       personId = persons.personOf(projectId, event.distinctId)!.uuid;

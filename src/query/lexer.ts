@@ -61,7 +61,7 @@ export function tokenize(source: string): Token[] {
       pos = end;
     } else {
       const op = OPERATORS.find((candidate) => source.startsWith(candidate, pos));
-      if (!op) throw errorAt(`Unexpected character ${describeChar(c)}`, pos);
+      if (!op) throw errorAt(`Unexpected character ${describeChar(String.fromCodePoint(source.codePointAt(pos)!))}`, pos);
       tokens.push({ kind: 'operator', text: op, start: pos, end: pos + op.length });
       pos += op.length;
     }

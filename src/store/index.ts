@@ -14,7 +14,7 @@ export interface Stores {
 export async function openStores(config: Config, log: Logger): Promise<Stores> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const meta = SqliteMetaStore.open(config.dataDir);
-  const events = await DuckDbEventStore.open(config.dataDir);
+  const events = await DuckDbEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit });
   await reconcile({ meta, events }, log);
   return { meta, events };
 }

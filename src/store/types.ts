@@ -58,6 +58,26 @@ export interface PersonalApiKey {
   last_used_at: string | null;
 }
 
+export interface OrganizationInvite {
+  id: string;
+  organization_id: string;
+  target_email: string;
+  level: MembershipLevel;
+  created_by: number | null;
+  created_at: string;
+}
+
+/** A page request and its answer; `count` is the total before paging. */
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface PageOf<T> {
+  count: number;
+  results: T[];
+}
+
 export interface TenancyStore {
   createOrganization(name: string): Promise<Organization>;
   createUser(input: { email: string; first_name?: string; last_name?: string }): Promise<User>;
@@ -81,6 +101,98 @@ export interface TenancyStore {
   getMembership(organizationId: string, userId: number): Promise<Membership | null>;
   listProjectsOfOrganization(organizationId: string): Promise<Project[]>;
   touchPersonalApiKey(id: string, at: string): Promise<void>;
+
+  getUserByUuid(uuid: string): Promise<User | null>;
+  /** A user's keys, newest first. */
+  listPersonalApiKeys(userId: number): Promise<PersonalApiKey[]>;
+  /** False when the key does not exist or belongs to someone else. */
+  deletePersonalApiKey(userId: number, id: string): Promise<boolean>;
+  /** Members with their users, newest membership first. */
+  listMembers(organizationId: string, page: Page): Promise<PageOf<{ membership: Membership; user: User }>>;
+  setMembershipLevel(organizationId: string, userId: number, level: MembershipLevel): Promise<Membership | null>;
+  removeMembership(organizationId: string, userId: number): Promise<boolean>;
+  /** Replaces any pending invite for the same e-mail in that organization. */
+  createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number }): Promise<OrganizationInvite>;
+  listInvites(organizationId: string, page: Page): Promise<PageOf<OrganizationInvite>>;
+  deleteInvite(organizationId: string, id: string): Promise<boolean>;
+  /** The pending invite of an e-mail (at most one: a new invite replaces the old). */
+  findInvite(organizationId: string, email: string): Promise<OrganizationInvite | null>;
+  updateProject(id: number, patch: { name?: string; timezone?: string; anonymize_ips?: boolean }): Promise<Project | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definitions: what the management API reads and edits (ingestion writes them through IngestStore)
+// ---------------------------------------------------------------------------------------------
+
+export type PropertyValueType = 'DateTime' | 'String' | 'Numeric' | 'Boolean';
+
+export interface PropertyDefinition {
+  id: string;
+  project_id: number;
+  name: string;
+  /** 1 event, 2 person, 3 group. */
+  type: 1 | 2 | 3;
+  group_type_index: number | null;
+  property_type: PropertyValueType | null;
+  is_numerical: boolean;
+  tags: string[];
+  /** Only when the list was asked about `event_names`; null otherwise. */
+  is_seen_on_filtered_events: boolean | null;
+}
+
+export interface PropertyDefinitionQuery extends Page {
+  projectId: number;
+  type: 1 | 2 | 3;
+  groupTypeIndex: number | null;
+  /** Every word must occur in the name (case-insensitive). */
+  searchWords: string[];
+  /** Exact names to keep (null = all). */
+  names: string[] | null;
+  excludedNames: string[];
+  /** Event names for `is_seen_on_filtered_events` (null = not asked). */
+  eventNames: string[] | null;
+  /** Keep only properties seen with `eventNames`. */
+  onlySeenWithEvents: boolean;
+  isFeatureFlag: boolean | null;
+  isNumerical: boolean | null;
+}
+
+export interface PropertyDefinitionPatch {
+  name?: string;
+  property_type?: PropertyValueType;
+  is_numerical?: boolean;
+  tags?: string[];
+}
+
+export interface EventDefinition {
+  id: string;
+  project_id: number;
+  name: string;
+  description: string | null;
+  tags: string[];
+  created_at: string;
+  last_seen_at: string;
+}
+
+export interface EventDefinitionQuery extends Page {
+  projectId: number;
+  searchWords: string[];
+}
+
+/** `name_taken`: a rename would collide with another definition of the same kind. */
+export type DefinitionUpdate<T> = T | 'not_found' | 'name_taken';
+
+export interface DefinitionStore {
+  listProperties(query: PropertyDefinitionQuery): Promise<PageOf<PropertyDefinition>>;
+  getProperty(projectId: number, id: string): Promise<PropertyDefinition | null>;
+  updateProperty(projectId: number, id: string, patch: PropertyDefinitionPatch): Promise<DefinitionUpdate<PropertyDefinition>>;
+  deleteProperty(projectId: number, id: string): Promise<boolean>;
+  /** For each event name: was `property` ever seen on it. */
+  seenTogether(projectId: number, eventNames: string[], property: string): Promise<Record<string, boolean>>;
+  listEvents(query: EventDefinitionQuery): Promise<PageOf<EventDefinition>>;
+  getEvent(projectId: number, id: string): Promise<EventDefinition | null>;
+  updateEvent(projectId: number, id: string, patch: { description?: string | null; tags?: string[] }): Promise<EventDefinition | null>;
+  deleteEvent(projectId: number, id: string): Promise<boolean>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +274,7 @@ export interface IngestStore {
 export interface MetaStore {
   readonly tenancy: TenancyStore;
   readonly ingest: IngestStore;
+  readonly definitions: DefinitionStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

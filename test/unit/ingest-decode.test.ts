@@ -10,7 +10,7 @@ import type { CaptureInput } from '../../src/ingest/types.js';
 
 const MB = 1024 * 1024;
 
-function input(overrides: Partial<CaptureInput> & { body?: Buffer | string }): CaptureInput {
+function input(overrides: Omit<Partial<CaptureInput>, 'body'> & { body?: Buffer | string }): CaptureInput {
   const body = overrides.body ?? Buffer.alloc(0);
   return {
     path: '/i/v0/e/',

@@ -40,15 +40,20 @@ export class DuckDbEventStore implements EventStore {
     private readonly file: string,
   ) {}
 
-  static async open(dataDir: string): Promise<DuckDbEventStore> {
+  static async open(dataDir: string, options: { memoryLimit?: string; threads?: number } = {}): Promise<DuckDbEventStore> {
     const file = path.join(dataDir, 'events.duckdb');
     // Never fetch extensions at run time: json/icu/parquet are built in.
     const instance = await DuckDBInstance.create(file, {
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
+      memory_limit: options.memoryLimit ?? '512MB',
+      threads: String(options.threads ?? 2),
     });
     const writer = await instance.connect();
     await migrate(writer);
+    // Per-connection scratch tables for set-based mirror updates.
+    await writer.run('CREATE TEMP TABLE touched_persons (project_id INTEGER, id UUID)');
+    await writer.run('CREATE TEMP TABLE touched_distinct_ids (project_id INTEGER, distinct_id VARCHAR)');
     const reader = await instance.connect();
     return new DuckDbEventStore(instance, writer, reader, file);
   }
@@ -73,6 +78,10 @@ export class DuckDbEventStore implements EventStore {
     });
   }
 
+  /**
+   * Person mirror: set-based deletes through temp tables (one scan per flush, not one per
+   * person), then appends of the new state.
+   */
   private async mirrorPersons(batch: EventStoreWrite): Promise<void> {
     const c = this.writer;
     for (const r of batch.reassignDistinctIds) {
@@ -83,11 +92,29 @@ export class DuckDbEventStore implements EventStore {
       ]);
     }
     const removedPersons = [...batch.deletePersons, ...batch.upsertPersons];
-    for (const p of removedPersons) {
-      await c.run('DELETE FROM persons WHERE project_id = $1 AND id = $2', [p.project_id, uuidOf(p.uuid)]);
+    if (removedPersons.length > 0) {
+      await c.run('DELETE FROM touched_persons');
+      const appender = await c.createAppender('touched_persons');
+      for (const p of removedPersons) {
+        appender.appendInteger(p.project_id);
+        appender.appendUUID(uuidOf(p.uuid));
+        appender.endRow();
+      }
+      appender.closeSync();
+      await c.run('DELETE FROM persons USING touched_persons t WHERE persons.project_id = t.project_id AND persons.id = t.id');
     }
-    for (const d of batch.setDistinctIds) {
-      await c.run('DELETE FROM person_distinct_ids WHERE project_id = $1 AND distinct_id = $2', [d.project_id, d.distinct_id]);
+    if (batch.setDistinctIds.length > 0) {
+      await c.run('DELETE FROM touched_distinct_ids');
+      const appender = await c.createAppender('touched_distinct_ids');
+      for (const d of batch.setDistinctIds) {
+        appender.appendInteger(d.project_id);
+        appender.appendVarchar(d.distinct_id);
+        appender.endRow();
+      }
+      appender.closeSync();
+      await c.run(
+        'DELETE FROM person_distinct_ids USING touched_distinct_ids t WHERE person_distinct_ids.project_id = t.project_id AND person_distinct_ids.distinct_id = t.distinct_id',
+      );
     }
     if (batch.upsertPersons.length > 0) {
       const appender = await c.createAppender('persons');

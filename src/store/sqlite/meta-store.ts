@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { MetaStore } from '../types.js';
 import { openSqlite, type Sqlite } from './database.js';
+import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteIngestStore } from './ingest.js';
 import { SqliteTenancyStore } from './tenancy.js';
 
@@ -9,10 +10,12 @@ import { SqliteTenancyStore } from './tenancy.js';
 export class SqliteMetaStore implements MetaStore {
   readonly tenancy: SqliteTenancyStore;
   readonly ingest: SqliteIngestStore;
+  readonly definitions: SqliteDefinitionStore;
 
   private constructor(readonly db: Sqlite, private readonly file: string) {
     this.tenancy = new SqliteTenancyStore(db);
     this.ingest = new SqliteIngestStore(db);
+    this.definitions = new SqliteDefinitionStore(db);
   }
 
   static open(dataDir: string): SqliteMetaStore {

@@ -4,6 +4,9 @@ import type {
   Membership,
   MembershipLevel,
   Organization,
+  OrganizationInvite,
+  Page,
+  PageOf,
   PersonalApiKey,
   Project,
   TenancyStore,
@@ -154,6 +157,88 @@ export class SqliteTenancyStore implements TenancyStore {
 
   async touchPersonalApiKey(id: string, at: string): Promise<void> {
     this.db.prepare('UPDATE personal_api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+  }
+
+  async getUserByUuid(uuid: string): Promise<User | null> {
+    const row = this.db.prepare('SELECT * FROM users WHERE uuid = ?').get(uuid) as Row | undefined;
+    return row ? userFromRow(row) : null;
+  }
+
+  async listPersonalApiKeys(userId: number): Promise<PersonalApiKey[]> {
+    // Ids are UUIDv7: ordering by id breaks ties between keys created in the same millisecond.
+    const rows = this.db.prepare('SELECT * FROM personal_api_keys WHERE user_id = ? ORDER BY created_at DESC, id DESC').all(userId) as Row[];
+    return rows.map(keyFromRow);
+  }
+
+  async deletePersonalApiKey(userId: number, id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM personal_api_keys WHERE id = ? AND user_id = ?').run(id, userId).changes > 0;
+  }
+
+  async listMembers(organizationId: string, page: Page): Promise<PageOf<{ membership: Membership; user: User }>> {
+    const count = (this.db.prepare('SELECT count(*) AS n FROM memberships WHERE organization_id = ?').get(organizationId) as { n: number }).n;
+    const rows = this.db
+      .prepare(
+        `SELECT m.id AS m_id, m.organization_id, m.user_id, m.level, m.joined_at, m.updated_at, u.*
+         FROM memberships m JOIN users u ON u.id = m.user_id
+         WHERE m.organization_id = ? ORDER BY m.joined_at DESC, m.id DESC LIMIT ? OFFSET ?`,
+      )
+      .all(organizationId, page.limit, page.offset) as Row[];
+    return { count, results: rows.map((row) => ({ membership: membershipFromRow({ ...row, id: row.m_id }), user: userFromRow(row) })) };
+  }
+
+  async setMembershipLevel(organizationId: string, userId: number, level: MembershipLevel): Promise<Membership | null> {
+    this.db
+      .prepare('UPDATE memberships SET level = ?, updated_at = ? WHERE organization_id = ? AND user_id = ?')
+      .run(level, new Date().toISOString(), organizationId, userId);
+    return this.getMembership(organizationId, userId);
+  }
+
+  async removeMembership(organizationId: string, userId: number): Promise<boolean> {
+    return this.db.prepare('DELETE FROM memberships WHERE organization_id = ? AND user_id = ?').run(organizationId, userId).changes > 0;
+  }
+
+  async createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number }): Promise<OrganizationInvite> {
+    const invite: OrganizationInvite = {
+      id: uuidv7(),
+      organization_id: input.organizationId,
+      target_email: input.email,
+      level: input.level,
+      created_by: input.createdBy,
+      created_at: new Date().toISOString(),
+    };
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM organization_invites WHERE organization_id = ? AND target_email = ?').run(input.organizationId, input.email);
+      this.db
+        .prepare('INSERT INTO organization_invites (id, organization_id, target_email, level, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(invite.id, invite.organization_id, invite.target_email, invite.level, invite.created_by, invite.created_at);
+    })();
+    return invite;
+  }
+
+  async listInvites(organizationId: string, page: Page): Promise<PageOf<OrganizationInvite>> {
+    const count = (this.db.prepare('SELECT count(*) AS n FROM organization_invites WHERE organization_id = ?').get(organizationId) as { n: number }).n;
+    const results = this.db
+      .prepare('SELECT * FROM organization_invites WHERE organization_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?')
+      .all(organizationId, page.limit, page.offset) as OrganizationInvite[];
+    return { count, results };
+  }
+
+  async deleteInvite(organizationId: string, id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM organization_invites WHERE organization_id = ? AND id = ?').run(organizationId, id).changes > 0;
+  }
+
+  async findInvite(organizationId: string, email: string): Promise<OrganizationInvite | null> {
+    const row = this.db.prepare('SELECT * FROM organization_invites WHERE organization_id = ? AND target_email = ?').get(organizationId, email);
+    return (row as OrganizationInvite | undefined) ?? null;
+  }
+
+  async updateProject(id: number, patch: { name?: string; timezone?: string; anonymize_ips?: boolean }): Promise<Project | null> {
+    const current = await this.getProject(id);
+    if (!current) return null;
+    this.db
+      .prepare('UPDATE projects SET name = ?, timezone = ?, anonymize_ips = ? WHERE id = ?')
+      .run(patch.name ?? current.name, patch.timezone ?? current.timezone, (patch.anonymize_ips ?? current.anonymize_ips) ? 1 : 0, id);
+    return this.getProject(id);
   }
 }
 

@@ -1,0 +1,18 @@
+/**
+ * `npm run bench`: runs every benchmark and prints markdown tables, each figure next to a
+ * baseline measured in the same run. `npm run bench -- ingest` runs one.
+ */
+import os from 'node:os';
+import { benchIngest } from './ingest.js';
+
+const benchmarks: Record<string, () => Promise<string>> = {
+  ingest: benchIngest,
+};
+
+const wanted = process.argv.slice(2);
+const header = `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${new Date().toISOString()}`;
+process.stdout.write(`${header}\n\n`);
+for (const [name, run] of Object.entries(benchmarks)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  process.stdout.write(`## ${name}\n\n${await run()}\n\n`);
+}

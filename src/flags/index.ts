@@ -1,0 +1,7 @@
+/** The flag engine's public surface: pure evaluation and validation, no I/O. */
+export { evaluateFlag, evaluateFlags, flagValue } from './evaluate.js';
+export { validateFlagFilters, validateFlagKey, FlagValidationError } from './validate.js';
+export { dependencyChain, indexFlags, withDependencyChains } from './dependencies.js';
+export { matchProperty, PROPERTY_OPERATORS } from './operators.js';
+export { flagHash, holdoutHash, variantHash } from './hash.js';
+export type * from './types.js';
