@@ -14,7 +14,7 @@ import { percentile, runLoad, type LoadResult } from './load.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-async function startBaseline(): Promise<{ url: string; stop: () => void }> {
+export async function startBaseline(): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -1,6 +1,7 @@
 /** Every route module, registered in this order by app.ts. Add a module here, nowhere else. */
 import type { FastifyInstance } from 'fastify';
 import { registerEventDefinitionRoutes } from './api/event-definitions.js';
+import { registerFeatureFlagRoutes } from './api/feature-flags.js';
 import { registerInviteRoutes } from './api/invites.js';
 import { registerMemberRoutes } from './api/members.js';
 import { registerMethodNotAllowed } from './api/method-not-allowed.js';
@@ -12,6 +13,10 @@ import { registerPropertyDefinitionRoutes } from './api/property-definitions.js'
 import { registerApiRateLimit } from './api/rate-limit.js';
 import { registerCaptureRoutes } from './capture.js';
 import type { AppContext } from './context.js';
+import { registerDecideRoutes } from './flags/decide.js';
+import { registerFlagDefinitionRoutes } from './flags/definitions.js';
+import { registerFlagsRoutes } from './flags/flags-endpoint.js';
+import { registerRemoteConfigRoutes } from './flags/remote-config.js';
 import { registerHealthRoutes } from './health.js';
 
 export const routeModules: ((app: FastifyInstance, ctx: AppContext) => Promise<void>)[] = [
@@ -28,4 +33,9 @@ export const routeModules: ((app: FastifyInstance, ctx: AppContext) => Promise<v
   registerInviteRoutes,
   registerPropertyDefinitionRoutes,
   registerEventDefinitionRoutes,
+  registerFeatureFlagRoutes,
+  registerDecideRoutes,
+  registerFlagsRoutes,
+  registerFlagDefinitionRoutes,
+  registerRemoteConfigRoutes,
 ];

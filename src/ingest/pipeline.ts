@@ -87,7 +87,9 @@ export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: 
 
     const properties = event.properties;
     const processPerson = properties.$process_person_profile !== false;
-    if (deps.enrich && processPerson) deps.enrich(properties);
+    // Every event is located (anonymous posthog-js traffic is personless); enrich itself skips
+    // the person $set for personless events.
+    if (deps.enrich) deps.enrich(properties);
     if (anonymizeIps) delete properties.$ip;
 
     // Groups: $groupidentify upserts the group; $groups fills $group_N.

@@ -3,9 +3,7 @@
  * `properties` filter list, compiled to DuckDB SQL fragments over `events e` (plus the
  * person joins when `needsPerson`). All values end up in `ctx.params`.
  */
-import type { Expr } from './ast.js';
 import { HogQLError } from './errors.js';
-import { formatExpr } from './format.js';
 import { parseExpression, parseSelectItem } from './parser.js';
 import type { CompileContext } from './params.js';
 import { Printer } from './printer.js';
@@ -89,10 +87,13 @@ export function compileExpression(source: string, ctx: CompileContext): { sql: s
   return { sql: printed.sql, type: printed.type, ...info };
 }
 
-/** Canonical text of an expression (for logs and debugging). */
-export function normaliseExpression(source: string): string {
-  const expr: Expr = parseExpression(source);
-  return formatExpr(expr);
+/**
+ * GROUP BY list for a select + where pair: the select's own grouping, or — when only the
+ * where list aggregates (a HAVING) — every selected column.
+ */
+export function groupByFor(select: SelectResult, where: WhereResult): string[] {
+  if (select.hasAggregate || where.having === null) return select.groupBy;
+  return select.selectSql;
 }
 
 function expressionList(exprs: readonly unknown[], attr: string): string[] {

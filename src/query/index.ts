@@ -4,7 +4,7 @@ export {
   compilePropertyFilters,
   compileSelect,
   compileWhere,
-  normaliseExpression,
+  groupByFor,
   EVENTS_FROM_SQL,
   MAX_EXPRESSIONS,
   PERSON_JOIN_SQL,

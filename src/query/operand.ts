@@ -42,7 +42,9 @@ class Literal implements Operand {
     const { value } = this.constant;
     if (value === null) return 'NULL';
     // Typed casts keep DuckDB's overload resolution independent of how the driver binds JS values.
-    this.bound ??= `CAST(${this.params.add(value)} AS ${SQL_TYPE[this.type]})`;
+    // The driver binds integral JS numbers as BIGINT, which fails beyond 2^63; text always casts.
+    const bindable = typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value) ? String(value) : value;
+    this.bound ??= `CAST(${this.params.add(bindable)} AS ${SQL_TYPE[this.type]})`;
     return this.bound;
   }
 }

@@ -190,8 +190,15 @@ class Parser {
         const dot = this.next();
         const name = this.next();
         if (name.kind !== 'identifier') throw this.unexpected(name);
-        if (expr.kind !== 'field') throw this.unexpected(dot);
-        expr = { ...expr, chain: [...expr.chain, { name: name.text, start: name.start, end: name.end }], end: name.end };
+        if (expr.kind === 'field') {
+          expr = { ...expr, chain: [...expr.chain, { name: name.text, start: name.start, end: name.end }], end: name.end };
+        } else if (expr.kind === 'index') {
+          // `x['a'].b` reads like `x['a']['b']`.
+          const key: Expr = { kind: 'constant', value: name.text, start: name.start, end: name.end };
+          expr = { kind: 'index', target: expr, index: key, start: expr.start, end: name.end };
+        } else {
+          throw this.unexpected(dot);
+        }
       } else if (this.isOperator('[')) {
         const open = this.next();
         const index = this.nested(open, () => this.or());

@@ -10,6 +10,7 @@ import { type PropertyRef, resolveField } from './fields.js';
 import { findFunction } from './functions.js';
 import { type Operand, computed, literal } from './operand.js';
 import type { CompileContext } from './params.js';
+import { isNumeric } from './types.js';
 
 export { ParamSink } from './params.js';
 export type { CompileContext, ParamValue, PropertyKind, PropertyValueType } from './params.js';
@@ -116,6 +117,8 @@ export class Printer {
   }
 
   private arithmetic(op: string, left: Operand, right: Operand, start: number): Operand {
+    const dated = op === '+' || op === '-' ? dateArithmetic(op, left, right, start) : null;
+    if (dated) return dated;
     // Integer arithmetic stays integral except `/`, which is always a float division in ClickHouse.
     if (left.type === 'Integer' && right.type === 'Integer' && op !== '/') {
       return computed(`TRY(${left.sql} ${op} ${right.sql})`, 'Integer', start);
@@ -151,6 +154,26 @@ export class Printer {
     const joiner = expr.kind === 'and' ? ' AND ' : ' OR ';
     return computed(`(${expr.exprs.map((item) => this.condition(item)).join(joiner)})`, 'Boolean', expr.start);
   }
+}
+
+/**
+ * ClickHouse date arithmetic: Date ± n shifts by days, DateTime ± n by seconds, and the
+ * difference of two dates is a number of days / seconds. Null for anything else.
+ */
+function dateArithmetic(op: '+' | '-', left: Operand, right: Operand, start: number): Operand | null {
+  const isDate = (type: string) => type === 'Date' || type === 'DateTime';
+  if (op === '-' && left.type === right.type && isDate(left.type)) {
+    const unit = left.type === 'Date' ? 'day' : 'second';
+    return computed(`date_diff('${unit}', ${right.sql}, ${left.sql})`, 'Integer', start);
+  }
+  const [date, amount] = isDate(left.type) && isNumeric(right.type) ? [left, right]
+    : op === '+' && isNumeric(left.type) && isDate(right.type) ? [right, left]
+    : [null, null];
+  if (!date || !amount) return null;
+  // TRY: a shift out of the representable range becomes NULL.
+  return date.type === 'Date'
+    ? computed(`TRY(${date.sql} ${op} TRY_CAST(${amount.sql} AS INTEGER))`, 'Date', start)
+    : computed(`TRY(${date.sql} ${op} to_seconds(${asDouble(amount)}))`, 'DateTime', start);
 }
 
 /** RFC 6901: `~` → `~0`, `/` → `~1`. Works for every key, including empty and `$`-prefixed ones. */

@@ -2,6 +2,7 @@
  * The two storage interfaces. Callers only see these; the engines behind them
  * (SQLite + DuckDB embedded today, PostgreSQL + ClickHouse later) are chosen once at start-up.
  */
+import type { FeatureFlag } from '../flags/types.js';
 import type { JsonObject } from '../ingest/types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -189,10 +190,78 @@ export interface DefinitionStore {
   deleteProperty(projectId: number, id: string): Promise<boolean>;
   /** For each event name: was `property` ever seen on it. */
   seenTogether(projectId: number, eventNames: string[], property: string): Promise<Record<string, boolean>>;
+  /** Declared value types of the named event (1) or person (2) properties; untyped names are left out. */
+  propertyTypes(projectId: number, type: 1 | 2, names: string[]): Promise<Map<string, PropertyValueType>>;
   listEvents(query: EventDefinitionQuery): Promise<PageOf<EventDefinition>>;
   getEvent(projectId: number, id: string): Promise<EventDefinition | null>;
   updateEvent(projectId: number, id: string, patch: { description?: string | null; tags?: string[] }): Promise<EventDefinition | null>;
   deleteEvent(projectId: number, id: string): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Feature flags: definitions for the management API, and what one evaluation reads
+// ---------------------------------------------------------------------------------------------
+
+export interface StoredFlag extends FeatureFlag {
+  project_id: number;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The fields the management API may write. */
+export type FlagWrite = Pick<FeatureFlag, 'key' | 'name' | 'filters' | 'active' | 'deleted' | 'ensure_experience_continuity'>;
+
+export interface FlagListQuery extends Page {
+  projectId: number;
+  /** Every word must occur in the key or the name (case-insensitive). */
+  searchWords: string[];
+  active: boolean | null;
+}
+
+/** `key_taken`: another non-deleted flag of the project has that key. */
+export type FlagUpdate = StoredFlag | 'not_found' | 'key_taken';
+
+export interface FlagEvaluationRequest {
+  projectId: number;
+  distinctId: string;
+  /** Group type name → group key, as the request sent them. */
+  groups: Record<string, string>;
+  /** Experience continuity: set only when the project has such flags. */
+  continuity: { flagKeys: string[]; anonDistinctId: string | null } | null;
+}
+
+export interface FlagEvaluationInputs {
+  /** The stored person of the distinct id, or null when there is none. */
+  personProperties: JsonObject | null;
+  /** Group type index (as a string) → name; empty when the request named no groups. */
+  groupTypeMapping: Record<string, string>;
+  /** Group type name → stored properties, for the request's groups that exist. */
+  groupProperties: Record<string, JsonObject>;
+  /** Flag key → hash key, for experience-continuity flags. */
+  hashKeyOverrides: Record<string, string>;
+}
+
+export interface FlagStore {
+  /** Every non-deleted flag of a project (active or not), oldest first. */
+  list(projectId: number): Promise<StoredFlag[]>;
+  /** Non-deleted flags, newest first. */
+  page(query: FlagListQuery): Promise<PageOf<StoredFlag>>;
+  /** One flag, soft-deleted ones included (so they can be restored). */
+  get(projectId: number, id: number): Promise<StoredFlag | null>;
+  /** version 1; a soft-deleted flag with the same key is removed for good first. */
+  create(projectId: number, createdBy: number | null, flag: FlagWrite): Promise<StoredFlag | 'key_taken'>;
+  /** Applies the patch and bumps `version`. */
+  update(projectId: number, id: number, patch: Partial<FlagWrite>): Promise<FlagUpdate>;
+  /** Hard delete. */
+  remove(projectId: number, id: number): Promise<boolean>;
+  /** Group type index (as a string) → name. */
+  groupTypeMapping(projectId: number): Promise<Record<string, string>>;
+  /**
+   * Everything one evaluation reads, in one call: stored person and group properties, and
+   * hash-key overrides (first storing the anon id as the override where none exists yet).
+   */
+  prepareEvaluation(request: FlagEvaluationRequest): Promise<FlagEvaluationInputs>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,6 +344,7 @@ export interface MetaStore {
   readonly tenancy: TenancyStore;
   readonly ingest: IngestStore;
   readonly definitions: DefinitionStore;
+  readonly flags: FlagStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

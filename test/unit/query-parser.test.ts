@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type { Expr } from '../../src/query/ast.js';
+import type { Compare, Logical } from '../../src/query/ast.js';
 import { HogQLError } from '../../src/query/errors.js';
 import { formatExpr } from '../../src/query/format.js';
 import { tokenize } from '../../src/query/lexer.js';
@@ -126,7 +126,7 @@ describe('HogQL parser', () => {
   it('flattens AND / OR chains', () => {
     const expr = parseExpression('a AND b AND c AND d');
     assert.equal(expr.kind, 'and');
-    assert.equal((expr as Extract<Expr, { kind: 'and' }>).exprs.length, 4);
+    assert.equal((expr as Logical).exprs.length, 4);
   });
 
   it('round-trips through its canonical text', () => {
@@ -151,12 +151,12 @@ describe('HogQL parser', () => {
 
   it('records source offsets on every node', () => {
     const source = "event = 'a' AND count(properties.x) > 1";
-    const expr = parseExpression(source) as Extract<Expr, { kind: 'and' }>;
+    const expr = parseExpression(source) as Logical;
     assert.deepEqual([expr.start, expr.end], [0, source.length]);
     const [left, right] = expr.exprs;
     assert.equal(source.slice(left.start, left.end), "event = 'a'");
     assert.equal(source.slice(right.start, right.end), 'count(properties.x) > 1');
-    const call = (right as Extract<Expr, { kind: 'compare' }>).left;
+    const call = (right as Compare).left;
     assert.equal(source.slice(call.start, call.end), 'count(properties.x)');
   });
 

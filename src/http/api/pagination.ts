@@ -29,7 +29,7 @@ export const paginated = (item: JsonSchema): JsonSchema => ({
   required: ['count', 'next', 'previous', 'results'],
 });
 
-function integer(raw: unknown, attr: string, min: number, max: number, fallback: number): number {
+export function integer(raw: unknown, attr: string, min: number, max: number, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -53,7 +53,7 @@ export const slicePage = <T>(items: T[], page: Page): PageOf<T> => ({
   results: items.slice(page.offset, page.offset + page.limit),
 });
 
-function link(request: FastifyRequest, ctx: AppContext, set: Record<string, number | null>): string {
+export function link(request: FastifyRequest, ctx: AppContext, set: Record<string, string | number | null>): string {
   const base = ctx.config.publicUrl ?? `${request.protocol}://${request.host}`;
   const [path, query = ''] = request.url.split('?', 2);
   const params = new URLSearchParams(query);

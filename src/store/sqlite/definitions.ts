@@ -8,23 +8,30 @@ import type {
   DefinitionUpdate,
   EventDefinition,
   EventDefinitionQuery,
+  Page,
   PageOf,
   PropertyDefinition,
   PropertyDefinitionPatch,
   PropertyDefinitionQuery,
+  PropertyValueType,
 } from '../types.js';
 import type Database from 'better-sqlite3';
 import { parseJson, toBool, type Sqlite } from './database.js';
 
 type Row = Record<string, unknown>;
 
+const MAX_STATEMENTS = 256;
+
 export interface SqlText {
   sql: string;
   params: unknown[];
 }
 
-/** Plumbing of every event rather than user data: never listed for type=event. */
-const HIDDEN_EVENT_PROPERTIES = JSON.stringify([
+/**
+ * Plumbing of every event rather than user data: never listed for type=event. Constants, so
+ * they are written into the SQL (a literal list is cheaper per row than json_each).
+ */
+const HIDDEN_EVENT_PROPERTIES = [
   'distinct_id',
   '$set',
   '$set_once',
@@ -39,7 +46,9 @@ const HIDDEN_EVENT_PROPERTIES = JSON.stringify([
   '$group_2',
   '$group_3',
   '$group_4',
-]);
+]
+  .map((name) => `'${name}'`)
+  .join(', ');
 
 /** `%word%` with LIKE's wildcards escaped, for `LIKE ? ESCAPE '\'`. */
 export const likeContains = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -49,8 +58,9 @@ function searchClauses(column: string, words: string[]): SqlText {
   return { sql: words.map(() => `${column} LIKE ? ESCAPE '\\'`).join(' AND '), params: words.map(likeContains) };
 }
 
+/** Not correlated: SQLite builds the set of names seen with the events once per query. */
 const SEEN_ON_EVENTS =
-  'EXISTS (SELECT 1 FROM event_properties ep WHERE ep.project_id = pd.project_id AND ep.property = pd.name AND ep.event IN (SELECT value FROM json_each(?)))';
+  'pd.name IN (SELECT ep.property FROM event_properties ep WHERE ep.project_id = ? AND ep.event IN (SELECT value FROM json_each(?)))';
 
 /** The page query and the count query of a property definition list; exported for the benchmark. */
 export function propertyListSql(q: PropertyDefinitionQuery): { page: SqlText; count: SqlText } {
@@ -67,23 +77,23 @@ export function propertyListSql(q: PropertyDefinitionQuery): { page: SqlText; co
   if (q.names !== null) add('pd.name IN (SELECT value FROM json_each(?))', JSON.stringify(q.names));
   if (q.excludedNames.length > 0) add('pd.name NOT IN (SELECT value FROM json_each(?))', JSON.stringify(q.excludedNames));
   if (q.type === 1) {
-    add('pd.name NOT IN (SELECT value FROM json_each(?))', HIDDEN_EVENT_PROPERTIES);
+    add(`pd.name NOT IN (${HIDDEN_EVENT_PROPERTIES})`);
     add("pd.name NOT LIKE '$session\\_entry\\_%' ESCAPE '\\'");
   }
   if (q.isFeatureFlag !== null) add(q.isFeatureFlag ? "pd.name LIKE '$feature/%'" : "pd.name NOT LIKE '$feature/%'");
   if (q.isNumerical === true) add("pd.is_numerical = 1 AND pd.name NOT IN ('distinct_id', 'timestamp')");
   if (q.isNumerical === false) add('pd.is_numerical = 0');
-  const events = q.eventNames === null ? null : JSON.stringify(q.eventNames);
-  if (events !== null && q.onlySeenWithEvents) add(SEEN_ON_EVENTS, events);
+  const seenParams = q.eventNames === null ? null : [q.projectId, JSON.stringify(q.eventNames)];
+  if (seenParams !== null && q.onlySeenWithEvents) add(SEEN_ON_EVENTS, ...seenParams);
 
   const whereSql = where.join(' AND ');
-  const seen = events === null ? 'NULL' : SEEN_ON_EVENTS;
+  const seen = seenParams === null ? 'NULL' : SEEN_ON_EVENTS;
   // Seen-on-events first when asked, then by name: a total order, so pages never overlap.
-  const order = events === null ? 'pd.name' : 'seen DESC, pd.name';
+  const order = seenParams === null ? 'pd.name' : 'seen DESC, pd.name';
   return {
     page: {
       sql: `SELECT pd.*, ${seen} AS seen FROM property_definitions pd WHERE ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`,
-      params: [...(events === null ? [] : [events]), ...params, q.limit, q.offset],
+      params: [...(seenParams ?? []), ...params, q.limit, q.offset],
     },
     count: { sql: `SELECT count(*) AS n FROM property_definitions pd WHERE ${whereSql}`, params },
   };
@@ -112,7 +122,7 @@ const eventFromRow = (row: Row): EventDefinition => ({
 });
 
 export class SqliteDefinitionStore implements DefinitionStore {
-  /** Prepared statements by SQL text; the filter combinations are few, so this stays small. */
+  /** Prepared statements by SQL text (filters present × number of search words), bounded. */
   private readonly statements = new Map<string, Database.Statement<unknown[]>>();
 
   constructor(private readonly db: Sqlite) {}
@@ -120,20 +130,23 @@ export class SqliteDefinitionStore implements DefinitionStore {
   private statement(sql: string): Database.Statement<unknown[]> {
     let statement = this.statements.get(sql);
     if (!statement) {
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.clear();
       statement = this.db.prepare<unknown[]>(sql);
       this.statements.set(sql, statement);
     }
     return statement;
   }
 
-  private page<T>(query: { page: SqlText; count: SqlText }, map: (row: Row) => T): PageOf<T> {
-    const count = (this.statement(query.count.sql).get(...query.count.params) as { n: number }).n;
+  private page<T>(query: { page: SqlText; count: SqlText }, page: Page, map: (row: Row) => T): PageOf<T> {
     const rows = this.statement(query.page.sql).all(...query.page.params) as Row[];
+    // A page that is not full and not past the end already tells the total: skip the count scan.
+    const known = rows.length < page.limit && (rows.length > 0 || page.offset === 0);
+    const count = known ? page.offset + rows.length : (this.statement(query.count.sql).get(...query.count.params) as { n: number }).n;
     return { count, results: rows.map(map) };
   }
 
   async listProperties(query: PropertyDefinitionQuery): Promise<PageOf<PropertyDefinition>> {
-    return this.page(propertyListSql(query), propertyFromRow);
+    return this.page(propertyListSql(query), query, propertyFromRow);
   }
 
   async getProperty(projectId: number, id: string): Promise<PropertyDefinition | null> {
@@ -179,6 +192,14 @@ export class SqliteDefinitionStore implements DefinitionStore {
     return Object.fromEntries(eventNames.map((event) => [event, seen.has(event)]));
   }
 
+  async propertyTypes(projectId: number, type: 1 | 2, names: string[]): Promise<Map<string, PropertyValueType>> {
+    if (names.length === 0) return new Map();
+    const rows = this.statement(
+      'SELECT name, property_type FROM property_definitions WHERE project_id = ? AND type = ? AND group_type_index = -1 AND property_type IS NOT NULL AND name IN (SELECT value FROM json_each(?))',
+    ).all(projectId, type, JSON.stringify(names)) as { name: string; property_type: PropertyValueType }[];
+    return new Map(rows.map((row) => [row.name, row.property_type]));
+  }
+
   async listEvents(query: EventDefinitionQuery): Promise<PageOf<EventDefinition>> {
     const search = searchClauses('name', query.searchWords);
     const where = ['project_id = ?', ...(search.sql ? [search.sql] : [])].join(' AND ');
@@ -188,6 +209,7 @@ export class SqliteDefinitionStore implements DefinitionStore {
         page: { sql: `SELECT * FROM event_definitions WHERE ${where} ORDER BY name LIMIT ? OFFSET ?`, params: [...params, query.limit, query.offset] },
         count: { sql: `SELECT count(*) AS n FROM event_definitions WHERE ${where}`, params },
       },
+      query,
       eventFromRow,
     );
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { MetaStore } from '../types.js';
 import { openSqlite, type Sqlite } from './database.js';
 import { SqliteDefinitionStore } from './definitions.js';
+import { SqliteFlagStore } from './flags.js';
 import { SqliteIngestStore } from './ingest.js';
 import { SqliteTenancyStore } from './tenancy.js';
 
@@ -11,11 +12,13 @@ export class SqliteMetaStore implements MetaStore {
   readonly tenancy: SqliteTenancyStore;
   readonly ingest: SqliteIngestStore;
   readonly definitions: SqliteDefinitionStore;
+  readonly flags: SqliteFlagStore;
 
   private constructor(readonly db: Sqlite, private readonly file: string) {
     this.tenancy = new SqliteTenancyStore(db);
     this.ingest = new SqliteIngestStore(db);
     this.definitions = new SqliteDefinitionStore(db);
+    this.flags = new SqliteFlagStore(db);
   }
 
   static open(dataDir: string): SqliteMetaStore {

@@ -1,0 +1,2 @@
+import { benchFlags } from './bench/flags.ts';
+console.log(await benchFlags());

@@ -1,0 +1,107 @@
+/**
+ * Flag evaluation benchmarks (issue 5): `/decide?v=3` and `/flags?v=2` on 50 connections for a
+ * project with 50 active flags (rollouts, person-property conditions, multivariate, one group
+ * flag) and stored persons and groups, next to the bare node:http baseline (JSON.parse only)
+ * measured in the same run.
+ */
+import { startServer, type TestServer } from '../test/helpers/server.js';
+import { startBaseline } from './ingest.js';
+import { percentile, runLoad, type LoadResult } from './load.js';
+
+const PERSONS = 2_000;
+const COMPANIES = 20;
+const PLANS = ['free', 'pro', 'enterprise'];
+const COUNTRIES = ['GB', 'FR', 'DE', 'US', 'JP'];
+
+const person = (key: string, value: unknown, operator = 'exact') => ({ key, value, operator, type: 'person' });
+const variants = (n: number) => ({ variants: Array.from({ length: n }, (_, i) => ({ key: `v${i}`, rollout_percentage: i < n - 1 ? Math.floor(100 / n) : 100 - Math.floor(100 / n) * (n - 1) })) });
+
+/** 50 flags: 12 rollouts, 16 property-targeted, 14 multivariate, 7 with several conditions, 1 group flag. */
+function flagDefinitions(): Record<string, unknown>[] {
+  const flags: Record<string, unknown>[] = [];
+  for (let i = 0; i < 12; i++) flags.push({ key: `rollout-${i}`, filters: { groups: [{ properties: [], rollout_percentage: 5 + i * 8 }] } });
+  for (let i = 0; i < 16; i++) {
+    const filter = [person('plan', PLANS[i % 3]), person('email', `@example${i % 4}`, 'icontains'), person('country', COUNTRIES.slice(0, 1 + (i % 5))), person('age', String(20 + i), 'gt')][i % 4];
+    flags.push({ key: `targeted-${i}`, filters: { groups: [{ properties: [filter], rollout_percentage: 50 + i * 3 }] } });
+  }
+  for (let i = 0; i < 14; i++) {
+    flags.push({
+      key: `experiment-${i}`,
+      filters: {
+        groups: [{ properties: i % 2 ? [person('plan', ['pro', 'enterprise'])] : [], rollout_percentage: 100 }],
+        multivariate: variants(2 + (i % 3)),
+        payloads: { v0: JSON.stringify({ experiment: i }) },
+      },
+    });
+  }
+  for (let i = 0; i < 7; i++) {
+    flags.push({
+      key: `layered-${i}`,
+      filters: { groups: [{ properties: [person('country', 'JP'), person('plan', 'enterprise')], rollout_percentage: 100 }, { properties: [person('plan', 'pro')], rollout_percentage: 30 + i * 10 }, { properties: [], rollout_percentage: 10 }] },
+    });
+  }
+  flags.push({ key: 'big-companies', filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: 'size', value: '100', operator: 'gt', type: 'group', group_type_index: 0 }], rollout_percentage: 100 }] } });
+  return flags;
+}
+
+async function seed(server: TestServer): Promise<void> {
+  for (const flag of flagDefinitions()) {
+    const response = await server.api('/api/projects/@current/feature_flags/', { method: 'POST', body: flag });
+    if (response.status !== 201) throw new Error(`creating ${flag.key}: ${response.status} ${await response.text()}`);
+  }
+  const batch: unknown[] = [];
+  for (let c = 0; c < COMPANIES; c++) {
+    batch.push({ event: '$groupidentify', distinct_id: `$company_c${c}`, properties: { $group_type: 'company', $group_key: `c${c}`, $group_set: { size: c * 10 } } });
+  }
+  for (let i = 0; i < PERSONS; i++) {
+    const set = { plan: PLANS[i % 3], email: `user${i}@example${i % 4}.com`, country: COUNTRIES[i % 5], age: 18 + (i % 50) };
+    batch.push({ event: '$identify', distinct_id: `person-${i}`, properties: { $set: set } });
+  }
+  const response = await server.post('/batch/', { api_key: server.projectKey, batch });
+  if (response.status !== 200) throw new Error(`seeding persons: ${response.status} ${await response.text()}`);
+}
+
+/** Half the requests are for stored persons; a third name a company; some override a property. */
+function requestBody(tokenField: string, token: string, i: number): Buffer {
+  const id = i % 2 === 0 ? `person-${i % PERSONS}` : `anonymous-${i}`;
+  const body: Record<string, unknown> = { [tokenField]: token, distinct_id: id };
+  if (i % 3 === 0) body.groups = { company: `c${i % COMPANIES}` };
+  if (i % 5 === 0) body.person_properties = { plan: 'pro' };
+  return Buffer.from(JSON.stringify(body));
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const rate = (r: LoadResult) => r.requests / r.seconds;
+const row = (name: string, r: LoadResult, base: LoadResult) =>
+  `| ${name} | ${fmt(rate(r))} | ${percentile(r.latenciesMs, 50).toFixed(1)} | ${percentile(r.latenciesMs, 99).toFixed(1)} | ${(rate(r) / rate(base)).toFixed(2)} |`;
+
+export async function benchFlags(): Promise<string> {
+  const DURATION = Number(process.env.BENCH_FLAGS_MS ?? 8000);
+  const CONNECTIONS = 50;
+  const headers = { 'content-type': 'application/json' };
+  const server = await startServer({ env: { SIGHTLINE_LOG_LEVEL: 'info' } });
+  const lines = [
+    `50 active flags (12 rollouts, 16 property-targeted, 14 multivariate, 7 multi-condition, 1 group flag), ${fmt(PERSONS)} stored persons, ${COMPANIES} groups; ${CONNECTIONS} connections, ${DURATION / 1000} s each.`,
+    '',
+    '| endpoint | req/s | p50 ms | p99 ms | vs baseline |',
+    '|---|---|---|---|---|',
+  ];
+  try {
+    await seed(server);
+    for (const [path, tokenField] of [['/decide?v=3', 'api_key'], ['/flags?v=2', 'token']] as const) {
+      let i = 0;
+      const bodies = () => requestBody(tokenField, server.projectKey, i++);
+      const baseline = await startBaseline();
+      const base = await runLoad({ url: `${baseline.url}${path}`, connections: CONNECTIONS, headers, bodies, durationMs: DURATION });
+      baseline.stop();
+      i = 0;
+      const service = await runLoad({ url: `${server.url}${path}`, connections: CONNECTIONS, headers, bodies, durationMs: DURATION });
+      const failures = Object.entries(service.statusCounts).filter(([status]) => status !== '200');
+      lines.push(row(`bare node:http (JSON.parse only), ${path}`, base, base), row(`Sightline ${path}`, service, base));
+      if (failures.length > 0 || service.errors > 0) lines.push(`| ${path}: non-200 answers ${JSON.stringify(Object.fromEntries(failures))}, errors ${service.errors} | | | | |`);
+    }
+  } finally {
+    await server.stop();
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,113 @@
+/**
+ * The DuckDB statements of the events API, built from a QueryPlan. Values always travel as
+ * parameters; the only numbers written into the text are limits, offsets and flush sequence
+ * numbers that this code produced itself.
+ */
+import { ParamSink, type ParamValue } from '../query/index.js';
+import { toSqlTimestamp } from '../query/dates.js';
+import type { EventQuery } from '../store/types.js';
+import { fromSql, type QueryPlan } from './plan.js';
+import type { Cursor } from './types.js';
+
+/** Microsecond ISO text without zone: the form cursors and results carry. */
+const ISO_TIMESTAMP = `strftime(e."timestamp", '%Y-%m-%dT%H:%M:%S.%f')`;
+const NEWEST_FIRST = 'e."timestamp" DESC, e.uuid DESC';
+const OLDEST_FIRST = 'e."timestamp" ASC, e.uuid ASC';
+const FLUSH_SEQ = "(SELECT value FROM sync_state WHERE key = 'flush_seq')";
+
+/** The stored event as the list and retrieve answers need it. */
+export const EVENT_COLUMNS = `CAST(e.uuid AS VARCHAR) AS id, e.distinct_id, e.properties, e.event, ${ISO_TIMESTAMP} AS ts, e.elements_chain`;
+/** Hidden key columns of a `select` row, for the next page's cursor. */
+const KEY_COLUMNS = `${ISO_TIMESTAMP} AS __ts, CAST(e.uuid AS VARCHAR) AS __uuid`;
+
+const query = (sql: string, params: ParamValue[]): EventQuery => ({ sql, params });
+
+/** A sink already holding `values` as $1..$n, for statements that add their own. */
+function continueParams(values: ParamValue[]): ParamSink {
+  const sink = new ParamSink();
+  for (const value of values) sink.add(value);
+  return sink;
+}
+
+/** Column aliases c0, c1, … keep repeated or odd expression texts apart in row objects. */
+export const selectColumns = (selectSql: string[]) => selectSql.map((sql, i) => `${sql} AS c${i}`).join(', ');
+
+/**
+ * Count, oldest and newest timestamp of the matching rows written by flushes after `afterSeq`
+ * (every row when -1), and the flush sequence they were read at — one snapshot, one statement.
+ */
+export function statsQuery(plan: QueryPlan, afterSeq: number): EventQuery {
+  return query(
+    `SELECT ${FLUSH_SEQ} AS seq, count(*) AS n, min(e."timestamp") AS lo, max(e."timestamp") AS hi FROM ${fromSql(plan.filterNeedsPerson)} ` +
+      `WHERE ${plan.where} AND e.flush_seq > ${Math.trunc(afterSeq)} AND e.flush_seq <= ${FLUSH_SEQ}`,
+    plan.filterParams,
+  );
+}
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  cursor: Cursor | null;
+  /** Lower time bound that lets DuckDB skip old row groups; null scans everything. */
+  since: Date | null;
+  /** CSV rows also carry the current person id. */
+  withPersonId?: boolean;
+}
+
+/** One page of rows (events, or `select` rows with their key columns), newest first unless reversed. */
+export function pageQuery(plan: QueryPlan, page: PageRequest): EventQuery {
+  const sink = continueParams(plan.params);
+  const conditions = [plan.where];
+  if (page.cursor) conditions.push(cursorCondition(page.cursor, sink));
+  if (page.since) conditions.push(`e."timestamp" >= CAST(${sink.add(toSqlTimestamp(page.since))} AS TIMESTAMP)`);
+  const needsPerson = plan.filterNeedsPerson || Boolean(plan.select?.needsPerson) || Boolean(page.withPersonId);
+  const columns = plan.select ? `${selectColumns(plan.select.selectSql)}, ${KEY_COLUMNS}` : EVENT_COLUMNS;
+  const personId = page.withPersonId ? ', CAST(coalesce(pdi.person_id, e.person_id) AS VARCHAR) AS person_id' : '';
+  return query(
+    `SELECT ${columns}${personId} FROM ${fromSql(needsPerson)} WHERE ${conditions.join(' AND ')} ` +
+      `ORDER BY ${page.cursor?.reverse ? OLDEST_FIRST : NEWEST_FIRST} LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.trunc(page.offset)}`,
+    sink.values,
+  );
+}
+
+/** Rows strictly after the position in the walk's direction (or from it, when inclusive). */
+function cursorCondition(cursor: Cursor, sink: ParamSink): string {
+  const ts = `CAST(${sink.add(cursor.timestamp)} AS TIMESTAMP)`;
+  const uuid = `CAST(${sink.add(cursor.uuid)} AS UUID)`;
+  const [wide, strict] = cursor.reverse ? ['>=', '>'] : ['<=', '<'];
+  const tie = cursor.inclusive ? wide : strict;
+  // The first, redundant bound is a plain column comparison DuckDB can prune row groups with.
+  return `e."timestamp" ${wide} ${ts} AND (e."timestamp" ${strict} ${ts} OR e.uuid ${tie} ${uuid})`;
+}
+
+/** Aggregating `select`: groups ordered by the first aggregate (largest first), with their total. */
+export function groupedQuery(plan: QueryPlan, limit: number, offset: number): EventQuery {
+  const select = plan.select!;
+  const firstAggregate = select.selectSql.findIndex((sql) => !select.groupBy.includes(sql));
+  const order = select.selectSql.map((_, i) => `c${i}`);
+  if (firstAggregate >= 0) order.unshift(`c${firstAggregate} DESC NULLS LAST`);
+  return query(
+    `SELECT ${selectColumns(select.selectSql)}, count(*) OVER () AS __total FROM ${fromSql(plan.filterNeedsPerson || select.needsPerson)} ` +
+      `WHERE ${plan.where}${select.groupBy.length > 0 ? ` GROUP BY ${select.groupBy.join(', ')}` : ''}` +
+      `${select.having ? ` HAVING ${select.having}` : ''} ORDER BY ${order.join(', ')} LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`,
+    plan.params,
+  );
+}
+
+/** Persons of the given distinct ids, with every distinct id each person has now. */
+export function personsQuery(projectId: number, distinctIds: string[]): EventQuery {
+  return query(
+    'SELECT d.distinct_id AS key, CAST(p.id AS VARCHAR) AS id, p.properties, p.is_identified, ' +
+      '(SELECT list(x.distinct_id ORDER BY x.distinct_id) FROM person_distinct_ids x WHERE x.project_id = p.project_id AND x.person_id = p.id) AS distinct_ids ' +
+      'FROM person_distinct_ids d JOIN persons p ON p.project_id = d.project_id AND p.id = d.person_id ' +
+      `WHERE d.project_id = CAST($1 AS INTEGER) AND d.distinct_id IN (SELECT unnest(from_json($2, '["VARCHAR"]')))`,
+    [projectId, JSON.stringify(distinctIds)],
+  );
+}
+
+export function eventByIdQuery(projectId: number, uuid: string): EventQuery {
+  return query(
+    `SELECT ${EVENT_COLUMNS} FROM ${fromSql(false)} WHERE e.project_id = CAST($1 AS INTEGER) AND e.uuid = CAST($2 AS UUID) LIMIT 1`,
+    [projectId, uuid],
+  );
+}

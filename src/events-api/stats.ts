@@ -1,0 +1,62 @@
+/**
+ * The envelope's exact `count` (plus the time span of the matches, which sizes the page query's
+ * window). Counting a JSON property filter over a million events means parsing a million JSON
+ * documents, so counts are kept per filter together with the flush sequence they were read at:
+ * rows are append-only and stamped with their flush, so the next request only counts rows of
+ * later flushes (DuckDB skips older row groups by their min/max). Filters that read persons are
+ * never kept: a merge changes which old rows match.
+ */
+import type { EventStore } from '../store/types.js';
+import type { QueryPlan } from './plan.js';
+import { timestampMs } from './rows.js';
+import { statsQuery } from './sql.js';
+
+export interface MatchStats {
+  n: number;
+  /** Oldest and newest matching timestamp (epoch ms), null when nothing matches. */
+  lo: number | null;
+  hi: number | null;
+}
+
+const MAX_ENTRIES = 500;
+
+export class StatsCache {
+  private readonly entries = new Map<string, { seq: number; stats: MatchStats }>();
+
+  get(key: string): { seq: number; stats: MatchStats } | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      // Map order is recency order: re-insert on use, evict from the front.
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, seq: number, stats: MatchStats): void {
+    this.entries.delete(key);
+    this.entries.set(key, { seq, stats });
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+export type Run = (query: ReturnType<typeof statsQuery>) => ReturnType<EventStore['query']>;
+
+export async function matchStats(run: Run, plan: QueryPlan, cache: StatsCache): Promise<MatchStats> {
+  const key = plan.stable ? JSON.stringify([plan.where, plan.filterParams]) : null;
+  const cached = key === null ? undefined : cache.get(key);
+  const [row] = await run(statsQuery(plan, cached?.seq ?? -1));
+  const fresh: MatchStats = {
+    n: Number(row.n),
+    lo: row.lo === null ? null : timestampMs(row.lo as string),
+    hi: row.hi === null ? null : timestampMs(row.hi as string),
+  };
+  const stats = cached ? merge(cached.stats, fresh) : fresh;
+  if (key !== null) cache.set(key, Number(row.seq), stats);
+  return stats;
+}
+
+function merge(a: MatchStats, b: MatchStats): MatchStats {
+  const pick = (x: number | null, y: number | null, f: (...v: number[]) => number) => (x === null ? y : y === null ? x : f(x, y));
+  return { n: a.n + b.n, lo: pick(a.lo, b.lo, Math.min), hi: pick(a.hi, b.hi, Math.max) };
+}
