@@ -7,8 +7,10 @@
  * in flight, store everything acknowledged, and exit 0 in bounded time.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, test, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
@@ -213,6 +215,42 @@ function killOnNextMetaCommit(server: TestServer): Promise<void> {
   });
 }
 
+/**
+ * Starts the service on a data dir and SIGKILLs it the moment it logs that it is recovering
+ * from an interrupted flush, i.e. in the middle of start-up recovery. Resolves with whether
+ * that happened (false: there was nothing to recover, the process was killed once ready).
+ */
+function startAndKillDuringRecovery(server: TestServer): Promise<boolean> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts'), 'serve'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      SIGHTLINE_HOST: '127.0.0.1',
+      SIGHTLINE_PORT: '0',
+      SIGHTLINE_DATA_DIR: server.dataDir,
+      SIGHTLINE_LOG_LEVEL: 'info',
+      SIGHTLINE_PROJECT_API_KEY: server.projectKey,
+      SIGHTLINE_PERSONAL_API_KEY: server.personalKey,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let recovering = false;
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    if (!recovering && output.includes('recovering from an interrupted flush')) {
+      recovering = true;
+      child.kill('SIGKILL');
+    } else if (output.includes('accepting traffic')) {
+      child.kill('SIGKILL');
+    }
+  });
+  child.stderr!.resume();
+  return new Promise((resolve) => child.once('exit', () => resolve(recovering)));
+}
+
 /** Starts load, waits for `acks` acknowledged batches (+ an optional pause), SIGKILLs the server. */
 async function loadAndKill(server: TestServer, options: LoadOptions, acks: number, pauseMs = 0): Promise<Load> {
   const load = new Load(server, options).start();
@@ -263,6 +301,20 @@ describe('SIGKILL under load, restart, nothing acknowledged is lost or doubled',
     if (await restartRetryVerify(t, first, loads)) recoveries += 1;
     t.diagnostic(`start-up recovered an interrupted flush after ${recoveries} of 3 kills`);
     assert.ok(recoveries >= 1, 'the kill landed between the two commits at least once (else this test proved less than it claims)');
+  });
+});
+
+describe('SIGKILL during start-up recovery', () => {
+  test('a crash while recovering from a crash is repaired by the next start', async (t) => {
+    const first = await startServer();
+    const load = new Load(first, { clients: 4, batchSize: 1000, people: 1500 }).start();
+    await load.waitForAcks(2);
+    await killOnNextMetaCommit(first);
+    await first.kill();
+    await load.stop();
+    const interrupted = await startAndKillDuringRecovery(first);
+    t.diagnostic(`start-up recovery was interrupted: ${interrupted}`);
+    await restartRetryVerify(t, first, { 'before the double crash': load });
   });
 });
 

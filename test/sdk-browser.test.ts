@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
-import { collectConsole, launchChromium, logBeacons, readBeacons, recordApiRequests, startPageServer, type PageServer, type RecordedRequest } from './helpers/browser.js';
+import { collectConsole, tryLaunchChromium, logBeacons, readBeacons, recordApiRequests, startPageServer, type PageServer, type RecordedRequest } from './helpers/browser.js';
 import { personsByDistinctId, stopAndRead } from './helpers/ingest.js';
 import {
   assertStoredOnce,
@@ -26,6 +26,7 @@ import {
 import { startServer, type TestServer } from './helpers/server.js';
 
 let browser: Browser | undefined;
+let chromiumError: string | null = null;
 let server: TestServer | undefined;
 let pages: PageServer | undefined;
 let context: BrowserContext;
@@ -44,7 +45,12 @@ let resetId = '';
 
 before(async () => {
   // Chromium first: without it nothing else is started and every test fails with the install hint.
-  browser = await launchChromium();
+  const launched = await tryLaunchChromium();
+  if (typeof launched === 'string') {
+    chromiumError = launched;
+    return;
+  }
+  browser = launched;
   server = await startServer({ env: { SIGHTLINE_GEOIP: 'false' } });
   flagSetupError = await createFlags(server);
   pages = await startPageServer({
@@ -66,6 +72,10 @@ after(async () => {
   await server?.stop();
 });
 
+/** Fails the calling test when Chromium could not be started (never a silent skip). */
+function requireChromium(): void {
+  if (chromiumError !== null) assert.fail(chromiumError);
+}
 const api = () => server!;
 const captureRequests = () => requests.filter((r) => r.method === 'POST' && CAPTURE_PATH.test(r.path) && r.body);
 /** Every event whose request body the recorder saw (beacons from a closing page may be missing). */
@@ -85,6 +95,7 @@ async function waitForSent(event: string, distinctId?: string): Promise<SentEven
 
 describe('posthog-js in Chromium', () => {
   test('page load: remote config script, initial $pageview, /flags for the anonymous user', async () => {
+    requireChromium();
     context = await browser!.newContext();
     await logBeacons(context);
     requests = recordApiRequests(context, api().url);
@@ -107,6 +118,7 @@ describe('posthog-js in Chromium', () => {
   });
 
   test('custom capture, autocapture of a real click, identify, group', async () => {
+    requireChromium();
     await page.evaluate(() => (window as any).posthog.capture('browser custom', { price: 9.5, nested: { a: 1 } }));
     await page.click('#buy');
     await page.evaluate((user) => (window as any).posthog.identify(user, { email: 'b@example.com', plan: 'pro' }, { first_visit: 'yes' }), USER);
@@ -120,6 +132,7 @@ describe('posthog-js in Chromium', () => {
   });
 
   test('flags follow the identified person: onFeatureFlags, getFeatureFlag, isFeatureEnabled, getFeatureFlagPayload', async () => {
+    requireChromium();
     assert.equal(flagSetupError, null, `cannot check flag values: ${flagSetupError}`);
     // identify() reloads flags with plan=pro among the person properties: sdk-targeted turns on.
     await waitFor(
@@ -149,6 +162,7 @@ describe('posthog-js in Chromium', () => {
   });
 
   test('reset() starts a new anonymous user', async () => {
+    requireChromium();
     resetId = await page.evaluate(() => {
       const posthog = (window as any).posthog;
       posthog.reset();
@@ -161,6 +175,7 @@ describe('posthog-js in Chromium', () => {
   });
 
   test('closing the page flushes the queue with sendBeacon', async () => {
+    requireChromium();
     const seenBefore = captureRequests().length;
     await page.evaluate(() => (window as any).posthog.capture('browser last words'));
     await page.close({ runBeforeUnload: true });
@@ -180,6 +195,7 @@ describe('posthog-js in Chromium', () => {
 
 describe('what the server stored from the browser', () => {
   test('wire: remote config used, events to /i/v0/e/ as gzip text/plain, no retries', () => {
+    requireChromium();
     const captures = captureRequests();
     assert.ok(captures.length >= 3, `capture requests: ${describeRequests()}`);
     const [first, ...rest] = captures;
@@ -195,6 +211,7 @@ describe('what the server stored from the browser', () => {
   });
 
   test('every event once; persons merged and reset; group; autocapture elements_chain', async (t) => {
+    requireChromium();
     const sent = sentEvents();
     const names = sent.map((e) => e.event);
     for (const name of ['$pageview', 'browser custom', '$autocapture', '$identify', '$groupidentify', 'browser in group', 'browser after reset']) {

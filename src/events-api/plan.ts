@@ -19,6 +19,7 @@ import { toSqlTimestamp } from '../query/dates.js';
 import type { EventsQuery } from './types.js';
 
 export interface QueryPlan {
+  projectId: number;
   /** Values of the filter placeholders ($1..$k). */
   filterParams: ParamValue[];
   /** Values of every placeholder: the filters', then the select list's. */
@@ -77,6 +78,7 @@ export function buildPlan(query: EventsQuery, ctx: CompileContext): QueryPlan {
     throw new HogQLError('where uses an aggregate function; that needs a select list to group by', null, 'where');
   }
   return {
+    projectId: query.projectId,
     filterParams,
     params: ctx.params.values,
     projectParam,

@@ -17,6 +17,8 @@ const FLUSH_SEQ = "(SELECT value FROM sync_state WHERE key = 'flush_seq')";
 
 /** The stored event as the list and retrieve answers need it. */
 export const EVENT_COLUMNS = `CAST(e.uuid AS VARCHAR) AS id, e.distinct_id, e.properties, e.event, ${ISO_TIMESTAMP} AS ts, e.elements_chain`;
+/** The event's current person (after merges); needs the person joins. */
+const PERSON_ID = 'CAST(coalesce(pdi.person_id, e.person_id) AS VARCHAR) AS person_id';
 /** Hidden key columns of a `select` row, for the next page's cursor. */
 const KEY_COLUMNS = `${ISO_TIMESTAMP} AS __ts, CAST(e.uuid AS VARCHAR) AS __uuid`;
 
@@ -62,7 +64,7 @@ export function pageQuery(plan: QueryPlan, page: PageRequest): EventQuery {
   if (page.since) conditions.push(`e."timestamp" >= CAST(${sink.add(toSqlTimestamp(page.since))} AS TIMESTAMP)`);
   const needsPerson = plan.filterNeedsPerson || Boolean(plan.select?.needsPerson) || Boolean(page.withPersonId);
   const columns = plan.select ? `${selectColumns(plan.select.selectSql)}, ${KEY_COLUMNS}` : EVENT_COLUMNS;
-  const personId = page.withPersonId ? ', CAST(coalesce(pdi.person_id, e.person_id) AS VARCHAR) AS person_id' : '';
+  const personId = page.withPersonId ? `, ${PERSON_ID}` : '';
   return query(
     `SELECT ${columns}${personId} FROM ${fromSql(needsPerson)} WHERE ${conditions.join(' AND ')} ` +
       `ORDER BY ${page.cursor?.reverse ? OLDEST_FIRST : NEWEST_FIRST} LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.trunc(page.offset)}`,
@@ -107,7 +109,7 @@ export function personsQuery(projectId: number, distinctIds: string[]): EventQue
 
 export function eventByIdQuery(projectId: number, uuid: string): EventQuery {
   return query(
-    `SELECT ${EVENT_COLUMNS} FROM ${fromSql(false)} WHERE e.project_id = CAST($1 AS INTEGER) AND e.uuid = CAST($2 AS UUID) LIMIT 1`,
+    `SELECT ${EVENT_COLUMNS}, ${PERSON_ID} FROM ${fromSql(true)} WHERE e.project_id = CAST($1 AS INTEGER) AND e.uuid = CAST($2 AS UUID) LIMIT 1`,
     [projectId, uuid],
   );
 }

@@ -6,9 +6,9 @@
  * later flushes (DuckDB skips older row groups by their min/max). Filters that read persons are
  * never kept: a merge changes which old rows match.
  */
-import type { EventStore } from '../store/types.js';
 import type { QueryPlan } from './plan.js';
 import { timestampMs } from './rows.js';
+import type { Runner } from './run.js';
 import { statsQuery } from './sql.js';
 
 export interface MatchStats {
@@ -40,9 +40,7 @@ export class StatsCache {
   }
 }
 
-export type Run = (query: ReturnType<typeof statsQuery>) => ReturnType<EventStore['query']>;
-
-export async function matchStats(run: Run, plan: QueryPlan, cache: StatsCache): Promise<MatchStats> {
+export async function matchStats(run: Runner, plan: QueryPlan, cache: StatsCache): Promise<MatchStats> {
   const key = plan.stable ? JSON.stringify([plan.where, plan.filterParams]) : null;
   const cached = key === null ? undefined : cache.get(key);
   const [row] = await run(statsQuery(plan, cached?.seq ?? -1));

@@ -18,7 +18,7 @@ export interface ProjectFlags {
 const TTL_MS = 3_000;
 const MAX_PROJECTS = 10_000;
 
-export function projectFlags(all: StoredFlag[]): ProjectFlags {
+function projectFlags(all: StoredFlag[]): ProjectFlags {
   const active = all.filter((flag) => flag.active);
   return {
     all,

@@ -1,4 +1,3 @@
 /** Flag evaluation for HTTP requests: cached flags, stored properties, the pure engine. */
-export { FlagService, EVALUATE_OPTIONS } from './service.js';
-export { projectFlags, type ProjectFlags } from './flag-cache.js';
+export { FlagService } from './service.js';
 export type { FlagEvaluation, FlagRequest } from './types.js';

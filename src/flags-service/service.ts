@@ -21,7 +21,7 @@ import type { FlagEvaluation, FlagRequest } from './types.js';
  * Python server did, would make `/flags` disagree with local evaluation for flags whose
  * earlier condition also matches.
  */
-export const EVALUATE_OPTIONS: EvaluateOptions = { variantOverridesFirst: false };
+const EVALUATE_OPTIONS: EvaluateOptions = { variantOverridesFirst: false };
 
 const failed = (key: string): FlagResult => ({
   key,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 // 2^60 − 1. The value and its float64 rounding are part of the SDK contract: changing
 // either reassigns users to different rollout buckets and variants.
@@ -6,7 +6,8 @@ const LONG_SCALE = 0xfffffffffffffff;
 
 /** sha1(input) → first 15 hex digits → a float in [0, 1), exactly as the SDKs compute it. */
 export function hashToUnit(input: string): number {
-  const hex = createHash('sha1').update(input, 'utf8').digest('hex');
+  // One-shot hashing: about twice as fast as createHash() for inputs this small.
+  const hex = hash('sha1', input, 'hex');
   return parseInt(hex.slice(0, 15), 16) / LONG_SCALE;
 }
 

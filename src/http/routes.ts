@@ -1,6 +1,7 @@
 /** Every route module, registered in this order by app.ts. Add a module here, nowhere else. */
 import type { FastifyInstance } from 'fastify';
 import { registerEventDefinitionRoutes } from './api/event-definitions.js';
+import { registerEventRoutes } from './api/events.js';
 import { registerFeatureFlagRoutes } from './api/feature-flags.js';
 import { registerInviteRoutes } from './api/invites.js';
 import { registerMemberRoutes } from './api/members.js';
@@ -33,6 +34,7 @@ export const routeModules: ((app: FastifyInstance, ctx: AppContext) => Promise<v
   registerInviteRoutes,
   registerPropertyDefinitionRoutes,
   registerEventDefinitionRoutes,
+  registerEventRoutes,
   registerFeatureFlagRoutes,
   registerDecideRoutes,
   registerFlagsRoutes,

@@ -29,6 +29,15 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/** launchChromium(), or the error message to fail each browser test with. */
+export async function tryLaunchChromium(): Promise<Browser | string> {
+  try {
+    return await launchChromium();
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The page server
 

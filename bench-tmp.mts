@@ -1,2 +1,0 @@
-import { benchFlags } from './bench/flags.ts';
-console.log(await benchFlags());

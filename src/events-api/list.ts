@@ -1,0 +1,84 @@
+/**
+ * One page of the events list (or of a non-aggregating `select`), newest first, with keyset
+ * cursors for the links: a page continues strictly below the (timestamp, uuid) of the last row
+ * it showed, so events arriving meanwhile — at any timestamp — never shift a walk, which thus
+ * shows every event that existed when it started exactly once.
+ *
+ * The events table has no index, only min/max per row group. A plain ORDER BY … LIMIT reads
+ * every row group, so the page query first asks only for rows newer than a lower bound sized
+ * from the match statistics (about twice the span that should hold the page), widening it
+ * until the page is full or the bound passes the oldest match.
+ */
+import type { QueryPlan } from './plan.js';
+import { personFromRow, type Person } from './rows.js';
+import type { Row, Runner } from './run.js';
+import { pageQuery, personsQuery } from './sql.js';
+import { matchStats, type MatchStats, type StatsCache } from './stats.js';
+import type { Cursor, Paging } from './types.js';
+
+const MIN_SPAN_MS = 1_000;
+const GROWTH = 8;
+
+export interface ListPage {
+  count: number;
+  rows: Row[];
+  next: Cursor | null;
+  previous: Cursor | null;
+}
+
+/** Where a row sits in the walk: list rows carry ts/id, `select` rows their hidden key columns. */
+export type RowKey = (row: Row) => { timestamp: string; uuid: string };
+
+export const eventKey: RowKey = (row) => ({ timestamp: row.ts as string, uuid: row.id as string });
+export const selectKey: RowKey = (row) => ({ timestamp: row.__ts as string, uuid: row.__uuid as string });
+
+export async function listPage(run: Runner, plan: QueryPlan, paging: Paging, cache: StatsCache, key: RowKey): Promise<ListPage> {
+  const stats = await matchStats(run, plan, cache);
+  const fetched = stats.n === 0 ? [] : await fetchRows(run, plan, paging, stats);
+  const more = fetched.length > paging.limit;
+  const reverse = paging.cursor?.reverse === true;
+  const rows = fetched.slice(0, paging.limit);
+  if (reverse) rows.reverse();
+  const at = (row: Row | undefined, reverseWalk: boolean): Cursor | null =>
+    row ? { reverse: reverseWalk, inclusive: false, ...key(row) } : null;
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  let next: Cursor | null;
+  let previous: Cursor | null;
+  if (reverse) {
+    next = at(last, false);
+    previous = more ? at(first, true) : null;
+  } else {
+    next = more ? at(last, false) : null;
+    const afterStart = paging.cursor !== null || paging.offset > 0;
+    // An empty page reached by a cursor goes back to the rows from that position on.
+    previous = !afterStart ? null : first ? at(first, true) : paging.cursor && { ...paging.cursor, reverse: true, inclusive: true };
+  }
+  return { count: stats.n, rows, next, previous };
+}
+
+/** limit + 1 rows (the extra one tells whether there is a next page). */
+async function fetchRows(run: Runner, plan: QueryPlan, paging: Paging, stats: MatchStats): Promise<Row[]> {
+  const page = { limit: paging.limit + 1, offset: paging.offset, cursor: paging.cursor };
+  const needed = paging.offset + paging.limit + 1;
+  const everything = () => run(pageQuery(plan, { ...page, since: null }));
+  // Walking back up (a `previous` link) is bounded below by the cursor itself.
+  if (paging.cursor?.reverse || stats.lo === null || stats.hi === null || stats.n <= needed) return everything();
+  const cursorMs = paging.cursor ? Date.parse(`${paging.cursor.timestamp}Z`) : Infinity;
+  const upper = Math.min(cursorMs, stats.hi);
+  let span = Math.max(MIN_SPAN_MS, ((stats.hi - stats.lo) * needed * 2) / stats.n);
+  for (;;) {
+    const since = upper - span;
+    if (since <= stats.lo) return everything();
+    const rows = await run(pageQuery(plan, { ...page, since: new Date(since) }));
+    if (rows.length === page.limit) return rows;
+    span *= GROWTH;
+  }
+}
+
+/** The current person of each distinct id (after merges) with all of its distinct ids. */
+export async function loadPersons(run: Runner, projectId: number, distinctIds: string[]): Promise<Map<string, Person>> {
+  if (distinctIds.length === 0) return new Map();
+  const rows = await run(personsQuery(projectId, [...new Set(distinctIds)]));
+  return new Map(rows.map((row) => [row.key as string, personFromRow(row)]));
+}

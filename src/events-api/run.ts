@@ -1,0 +1,30 @@
+/**
+ * Running compiled statements. The compiler keeps user expressions from failing at run time
+ * where it can (TRY_CAST and friends); whatever DuckDB still rejects while evaluating them is
+ * the request's fault, so it becomes a 400 naming the HogQL parameter, never a 500.
+ */
+import { validationError } from '../http/errors.js';
+import type { EventQuery, EventStore } from '../store/types.js';
+
+export type Row = Record<string, unknown>;
+export type Runner = (query: EventQuery) => Promise<Row[]>;
+
+/** DuckDB's error classes that come from evaluating expressions over data. */
+const EVALUATION_ERROR = /^(Conversion|Invalid Input|Out of Range|Binder|Not implemented) Error: /;
+
+export function queryError(error: unknown, hogqlAttr: string | null): unknown {
+  const message = error instanceof Error ? error.message : '';
+  if (hogqlAttr === null || !EVALUATION_ERROR.test(message)) return error;
+  // First line only: DuckDB appends the offending SQL text, which is ours, not the user's.
+  return validationError(`The query could not be run: ${message.split('\n')[0]}`, hogqlAttr);
+}
+
+export function runner(store: EventStore, hogqlAttr: string | null): Runner {
+  return async (query) => {
+    try {
+      return await store.query(query);
+    } catch (error) {
+      throw queryError(error, hogqlAttr);
+    }
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * What the events routes call: compile a request, then answer it as a JSON page, a CSV stream
+ * or a single event. HTTP concerns (links, headers) stay in src/http/api/events.ts.
+ */
+import { validationError } from '../http/errors.js';
+import { HogQLError } from '../query/index.js';
+import type { EventStore } from '../store/types.js';
+import { CSV_CHUNK_ROWS, eventsCsv, primed, tableCsv } from './csv.js';
+import { eventKey, listPage, loadPersons, selectKey } from './list.js';
+import { buildPlan, type QueryPlan } from './plan.js';
+import { eventResult, selectValues, type EventResult } from './rows.js';
+import { queryError, type Row, type Runner } from './run.js';
+import { eventByIdQuery, groupedQuery, pageQuery } from './sql.js';
+import type { StatsCache } from './stats.js';
+import { compileTyped, type TypeLookup } from './typed-compile.js';
+import type { Cursor, EventsQuery, Paging } from './types.js';
+
+export async function planRequest(query: EventsQuery, lookup: TypeLookup): Promise<QueryPlan> {
+  try {
+    return await compileTyped(query.now, lookup, (ctx) => buildPlan(query, ctx));
+  } catch (error) {
+    if (error instanceof HogQLError) throw validationError(error.message, error.attr);
+    throw error;
+  }
+}
+
+export interface JsonPage {
+  count: number;
+  results: EventResult[] | unknown[][];
+  /** Keyset pages: positions for the links. Aggregating pages use plain offsets instead. */
+  next: Cursor | null;
+  previous: Cursor | null;
+  columns?: string[];
+  types?: string[];
+}
+
+/** Stored events, or the rows of a `select` that does not aggregate. */
+export async function walkPage(run: Runner, plan: QueryPlan, paging: Paging, cache: StatsCache): Promise<JsonPage> {
+  const select = plan.select;
+  const page = await listPage(run, plan, paging, cache, select ? selectKey : eventKey);
+  if (select) return { ...page, columns: select.columns, types: select.types, results: page.rows.map((row) => selectValues(row, select.types)) };
+  const persons = await loadPersons(run, plan.projectId, page.rows.map((row) => row.distinct_id as string));
+  return { ...page, results: page.rows.map((row) => eventResult(row, persons)) };
+}
+
+/** An aggregating `select`: groups are few, so they page by offset and count with a window. */
+export async function groupedPage(run: Runner, plan: QueryPlan, limit: number, offset: number) {
+  const select = plan.select!;
+  let rows = await run(groupedQuery(plan, limit, offset));
+  const total = rows.length > 0 || offset === 0 ? rows : await run(groupedQuery(plan, 1, 0));
+  const count = Number(total[0]?.__total ?? 0);
+  if (total !== rows) rows = [];
+  return { count, columns: select.columns, types: select.types, results: rows.map((row) => selectValues(row, select.types)) };
+}
+
+/** The CSV body; the query has already produced its first chunk when this returns. */
+export async function csvExport(store: EventStore, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
+  const select = plan.select;
+  const query = select?.grouped
+    ? groupedQuery(plan, paging.limit, paging.offset)
+    : pageQuery(plan, { ...paging, since: null, withPersonId: !select });
+  let chunks: AsyncIterable<Row[]>;
+  try {
+    chunks = await primed(store.stream(query, CSV_CHUNK_ROWS));
+  } catch (error) {
+    throw queryError(error, plan.hogqlAttr);
+  }
+  if (!select) return eventsCsv(chunks);
+  return tableCsv(select.columns, mapChunks(chunks, (row) => selectValues(row, select.types)));
+}
+
+async function* mapChunks<T>(chunks: AsyncIterable<Row[]>, map: (row: Row) => T): AsyncGenerator<T[]> {
+  for await (const rows of chunks) yield rows.map(map);
+}
+
+/** One stored event with its person, or null. */
+export async function eventById(run: Runner, projectId: number, uuid: string): Promise<{ event: EventResult; row: Row } | null> {
+  const [row] = await run(eventByIdQuery(projectId, uuid));
+  if (!row) return null;
+  const persons = await loadPersons(run, projectId, [row.distinct_id as string]);
+  return { event: eventResult(row, persons), row };
+}

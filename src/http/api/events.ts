@@ -1,0 +1,120 @@
+/**
+ * /api/projects/:project_id/events/ (spec 4.5, semantics §5): the stored events, newest first,
+ * with every filter of the spec, HogQL `select`/`where`, CSV export, one event by uuid, and the
+ * values of a property. Scope `query:read`, like PostHog's query endpoints.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { encodeCursor } from '../../events-api/cursor.js';
+import { eventsCsv, tableCsv } from '../../events-api/csv.js';
+import { normalizeUuid, readEventsQuery, readFormat, readPaging, text, type RawQuery } from '../../events-api/params.js';
+import { runner } from '../../events-api/run.js';
+import { csvExport, eventById, groupedPage, planRequest, walkPage } from '../../events-api/service.js';
+import { StatsCache } from '../../events-api/stats.js';
+import type { TypeLookup } from '../../events-api/typed-compile.js';
+import type { Cursor } from '../../events-api/types.js';
+import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues } from '../../events-api/values.js';
+import { projectFor } from '../auth.js';
+import type { AppContext } from '../context.js';
+import { notFound, validationError } from '../errors.js';
+import { envelope, integer, link } from './pagination.js';
+import { params } from './schemas.js';
+import { eventsQuerystring, eventSchema, listResponse, valuesQuerystring } from './events-schemas.js';
+import { apiRoute } from './route.js';
+
+type ProjectParams = { project_id: string };
+
+async function sendCsv(reply: FastifyReply, body: AsyncIterable<string>, filename: string): Promise<FastifyReply> {
+  reply.header('content-type', 'text/csv; charset=utf-8');
+  reply.header('content-disposition', `attachment; filename="${filename}"`);
+  return reply.send(Readable.from(body, { objectMode: false }));
+}
+
+export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const base = { scope: 'query', tag: 'events' };
+  const projectParams = params({ project_id: 'Project id, or @current' });
+  const counts = new StatsCache();
+  const typesOf =
+    (projectId: number): TypeLookup =>
+    (kind, names) =>
+      ctx.stores.meta.definitions.propertyTypes(projectId, kind === 'event' ? 1 : 2, names);
+
+  apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, ctx, {
+    ...base,
+    method: 'GET',
+    url: '/api/projects/:project_id/events/',
+    summary:
+      'List events, newest first; or the rows of a HogQL `select`. `format=csv` (or Accept: text/csv) streams CSV. ' +
+      '`next`/`previous` carry a keyset `cursor`, so a walk never repeats or skips an event while new ones arrive.',
+    params: projectParams,
+    querystring: eventsQuerystring,
+    response: { 200: listResponse },
+    handler: async (request, principal, reply) => {
+      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const format = readFormat(request.query, request.headers.accept);
+      const query = readEventsQuery(request.query, project.id, new Date());
+      const paging = readPaging(request.query, format);
+      const plan = await planRequest(query, typesOf(project.id));
+      if (format === 'csv') return sendCsv(reply, await csvExport(ctx.stores.events, plan, paging), 'events.csv');
+      const run = runner(ctx.stores.events, plan.hogqlAttr);
+      if (plan.select?.grouped) return envelope(request, ctx, paging, await groupedPage(run, plan, paging.limit, paging.offset));
+      const page = await walkPage(run, plan, paging, counts);
+      const at = (cursor: Cursor | null) => cursor && link(request, ctx, { cursor: encodeCursor(cursor), offset: null });
+      const { count, next, previous, ...rest } = page;
+      return { count, next: at(next), previous: at(previous), ...rest };
+    },
+  });
+
+  // Static segment: registered next to `:id`, the router prefers it.
+  apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, ctx, {
+    ...base,
+    method: 'GET',
+    url: '/api/projects/:project_id/events/values/',
+    summary: 'Distinct values of an event property (last 7 days, or all time when those have none), most frequent first',
+    params: projectParams,
+    querystring: valuesQuerystring,
+    response: { 200: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } },
+    handler: async (request, principal, reply) => {
+      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const format = readFormat(request.query, request.headers.accept);
+      const key = text(request.query, 'key');
+      if (key === null) throw validationError('You must provide a key.', 'key', 'required');
+      const values = await propertyValues(runner(ctx.stores.events, null), {
+        projectId: project.id,
+        key,
+        eventNames: eventNames(request.query.event_name),
+        value: text(request.query, 'value'),
+        limit: integer(request.query.limit, 'limit', 1, MAX_VALUES_LIMIT, DEFAULT_VALUES_LIMIT),
+        now: new Date(),
+      });
+      if (format === 'csv') return sendCsv(reply, tableCsv(['name'], [values.map((value) => [value.name])]), 'values.csv');
+      return values;
+    },
+  });
+
+  apiRoute<{ Params: ProjectParams & { id: string }; Querystring: RawQuery }>(app, ctx, {
+    ...base,
+    method: 'GET',
+    url: '/api/projects/:project_id/events/:id/',
+    summary: 'Retrieve one event by its uuid, with its current person',
+    params: params({ project_id: 'Project id, or @current', id: 'Event uuid' }),
+    querystring: { type: 'object', properties: { format: { type: 'string', enum: ['json', 'csv'] } } },
+    response: { 200: eventSchema },
+    handler: async (request, principal, reply) => {
+      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const format = readFormat(request.query, request.headers.accept);
+      const uuid = normalizeUuid(request.params.id);
+      if (!uuid) throw validationError('Invalid UUID', null, 'invalid');
+      const found = await eventById(runner(ctx.stores.events, null), project.id, uuid);
+      if (!found) throw notFound(`No events exist for event UUID ${uuid}`);
+      if (format === 'csv') return sendCsv(reply, eventsCsv([[found.row]]), 'event.csv');
+      return found.event;
+    },
+  });
+}
+
+/** `event_name` may repeat; the schema has already made it a list of strings. */
+function eventNames(raw: unknown): string[] {
+  const names = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return names.filter((name): name is string => typeof name === 'string' && name !== '');
+}
