@@ -29,6 +29,8 @@ export async function reconcile(stores: Stores, log: Logger): Promise<void> {
   const eventSeq = await stores.events.committedFlushSeq();
   if (metaSeq <= eventSeq) return;
   log.warn({ metaSeq, eventSeq }, 'recovering from an interrupted flush');
-  await stores.meta.ingest.forgetUuidsAfter(eventSeq);
+  // Mirror first: forgetting the uuids also lowers the metadata seq, which marks recovery as
+  // done; a crash between the two steps must leave it still to do, not a stale mirror.
   await stores.events.rebuildPersonMirror(stores.meta.ingest.allPersons());
+  await stores.meta.ingest.forgetUuidsAfter(eventSeq);
 }

@@ -57,7 +57,10 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const plan = await planRequest(query, typesOf(project.id));
       if (format === 'csv') return sendCsv(reply, await csvExport(ctx.stores.events, plan, paging), 'events.csv');
       const run = runner(ctx.stores.events, plan.hogqlAttr);
-      if (plan.select?.grouped) return envelope(request, ctx, paging, await groupedPage(run, plan, paging.limit, paging.offset));
+      if (plan.select?.grouped) {
+        const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
+        return { ...envelope(request, ctx, paging, page), columns, types };
+      }
       const page = await walkPage(run, plan, paging, counts);
       const at = (cursor: Cursor | null) => cursor && link(request, ctx, { cursor: encodeCursor(cursor), offset: null });
       const { count, next, previous, ...rest } = page;
