@@ -21,13 +21,22 @@ export function parseRelativeDate(text: string, now: Date): Date | null {
       date.setUTCDate(date.getUTCDate() - amount * 7);
       break;
     case 'm':
-      date.setUTCMonth(date.getUTCMonth() - amount);
-      break;
+      return addMonthsClamped(date, -amount);
     case 'y':
-      date.setUTCFullYear(date.getUTCFullYear() - amount);
-      break;
+      return addMonthsClamped(date, -12 * amount);
   }
   return date;
+}
+
+/** Calendar months, clamping the day like relativedelta: 31 March − 1 month = 28/29 February. */
+function addMonthsClamped(date: Date, months: number): Date {
+  const day = date.getUTCDate();
+  const result = new Date(date.getTime());
+  result.setUTCDate(1);
+  result.setUTCMonth(result.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(result.getUTCFullYear(), result.getUTCMonth() + 1, 0)).getUTCDate();
+  result.setUTCDate(Math.min(day, lastDay));
+  return result;
 }
 
 /** A relative date, or any date `Date` can parse; naive ISO date-times are read as UTC. */
