@@ -35,7 +35,7 @@ const BATCH = 50_000;
 const DAY_MS = 86_400_000;
 const SPAN_MS = 30 * DAY_MS;
 const CHAIN = 'button.btn.btn-primary:nth-child="1"nth-of-type="1"text="Sign up";form:nth-child="2"nth-of-type="1";body:nth-child="1"nth-of-type="1"';
-const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false', SIGHTLINE_LOG_LEVEL: 'warn' };
+const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false', SIGHTLINE_LOG_LEVEL: 'info' };
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
@@ -166,7 +166,7 @@ export async function benchEvents(): Promise<string> {
     const csvApi = await timed(async () => {
       const response = await server.api(`/api/projects/${projectId}/events/?format=csv&limit=${CSV_ROWS}`);
       let bytes = 0;
-      for await (const chunk of response.body!) bytes += (chunk as Uint8Array).length;
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
       if (response.status !== 200 || bytes === 0) throw new Error(`csv: ${response.status}`);
     }, 20_000);
     const serverPeak = peak(server.process.pid!, 'VmHWM');

@@ -393,7 +393,7 @@ describe('errors', () => {
     assert.equal(response.status, 413, response.text.slice(0, 200));
     absent(big.uuid, 'body over 20 MB');
 
-    const bomb = gzipSync(Buffer.alloc(160 * MB, 0x20), { level: 9 });
+    const bomb = gzipSync(Buffer.alloc(120 * MB, 0x20), { level: 1 });
     assert.ok(bomb.length < 1 * MB, `bomb is small (${bomb.length} bytes)`);
     const bombed = await send(server, '/i/v0/e/', { body: bomb, headers: { 'content-type': 'text/plain' } });
     assert.equal(bombed.status, 413, bombed.text);

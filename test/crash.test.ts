@@ -242,7 +242,8 @@ function startAndKillDuringRecovery(server: TestServer): Promise<boolean> {
     output += chunk;
     if (!recovering && output.includes('recovering from an interrupted flush')) {
       recovering = true;
-      child.kill('SIGKILL');
+      // A few ms in: past the first quick step, inside the longer ones.
+      setTimeout(() => child.kill('SIGKILL'), 15);
     } else if (output.includes('accepting traffic')) {
       child.kill('SIGKILL');
     }
@@ -321,10 +322,18 @@ describe('SIGKILL during start-up recovery', () => {
 describe('graceful shutdown', () => {
   test('SIGTERM under load: in-flight requests answered, everything acknowledged stored, exit 0 in time', async (t) => {
     const server = await startServer();
-    const load = new Load(server, { clients: 6, batchSize: 200, people: 50 }).start();
-    await load.waitForAcks(20);
+    const load = new Load(server, { clients: 6, batchSize: 1000, people: 200 }).start();
+    await load.waitForAcks(10);
+    // SIGTERM at a moment when some request has been in flight for a while (surely read by the
+    // server, waiting for its flush).
+    const busy = () => load.requests.some((r) => r.ended === undefined && r.started < performance.now() - 100);
+    const giveUp = performance.now() + 15_000;
+    while (!busy()) {
+      assert.ok(performance.now() < giveUp, 'no request stayed in flight for 100 ms');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     const sigterm = performance.now();
-    const inFlight = load.requests.filter((r) => r.ended === undefined && r.started < sigterm - 50);
+    const inFlight = load.requests.filter((r) => r.ended === undefined && r.started < sigterm - 100);
     const exit = server.stop();
     const code = await Promise.race([exit, sleep(12_000).then(() => 'timeout' as const)]);
     const exitedAfterMs = performance.now() - sigterm;

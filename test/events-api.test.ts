@@ -379,9 +379,10 @@ describe('csv export of 20,000 rows', () => {
     let chunks = 0;
     let text = '';
     const decoder = new TextDecoder();
-    for await (const chunk of response.body!) {
+    const reader = response.body!.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
       chunks += 1;
-      text += decoder.decode(chunk, { stream: true });
+      text += decoder.decode(read.value, { stream: true });
     }
     assert.ok(chunks > 1);
     const [header, ...rows] = parseCsv(text);

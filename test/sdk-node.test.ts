@@ -25,7 +25,6 @@ import {
   type StoredRow,
 } from './helpers/sdk.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import type { StoredSnapshot } from './helpers/stores.js';
 
 let server: TestServer;
 let flagSetupError: string | null = 'flags were not created';
@@ -222,9 +221,6 @@ describe('posthog-node feature flags', () => {
 // -------------------------------------------------------------------------------------------
 
 describe('what the server stored', () => {
-  let snap: StoredSnapshot;
-  let companyIndex = -1;
-
   test('events API and definitions API (before stopping)', async (t) => {
     assert.ok(sent.length > 0, 'the earlier tests sent events');
     const viaApi = await eventsViaApi(server);
@@ -252,7 +248,7 @@ describe('what the server stored', () => {
   });
 
   test('stores: every sent event once, persons merged, groups, definitions', async () => {
-    snap = await stopAndRead(server);
+    const snap = await stopAndRead(server);
     const byUuid = assertStoredOnce(snap.events, sent, 'stores');
     assert.equal(snap.events.length, sent.length, 'stores: nothing stored that the SDK did not send');
     for (const check of storedChecks) check(byUuid);
@@ -272,7 +268,7 @@ describe('what the server stored', () => {
 
     const company = snap.groupTypes.find((g) => g.group_type === 'company');
     assert.ok(company, 'group type company');
-    companyIndex = company.group_type_index;
+    const companyIndex = company.group_type_index;
     const acme = snap.groups.find((g) => g.group_type_index === companyIndex && g.group_key === 'acme');
     assert.ok(acme, 'group acme');
     assert.equal(acme.properties.name, 'Acme');

@@ -56,18 +56,24 @@ export interface PageRequest {
   withPersonId?: boolean;
 }
 
-/** One page of rows (events, or `select` rows with their key columns), newest first unless reversed. */
+/**
+ * One page of rows (events, or `select` rows with their key columns), newest first unless
+ * reversed. Late materialisation: the top-N runs over row ids and the sort key only, then the
+ * wide columns (the properties JSON above all) are read for just the rows of the page.
+ */
 export function pageQuery(plan: QueryPlan, page: PageRequest): EventQuery {
   const sink = continueParams(plan.params);
   const conditions = [plan.where];
   if (page.cursor) conditions.push(cursorCondition(page.cursor, sink));
   if (page.since) conditions.push(`e."timestamp" >= CAST(${sink.add(toSqlTimestamp(page.since))} AS TIMESTAMP)`);
-  const needsPerson = plan.filterNeedsPerson || Boolean(plan.select?.needsPerson) || Boolean(page.withPersonId);
+  const order = page.cursor?.reverse ? OLDEST_FIRST : NEWEST_FIRST;
   const columns = plan.select ? `${selectColumns(plan.select.selectSql)}, ${KEY_COLUMNS}` : EVENT_COLUMNS;
   const personId = page.withPersonId ? `, ${PERSON_ID}` : '';
+  const outerNeedsPerson = Boolean(plan.select?.needsPerson) || Boolean(page.withPersonId);
   return query(
-    `SELECT ${columns}${personId} FROM ${fromSql(needsPerson)} WHERE ${conditions.join(' AND ')} ` +
-      `ORDER BY ${page.cursor?.reverse ? OLDEST_FIRST : NEWEST_FIRST} LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.trunc(page.offset)}`,
+    `WITH page AS (SELECT e.rowid AS row_id FROM ${fromSql(plan.filterNeedsPerson)} WHERE ${conditions.join(' AND ')} ` +
+      `ORDER BY ${order} LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.trunc(page.offset)}) ` +
+      `SELECT ${columns}${personId} FROM ${fromSql(outerNeedsPerson)} WHERE e.rowid IN (SELECT row_id FROM page) ORDER BY ${order}`,
     sink.values,
   );
 }

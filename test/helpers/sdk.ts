@@ -208,6 +208,46 @@ export async function eventsViaApi(server: TestServer): Promise<StoredRow[] | nu
   assert.fail('events API: more than 100 pages');
 }
 
+/** How many events named `event` the events API lists, or null while that route does not exist. */
+export async function storedCount(server: TestServer, event: string): Promise<number | null> {
+  const path = `/api/projects/@current/events/?event=${encodeURIComponent(event)}&limit=100&after=2000-01-01T00:00:00Z`;
+  const response = await server.api(path);
+  const text = await response.text();
+  if (response.status === 404 && text.includes('Not found: GET')) return null;
+  assert.equal(response.status, 200, `GET ${path} → ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text).results.length;
+}
+
+/**
+ * Waits until events sent without a visible response (sendBeacon from a leaving page) are
+ * stored: each of `names` listed by the events API, or, while that API is missing, until the
+ * ingested-events counter has been still for half a second. Counting HTTP answers instead would
+ * race: a leaving page aborts its in-flight XHRs, and an aborted request is never answered.
+ */
+export async function waitForStored(server: TestServer, names: string[], diagnostics: () => string): Promise<void> {
+  if ((await storedCount(server, names[0])) !== null) {
+    await waitFor(
+      async () => {
+        for (const name of names) if (((await storedCount(server, name)) ?? 0) < 1) return false;
+        return true;
+      },
+      () => `not all of ${JSON.stringify(names)} were stored; ${diagnostics()}`,
+    );
+    return;
+  }
+  const ingested = async () => Number(/^sightline_events_ingested_total (\S+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1] ?? 0);
+  let last = await ingested();
+  let stillSince = Date.now();
+  await waitFor(
+    async () => {
+      const now = await ingested();
+      if (now !== last) [last, stillSince] = [now, Date.now()];
+      return Date.now() - stillSince >= 500;
+    },
+    'ingestion never went quiet',
+  );
+}
+
 /**
  * Every sent event is stored exactly once with its name, distinct id and (within `toleranceMs`,
  * for clock-skew correction) its timestamp; no uuid is stored twice. Returns stored rows by uuid.
