@@ -2,10 +2,12 @@
  * The Fastify instance: CORS for browsers on any origin, one error shape for every failure,
  * request metrics, and the slow-client limits. Route modules are registered by app.ts.
  */
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
 import { ApiError, payloadTooLarge } from './errors.js';
 
 export function createServer(config: Config, log: Logger, metrics: Metrics): FastifyInstance {
@@ -24,9 +26,29 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
+    // Node enforces headersTimeout/requestTimeout only when it sweeps its connections, every
+    // 30 s by default: a slowloris client would outlive small timeouts by that much.
+    http: { connectionsCheckingInterval: checkingInterval(config) },
+    clientErrorHandler,
   }) as unknown as FastifyInstance;
   app.server.headersTimeout = config.headersTimeoutMs;
   app.server.maxConnections = config.maxConnections;
+
+  // JSON bodies (the /api/ routes): Fastify's own parser, then the guards capture applies too,
+  // so a 100,000-level body is a 400 rather than a stack overflow in whatever walks it later.
+  const parseJson = app.getDefaultJsonParser('remove', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, body as string, (error, value) => {
+      if (error) return done(error, undefined);
+      try {
+        done(null, guardJson(value, { fixStrings: mayHoldSurrogates(body as string) }));
+      } catch (err) {
+        if (!(err instanceof JsonTooDeepError)) return done(err as Error, undefined);
+        done(new ApiError(400, 'validation_error', 'parse_error', `Malformed JSON body: ${err.message}`, null), undefined);
+      }
+    });
+  });
 
   // Browsers: echo the Origin and allow credentials on every response (posthog-js works with
   // or without credentials), and answer every preflight.
@@ -66,6 +88,37 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
 
   return app;
 }
+
+/** A tenth of the smallest timeout, between 100 ms and Node's default 30 s. */
+const checkingInterval = (config: Config) =>
+  Math.min(30_000, Math.max(100, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 10)));
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (malformed request line,
+ * oversized headers, header or request timeout): answered in the spec's error shape, then the
+ * socket is closed, as Fastify's default handler does.
+ */
+function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let body = new ApiError(400, 'invalid_request', 'bad_request', 'Malformed HTTP request.', null);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    body = new ApiError(408, 'invalid_request', 'request_timeout', 'The request was not received in time.', null);
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    body = new ApiError(431, 'invalid_request', 'request_header_fields_too_large', 'Request headers (or URL) are too large.', null);
+  }
+  const text = JSON.stringify(body.toBody());
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 /** Maps anything thrown into the spec's error shape; unknown errors become a logged 500. */
 export function toApiError(error: unknown): ApiError {

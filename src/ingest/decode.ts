@@ -5,9 +5,9 @@
  */
 import { gunzipSync } from 'node:zlib';
 
-import LZString from 'lz-string';
-
 import { ApiError, invalidPayload, payloadTooLarge } from '../http/errors.js';
+import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
+import { decompressLz64, Lz64TooLargeError } from './lz64.js';
 import { isPlainObject, parseTimestamp } from './normalize.js';
 import type { CaptureInput, DecodedCapture, JsonObject } from './types.js';
 
@@ -136,10 +136,11 @@ function decodeLz64(bytes: Buffer, maxBytes: number): string {
   const input = restorePlus(bytes.toString('latin1').trim());
   let output: string | null;
   try {
-    output = LZString.decompressFromBase64(input);
+    // Bounded while decoding: an lz64 bomb would otherwise exhaust the heap (see lz64.ts).
+    output = decompressLz64(input, maxBytes);
   } catch (err) {
     // V8 refuses strings past its maximum length: that is an oversized payload, not a bad one.
-    if (err instanceof RangeError) throw tooLarge(maxBytes);
+    if (err instanceof Lz64TooLargeError || err instanceof RangeError) throw tooLarge(maxBytes);
     throw invalidPayload('invalid lz64 data');
   }
   if (!output) throw invalidPayload('invalid lz64 data');
@@ -192,19 +193,27 @@ function unwrapLegacyBase64(text: string): string {
 // JSON
 
 function parseJson(text: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (err) {
     // Python-era clients emit NaN/Infinity; retry with them as null before giving up.
     const patched = replaceNonFiniteLiterals(text);
-    if (patched !== text) {
-      try {
-        return JSON.parse(patched);
-      } catch {
-        // fall through to the original error, which points at the real problem
-      }
+    if (patched === text) throw invalidPayload(`invalid JSON (${(err as Error).message})`);
+    try {
+      parsed = JSON.parse(patched);
+    } catch {
+      // the original error points at the real problem
+      throw invalidPayload(`invalid JSON (${(err as Error).message})`);
     }
-    throw invalidPayload(`invalid JSON (${(err as Error).message})`);
+  }
+  // Too deep → 400 as PostHog's capture does; lone surrogates → U+FFFD so they cannot fail a
+  // flush (and with it every other request of that group commit).
+  try {
+    return guardJson(parsed, { fixStrings: mayHoldSurrogates(text) });
+  } catch (err) {
+    if (err instanceof JsonTooDeepError) throw invalidPayload(err.message);
+    throw err;
   }
 }
 

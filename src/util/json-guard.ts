@@ -35,14 +35,20 @@ export function guardJson<T>(value: T, options: { maxDepth?: number; fixStrings?
   const fix = options.fixStrings ?? false;
   if (typeof value === 'string') return (fix ? wellFormed(value) : value) as T;
   if (typeof value !== 'object' || value === null) return value;
-  const stack: [object, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
+  // Two parallel stacks: no tuple allocated per node on the ingestion hot path.
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
     if (depth > maxDepth) throw new JsonTooDeepError(maxDepth);
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
         const item: unknown = node[i];
-        if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+        if (typeof item === 'object' && item !== null) {
+          nodes.push(item);
+          depths.push(depth + 1);
+        }
         else if (fix && typeof item === 'string') node[i] = wellFormed(item);
       }
       continue;
@@ -50,7 +56,10 @@ export function guardJson<T>(value: T, options: { maxDepth?: number; fixStrings?
     const record = node as Record<string, unknown>;
     for (const key of Object.keys(record)) {
       let item = record[key];
-      if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+      if (typeof item === 'object' && item !== null) {
+        nodes.push(item);
+        depths.push(depth + 1);
+      }
       else if (fix && typeof item === 'string') {
         const fixed = wellFormed(item);
         if (fixed !== item) put(record, key, (item = fixed));
