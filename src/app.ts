@@ -66,7 +66,16 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const stop = () =>
     (stopping ??= (async () => {
       // Stop accepting, answer what is in flight, flush, then close the stores.
-      await app.close();
+      const closing = app.close();
+      // Node closes idle keep-alive sockets once, when close starts; a socket whose in-flight
+      // request is answered later stays open until its keep-alive timeout (65 s) and holds the
+      // shutdown past its deadline. Keep reaping until the server is closed.
+      const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await closing;
+      } finally {
+        clearInterval(reaper);
+      }
       await buffer.close();
       await stores.events.close();
       await stores.meta.close();

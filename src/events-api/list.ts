@@ -10,9 +10,8 @@
  * until the page is full or the bound passes the oldest match.
  */
 import type { QueryPlan } from './plan.js';
-import { personFromRow, type Person } from './rows.js';
 import type { Row, Runner } from './run.js';
-import { pageQuery, personsQuery } from './sql.js';
+import { pageQuery } from './sql.js';
 import { matchStats, type MatchStats, type StatsCache } from './stats.js';
 import type { Cursor, Paging } from './types.js';
 
@@ -76,9 +75,3 @@ async function fetchRows(run: Runner, plan: QueryPlan, paging: Paging, stats: Ma
   }
 }
 
-/** The current person of each distinct id (after merges) with all of its distinct ids. */
-export async function loadPersons(run: Runner, projectId: number, distinctIds: string[]): Promise<Map<string, Person>> {
-  if (distinctIds.length === 0) return new Map();
-  const rows = await run(personsQuery(projectId, [...new Set(distinctIds)]));
-  return new Map(rows.map((row) => [row.key as string, personFromRow(row)]));
-}

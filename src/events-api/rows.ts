@@ -4,6 +4,7 @@
  */
 import type { HogQLType } from '../query/index.js';
 import { parseElementsChain, type Element } from './elements.js';
+import type { PersonEntry } from './persons.js';
 
 type Row = Record<string, unknown>;
 
@@ -35,7 +36,7 @@ export const parseObject = (json: unknown): Record<string, unknown> => {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 };
 
-export function eventResult(row: Row, persons: Map<string, Person>): EventResult {
+export function eventResult(row: Row, persons: Map<string, PersonEntry>): EventResult {
   const distinctId = row.distinct_id as string;
   const chain = row.elements_chain as string;
   return {
@@ -44,19 +45,12 @@ export function eventResult(row: Row, persons: Map<string, Person>): EventResult
     properties: parseObject(row.properties),
     event: row.event as string,
     timestamp: isoTimestamp(row.ts as string),
-    person: persons.get(distinctId) ?? null,
+    person: persons.get(distinctId)?.person ?? null,
     elements: parseElementsChain(chain),
     elements_chain: chain,
   };
 }
 
-export function personFromRow(row: Row): Person {
-  return {
-    is_identified: row.is_identified === true,
-    distinct_ids: row.distinct_ids as string[],
-    properties: parseObject(row.properties),
-  };
-}
 
 /** A `select` row (columns c0, c1, …) as a list of values in select order. */
 export function selectValues(row: Row, types: HogQLType[]): unknown[] {

@@ -6,7 +6,8 @@ import { validationError } from '../http/errors.js';
 import { HogQLError } from '../query/index.js';
 import type { EventStore } from '../store/types.js';
 import { CSV_CHUNK_ROWS, eventsCsv, primed, tableCsv } from './csv.js';
-import { eventKey, listPage, loadPersons, selectKey } from './list.js';
+import { eventKey, listPage, selectKey } from './list.js';
+import type { PersonLookup } from './persons.js';
 import { buildPlan, type QueryPlan } from './plan.js';
 import { eventResult, selectValues, type EventResult } from './rows.js';
 import { queryError, type Row, type Runner } from './run.js';
@@ -35,38 +36,46 @@ export interface JsonPage {
 }
 
 /** Stored events, or the rows of a `select` that does not aggregate. */
-export async function walkPage(run: Runner, plan: QueryPlan, paging: Paging, cache: StatsCache): Promise<JsonPage> {
+export async function walkPage(run: Runner, persons: PersonLookup, plan: QueryPlan, paging: Paging, cache: StatsCache): Promise<JsonPage> {
   const select = plan.select;
-  const page = await listPage(run, plan, paging, cache, select ? selectKey : eventKey);
-  if (select) return { ...page, columns: select.columns, types: select.types, results: page.rows.map((row) => selectValues(row, select.types)) };
-  const persons = await loadPersons(run, plan.projectId, page.rows.map((row) => row.distinct_id as string));
-  return { ...page, results: page.rows.map((row) => eventResult(row, persons)) };
+  const { rows, ...page } = await listPage(run, plan, paging, cache, select ? selectKey : eventKey);
+  if (select) return { ...page, columns: select.columns, types: select.types, results: rows.map((row) => selectValues(row, select.types)) };
+  const people = await persons(plan.projectId, rows.map((row) => row.distinct_id as string));
+  return { ...page, results: rows.map((row) => eventResult(row, people)) };
 }
 
 /** An aggregating `select`: groups are few, so they page by offset and count with a window. */
 export async function groupedPage(run: Runner, plan: QueryPlan, limit: number, offset: number) {
   const select = plan.select!;
-  let rows = await run(groupedQuery(plan, limit, offset));
-  const total = rows.length > 0 || offset === 0 ? rows : await run(groupedQuery(plan, 1, 0));
-  const count = Number(total[0]?.__total ?? 0);
-  if (total !== rows) rows = [];
+  const rows = await run(groupedQuery(plan, limit, offset));
+  // A page past the last group carries no total: read it from the first group.
+  const first = rows[0] ?? (offset > 0 ? (await run(groupedQuery(plan, 1, 0)))[0] : undefined);
+  const count = Number(first?.__total ?? 0);
   return { count, columns: select.columns, types: select.types, results: rows.map((row) => selectValues(row, select.types)) };
 }
 
 /** The CSV body; the query has already produced its first chunk when this returns. */
-export async function csvExport(store: EventStore, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
+export async function csvExport(store: EventStore, persons: PersonLookup, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
   const select = plan.select;
   const query = select?.grouped
     ? groupedQuery(plan, paging.limit, paging.offset)
-    : pageQuery(plan, { ...paging, since: null, withPersonId: !select });
+    : pageQuery(plan, { ...paging, since: null, withStoredPersonId: !select });
   let chunks: AsyncIterable<Row[]>;
   try {
     chunks = await primed(store.stream(query, CSV_CHUNK_ROWS));
   } catch (error) {
     throw queryError(error, plan.hogqlAttr);
   }
-  if (!select) return eventsCsv(chunks);
+  if (!select) return eventsCsv(withPersons(chunks, persons, plan.projectId));
   return tableCsv(select.columns, mapChunks(chunks, (row) => selectValues(row, select.types)));
+}
+
+/** Each chunk's current person ids, one metadata lookup per chunk. */
+export async function* withPersons(chunks: AsyncIterable<Row[]> | Iterable<Row[]>, persons: PersonLookup, projectId: number): AsyncGenerator<Row[]> {
+  for await (const rows of chunks) {
+    const people = await persons(projectId, rows.map((row) => row.distinct_id as string));
+    yield rows.map((row) => ({ ...row, person_id: people.get(row.distinct_id as string)?.uuid ?? row.stored_person_id }));
+  }
 }
 
 async function* mapChunks<T>(chunks: AsyncIterable<Row[]>, map: (row: Row) => T): AsyncGenerator<T[]> {
@@ -74,9 +83,8 @@ async function* mapChunks<T>(chunks: AsyncIterable<Row[]>, map: (row: Row) => T)
 }
 
 /** One stored event with its person, or null. */
-export async function eventById(run: Runner, projectId: number, uuid: string): Promise<{ event: EventResult; row: Row } | null> {
+export async function eventById(run: Runner, persons: PersonLookup, projectId: number, uuid: string): Promise<{ event: EventResult; row: Row } | null> {
   const [row] = await run(eventByIdQuery(projectId, uuid));
   if (!row) return null;
-  const persons = await loadPersons(run, projectId, [row.distinct_id as string]);
-  return { event: eventResult(row, persons), row };
+  return { event: eventResult(row, await persons(projectId, [row.distinct_id as string])), row };
 }

@@ -17,8 +17,8 @@ const FLUSH_SEQ = "(SELECT value FROM sync_state WHERE key = 'flush_seq')";
 
 /** The stored event as the list and retrieve answers need it. */
 export const EVENT_COLUMNS = `CAST(e.uuid AS VARCHAR) AS id, e.distinct_id, e.properties, e.event, ${ISO_TIMESTAMP} AS ts, e.elements_chain`;
-/** The event's current person (after merges); needs the person joins. */
-const PERSON_ID = 'CAST(coalesce(pdi.person_id, e.person_id) AS VARCHAR) AS person_id';
+/** The person id stored with the event, for exports of events whose distinct id has no person now. */
+const STORED_PERSON_ID = 'CAST(e.person_id AS VARCHAR) AS stored_person_id';
 /** Hidden key columns of a `select` row, for the next page's cursor. */
 const KEY_COLUMNS = `${ISO_TIMESTAMP} AS __ts, CAST(e.uuid AS VARCHAR) AS __uuid`;
 
@@ -52,8 +52,8 @@ export interface PageRequest {
   cursor: Cursor | null;
   /** Lower time bound that lets DuckDB skip old row groups; null scans everything. */
   since: Date | null;
-  /** CSV rows also carry the current person id. */
-  withPersonId?: boolean;
+  /** CSV rows also carry the person id stored with the event. */
+  withStoredPersonId?: boolean;
 }
 
 /**
@@ -68,12 +68,11 @@ export function pageQuery(plan: QueryPlan, page: PageRequest): EventQuery {
   if (page.since) conditions.push(`e."timestamp" >= CAST(${sink.add(toSqlTimestamp(page.since))} AS TIMESTAMP)`);
   const order = page.cursor?.reverse ? OLDEST_FIRST : NEWEST_FIRST;
   const columns = plan.select ? `${selectColumns(plan.select.selectSql)}, ${KEY_COLUMNS}` : EVENT_COLUMNS;
-  const personId = page.withPersonId ? `, ${PERSON_ID}` : '';
-  const outerNeedsPerson = Boolean(plan.select?.needsPerson) || Boolean(page.withPersonId);
+  const personId = page.withStoredPersonId ? `, ${STORED_PERSON_ID}` : '';
   return query(
     `WITH page AS (SELECT e.rowid AS row_id FROM ${fromSql(plan.filterNeedsPerson)} WHERE ${conditions.join(' AND ')} ` +
       `ORDER BY ${order} LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.trunc(page.offset)}) ` +
-      `SELECT ${columns}${personId} FROM ${fromSql(outerNeedsPerson)} WHERE e.rowid IN (SELECT row_id FROM page) ORDER BY ${order}`,
+      `SELECT ${columns}${personId} FROM ${fromSql(Boolean(plan.select?.needsPerson))} WHERE e.rowid IN (SELECT row_id FROM page) ORDER BY ${order}`,
     sink.values,
   );
 }
@@ -102,20 +101,9 @@ export function groupedQuery(plan: QueryPlan, limit: number, offset: number): Ev
   );
 }
 
-/** Persons of the given distinct ids, with every distinct id each person has now. */
-export function personsQuery(projectId: number, distinctIds: string[]): EventQuery {
-  return query(
-    'SELECT d.distinct_id AS key, CAST(p.id AS VARCHAR) AS id, p.properties, p.is_identified, ' +
-      '(SELECT list(x.distinct_id ORDER BY x.distinct_id) FROM person_distinct_ids x WHERE x.project_id = p.project_id AND x.person_id = p.id) AS distinct_ids ' +
-      'FROM person_distinct_ids d JOIN persons p ON p.project_id = d.project_id AND p.id = d.person_id ' +
-      `WHERE d.project_id = CAST($1 AS INTEGER) AND d.distinct_id IN (SELECT unnest(from_json($2, '["VARCHAR"]')))`,
-    [projectId, JSON.stringify(distinctIds)],
-  );
-}
-
 export function eventByIdQuery(projectId: number, uuid: string): EventQuery {
   return query(
-    `SELECT ${EVENT_COLUMNS}, ${PERSON_ID} FROM ${fromSql(true)} WHERE e.project_id = CAST($1 AS INTEGER) AND e.uuid = CAST($2 AS UUID) LIMIT 1`,
+    `SELECT ${EVENT_COLUMNS}, ${STORED_PERSON_ID} FROM ${fromSql(false)} WHERE e.project_id = CAST($1 AS INTEGER) AND e.uuid = CAST($2 AS UUID) LIMIT 1`,
     [projectId, uuid],
   );
 }

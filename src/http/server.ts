@@ -3,7 +3,7 @@
  * request metrics, and the slow-client limits. Route modules are registered by app.ts.
  */
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -30,6 +30,12 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
     // 30 s by default: a slowloris client would outlive small timeouts by that much.
     http: { connectionsCheckingInterval: checkingInterval(config) },
     clientErrorHandler,
+    // URLs the router cannot decode (bad percent-encoding, overlong parameters) get the same
+    // error shape as everything else instead of Fastify's own.
+    frameworkErrors: (error, _request, reply) => {
+      const api = toApiError(error);
+      (reply as FastifyReply).code(api.status).send(api.toBody());
+    },
   }) as unknown as FastifyInstance;
   app.server.headersTimeout = config.headersTimeoutMs;
   app.server.maxConnections = config.maxConnections;
@@ -125,6 +131,8 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { validation?: { instancePath?: string; params?: Record<string, unknown> }[] };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge();
+  if (e.code === 'FST_ERR_BAD_URL') return new ApiError(400, 'invalid_request', 'invalid_url', 'Malformed URL: invalid percent-encoding.', null);
+  if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiError(414, 'invalid_request', 'uri_too_long', 'A path segment of the URL is too long.', null);
   if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || e instanceof SyntaxError) {
     return new ApiError(400, 'validation_error', 'parse_error', `Malformed JSON body: ${e.message}`, null);
   }

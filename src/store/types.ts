@@ -334,6 +334,8 @@ export interface IngestStore {
   forgetUuidsAfter(flushSeq: number): Promise<void>;
   /** All persons and distinct ids, to rebuild the event store's person mirror after a crash. */
   allPersons(): AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>;
+  /** The current person of each distinct id with all of its distinct ids (the events API shows these). */
+  personsOf(projectId: number, distinctIds: string[]): Promise<Map<string, { person: PersonRecord; distinct_ids: string[] }>>;
 }
 
 // ---------------------------------------------------------------------------------------------

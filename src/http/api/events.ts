@@ -8,8 +8,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { encodeCursor } from '../../events-api/cursor.js';
 import { eventsCsv, tableCsv } from '../../events-api/csv.js';
 import { normalizeUuid, readEventsQuery, readFormat, readPaging, text, type RawQuery } from '../../events-api/params.js';
+import { personLookup } from '../../events-api/persons.js';
 import { runner } from '../../events-api/run.js';
-import { csvExport, eventById, groupedPage, planRequest, walkPage } from '../../events-api/service.js';
+import { csvExport, eventById, groupedPage, planRequest, walkPage, withPersons } from '../../events-api/service.js';
 import { StatsCache } from '../../events-api/stats.js';
 import type { TypeLookup } from '../../events-api/typed-compile.js';
 import type { Cursor } from '../../events-api/types.js';
@@ -34,6 +35,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
   const base = { scope: 'query', tag: 'events' };
   const projectParams = params({ project_id: 'Project id, or @current' });
   const counts = new StatsCache();
+  const persons = personLookup(ctx.stores.meta.ingest);
   const typesOf =
     (projectId: number): TypeLookup =>
     (kind, names) =>
@@ -55,13 +57,13 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const query = readEventsQuery(request.query, project.id, new Date());
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id));
-      if (format === 'csv') return sendCsv(reply, await csvExport(ctx.stores.events, plan, paging), 'events.csv');
+      if (format === 'csv') return sendCsv(reply, await csvExport(ctx.stores.events, persons, plan, paging), 'events.csv');
       const run = runner(ctx.stores.events, plan.hogqlAttr);
       if (plan.select?.grouped) {
         const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
         return { ...envelope(request, ctx, paging, page), columns, types };
       }
-      const page = await walkPage(run, plan, paging, counts);
+      const page = await walkPage(run, persons, plan, paging, counts);
       const at = (cursor: Cursor | null) => cursor && link(request, ctx, { cursor: encodeCursor(cursor), offset: null });
       const { count, next, previous, ...rest } = page;
       return { count, next: at(next), previous: at(previous), ...rest };
@@ -108,9 +110,9 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const format = readFormat(request.query, request.headers.accept);
       const uuid = normalizeUuid(request.params.id);
       if (!uuid) throw validationError('Invalid UUID', null, 'invalid');
-      const found = await eventById(runner(ctx.stores.events, null), project.id, uuid);
+      const found = await eventById(runner(ctx.stores.events, null), persons, project.id, uuid);
       if (!found) throw notFound(`No events exist for event UUID ${uuid}`);
-      if (format === 'csv') return sendCsv(reply, eventsCsv([[found.row]]), 'event.csv');
+      if (format === 'csv') return sendCsv(reply, eventsCsv(withPersons([[found.row]], persons, project.id)), 'event.csv');
       return found.event;
     },
   });

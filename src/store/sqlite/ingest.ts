@@ -187,6 +187,27 @@ export class SqliteIngestStore implements IngestStore {
     })();
   }
 
+  async personsOf(projectId: number, distinctIds: string[]): Promise<Map<string, { person: PersonRecord; distinct_ids: string[] }>> {
+    const rows = this.db
+      .prepare(
+        'SELECT d.distinct_id AS key, p.* FROM person_distinct_ids d JOIN persons p ON p.project_id = d.project_id AND p.uuid = d.person_uuid ' +
+          'WHERE d.project_id = ? AND d.distinct_id IN (SELECT value FROM json_each(?))',
+      )
+      .all(projectId, JSON.stringify(distinctIds)) as Row[];
+    const ids = this.db.prepare('SELECT distinct_id FROM person_distinct_ids WHERE project_id = ? AND person_uuid = ? ORDER BY distinct_id');
+    const byPerson = new Map<string, { person: PersonRecord; distinct_ids: string[] }>();
+    const found = new Map<string, { person: PersonRecord; distinct_ids: string[] }>();
+    for (const row of rows) {
+      const uuid = row.uuid as string;
+      const entry = getOrCreate(byPerson, uuid, () => ({
+        person: personFromRow(row),
+        distinct_ids: (ids.all(projectId, uuid) as { distinct_id: string }[]).map((r) => r.distinct_id),
+      }));
+      found.set(row.key as string, entry);
+    }
+    return found;
+  }
+
   async *allPersons(): AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }> {
     const ids = this.db.prepare('SELECT distinct_id FROM person_distinct_ids WHERE project_id = ? AND person_uuid = ?');
     // Materialise first: the cursor must not stay open across the consumer's awaits.
