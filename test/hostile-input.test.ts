@@ -154,9 +154,9 @@ function payload(route: string, fields: string): string {
     : `{"api_key":"${K}","event":"hostile","distinct_id":"hostile",${fields}}`;
 }
 
-// A gzip member of 16 MB of zeros is ~16 KB; Node's gunzip reads concatenated members, so 64
-// of them make a ~1 MB body that inflates to 1 GB.
-const bombMember = gzipSync(Buffer.alloc(16 * MB), { level: 9 });
+// A gzip member of 4 MB of zeros is ~4 KB; Node's gunzip reads concatenated members, so 64 of
+// them make a ~260 KB body that inflates to 256 MB, 32 times the decoded limit.
+const bombMember = gzipSync(Buffer.alloc(4 * MB), { level: 9 });
 const gzipBomb = Buffer.concat(Array.from({ length: 64 }, () => bombMember));
 
 const LZ_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=';
@@ -217,7 +217,7 @@ test('gzip, base64-gzip and lz64 bombs are refused with 413 while inflating, in 
     }
   }
   const afterBombs = memoryOf(pid);
-  // Each bomb may cost about the decoded limit (8 MB) while inflating; 1 GB inflated would not fit.
+  // Each bomb may cost about the decoded limit (8 MB) while inflating; 256 MB inflated would not fit.
   assert.ok(
     afterBombs.hwmMb - before.hwmMb < 160,
     `peak RSS grew from ${before.hwmMb.toFixed(0)} MB to ${afterBombs.hwmMb.toFixed(0)} MB while refusing bombs`,

@@ -25,12 +25,20 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 function cell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  let text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
-  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  switch (typeof value) {
+    case 'undefined':
+      return '';
+    case 'number':
+    case 'boolean':
+      return String(value);
+    case 'string':
+      return quoted(FORMULA_START.test(value) ? `'${value}` : value);
+    default:
+      return value === null ? '' : quoted(JSON.stringify(value));
+  }
 }
+
+const quoted = (text: string) => (NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
 
 export const csvLine = (cells: unknown[]) => `${cells.map(cell).join(',')}\r\n`;
 
@@ -64,7 +72,8 @@ function firstChunkKeys(objects: Record<string, unknown>[]): string[] {
 const header = (keys: string[]) => csvLine([...EVENT_COLUMNS, ...keys.map((key) => `properties.${key}`), 'properties']);
 
 function eventLine(row: Row, properties: Record<string, unknown>, keys: string[], columns: Set<string>): string {
-  const rest = Object.fromEntries(Object.entries(properties).filter(([key]) => !columns.has(key)));
+  let rest: Record<string, unknown> | null = null;
+  for (const key in properties) if (!columns.has(key)) (rest ??= {})[key] = properties[key];
   return csvLine([
     row.id,
     row.event,
@@ -73,7 +82,7 @@ function eventLine(row: Row, properties: Record<string, unknown>, keys: string[]
     row.person_id,
     row.elements_chain,
     ...keys.map((key) => properties[key]),
-    Object.keys(rest).length > 0 ? rest : null,
+    rest,
   ]);
 }
 

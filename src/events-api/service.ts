@@ -74,7 +74,8 @@ export async function csvExport(store: EventStore, persons: PersonLookup, plan: 
 export async function* withPersons(chunks: AsyncIterable<Row[]> | Iterable<Row[]>, persons: PersonLookup, projectId: number): AsyncGenerator<Row[]> {
   for await (const rows of chunks) {
     const people = await persons(projectId, rows.map((row) => row.distinct_id as string));
-    yield rows.map((row) => ({ ...row, person_id: people.get(row.distinct_id as string)?.uuid ?? row.stored_person_id }));
+    for (const row of rows) row.person_id = people.get(row.distinct_id as string)?.uuid ?? row.stored_person_id;
+    yield rows;
   }
 }
 

@@ -194,17 +194,16 @@ export class SqliteIngestStore implements IngestStore {
           'WHERE d.project_id = ? AND d.distinct_id IN (SELECT value FROM json_each(?))',
       )
       .all(projectId, JSON.stringify(distinctIds)) as Row[];
-    const ids = this.db.prepare('SELECT distinct_id FROM person_distinct_ids WHERE project_id = ? AND person_uuid = ? ORDER BY distinct_id');
     const byPerson = new Map<string, { person: PersonRecord; distinct_ids: string[] }>();
     const found = new Map<string, { person: PersonRecord; distinct_ids: string[] }>();
     for (const row of rows) {
-      const uuid = row.uuid as string;
-      const entry = getOrCreate(byPerson, uuid, () => ({
-        person: personFromRow(row),
-        distinct_ids: (ids.all(projectId, uuid) as { distinct_id: string }[]).map((r) => r.distinct_id),
-      }));
-      found.set(row.key as string, entry);
+      found.set(row.key as string, getOrCreate(byPerson, row.uuid as string, () => ({ person: personFromRow(row), distinct_ids: [] })));
     }
+    // Every distinct id of those persons in one statement, not one per person.
+    const ids = this.db
+      .prepare('SELECT person_uuid, distinct_id FROM person_distinct_ids WHERE project_id = ? AND person_uuid IN (SELECT value FROM json_each(?)) ORDER BY distinct_id')
+      .all(projectId, JSON.stringify([...byPerson.keys()])) as { person_uuid: string; distinct_id: string }[];
+    for (const id of ids) byPerson.get(id.person_uuid)?.distinct_ids.push(id.distinct_id);
     return found;
   }
 
