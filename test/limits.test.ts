@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 
-import { assertSpecReply, request } from './helpers/robustness.js';
+import { assertSpecReply, metric, request } from './helpers/robustness.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const HEADERS_TIMEOUT_MS = 1_000;
@@ -18,21 +18,26 @@ const MAX_CONNECTIONS = 24;
 const RATE_LIMIT = 10;
 
 let server: TestServer;
+/** The connection cap gets its own server: the short timeouts above would close held idle connections. */
+let capped: TestServer;
 
 before(async () => {
-  server = await startServer({
-    env: {
-      SIGHTLINE_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-      SIGHTLINE_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-      SIGHTLINE_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
-      SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-      SIGHTLINE_GEOIP: 'false',
-    },
-  });
+  [server, capped] = await Promise.all([
+    startServer({
+      env: {
+        SIGHTLINE_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+        SIGHTLINE_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+        SIGHTLINE_GEOIP: 'false',
+      },
+    }),
+    startServer({ env: { SIGHTLINE_MAX_CONNECTIONS: String(MAX_CONNECTIONS), SIGHTLINE_GEOIP: 'false' } }),
+  ]);
 });
 
 after(async () => {
-  if (server) assert.equal(await server.stop(), 0);
+  const codes = await Promise.all([server?.stop(), capped?.stop()]);
+  assert.deepEqual(codes, [0, 0]);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -77,13 +82,17 @@ function assertTimedOut(answer: string, label: string): void {
   assertSpecReply({ status: 408, headers: new Headers(), text: body, json: JSON.parse(body) }, label);
 }
 
-async function normalCapture(): Promise<void> {
-  const reply = await request(server, 'POST', '/capture/', {
-    body: JSON.stringify({ api_key: server.projectKey, event: 'normal', distinct_id: 'normal' }),
+/** Events acknowledged by `server`: the only ones it may have stored. */
+let acknowledged = 0;
+
+async function normalCapture(target = server): Promise<void> {
+  const reply = await request(target, 'POST', '/capture/', {
+    body: JSON.stringify({ api_key: target.projectKey, event: 'normal', distinct_id: 'normal' }),
     headers: { 'content-type': 'application/json' },
     timeoutMs: 5_000,
   });
   assert.equal(reply.status, 200, reply.text);
+  if (target === server) acknowledged++;
 }
 
 test('slowloris headers (one byte every 100 ms) are cut off by the headers timeout; others are served meanwhile', async () => {
@@ -120,14 +129,17 @@ test('a body slower than the request timeout is cut off; the events of that requ
   const { afterMs } = await idle.closed;
   assert.ok(afterMs < REQUEST_TIMEOUT_MS + 1_500, `idle connection kept for ${afterMs} ms`);
   await normalCapture();
+  const metrics = await request(server, 'GET', '/metrics');
+  assert.equal(metric(metrics.text, 'sightline_events_ingested_total'), acknowledged, 'only acknowledged events were stored');
 });
 
 test(`the connection cap (${MAX_CONNECTIONS}) refuses extra connections while the ones it holds keep working`, async () => {
   // Connections the test's own fetch keeps alive count too: open until refused, then some more.
+  await normalCapture(capped);
   const held: net.Socket[] = [];
   let refused = 0;
   for (let i = 0; i < MAX_CONNECTIONS + 8; i++) {
-    const socket = net.connect(server.port, '127.0.0.1');
+    const socket = net.connect(capped.port, '127.0.0.1');
     socket.on('error', () => undefined);
     const outcome = await new Promise<'held' | 'refused'>((resolve) => {
       socket.once('close', () => resolve('refused'));
@@ -161,7 +173,7 @@ test(`the connection cap (${MAX_CONNECTIONS}) refuses extra connections while th
   }
   // Once connections are released, new ones are accepted again.
   await sleep(200);
-  await normalCapture();
+  await normalCapture(capped);
 });
 
 test(`the /api/ rate limit (${RATE_LIMIT}/min per personal key) answers 429 with Retry-After; other keys are unaffected`, async () => {

@@ -51,14 +51,17 @@ export async function* tableCsv(header: string[], chunks: Chunks<unknown[]>): As
 /** Stored events (rows of the list query plus `person_id`), properties flattened. */
 export async function* eventsCsv(chunks: Chunks<Row>): AsyncGenerator<string> {
   let keys: string[] | null = null;
+  let columns = new Set<string>();
   for await (const rows of chunks) {
-    const events = rows.map((row) => ({ row, properties: parseObject(row.properties) }));
+    const properties = rows.map((row) => parseObject(row.properties));
     if (keys === null) {
-      keys = firstChunkKeys(events.map((event) => event.properties));
+      keys = firstChunkKeys(properties);
+      columns = new Set(keys);
       yield header(keys);
     }
-    const columns = new Set(keys);
-    yield events.map(({ row, properties }) => eventLine(row, properties, keys!, columns)).join('');
+    let text = '';
+    for (let i = 0; i < rows.length; i++) text += eventLine(rows[i], properties[i], keys, columns);
+    yield text;
   }
   if (keys === null) yield header([]);
 }
@@ -71,19 +74,13 @@ function firstChunkKeys(objects: Record<string, unknown>[]): string[] {
 
 const header = (keys: string[]) => csvLine([...EVENT_COLUMNS, ...keys.map((key) => `properties.${key}`), 'properties']);
 
+/** Written out cell by cell: an export builds millions of cells, so no arrays in between. */
 function eventLine(row: Row, properties: Record<string, unknown>, keys: string[], columns: Set<string>): string {
+  let line = `${cell(row.id)},${cell(row.event)},${cell(row.distinct_id)},${isoTimestamp(row.ts as string)},${cell(row.person_id)},${cell(row.elements_chain)}`;
+  for (const key of keys) line += `,${cell(properties[key])}`;
   let rest: Record<string, unknown> | null = null;
   for (const key in properties) if (!columns.has(key)) (rest ??= {})[key] = properties[key];
-  return csvLine([
-    row.id,
-    row.event,
-    row.distinct_id,
-    isoTimestamp(row.ts as string),
-    row.person_id,
-    row.elements_chain,
-    ...keys.map((key) => properties[key]),
-    rest,
-  ]);
+  return `${line},${cell(rest)}\r\n`;
 }
 
 /** Pulls the first item before anything is sent, so that a failing query is still a clean 4xx/5xx. */

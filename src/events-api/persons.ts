@@ -6,20 +6,15 @@
 import type { IngestStore } from '../store/types.js';
 import type { Person } from './rows.js';
 
-export interface PersonEntry {
-  uuid: string;
-  person: Person;
-}
-
-export type PersonLookup = (projectId: number, distinctIds: string[]) => Promise<Map<string, PersonEntry>>;
+export type PersonLookup = (projectId: number, distinctIds: string[]) => Promise<Map<string, Person>>;
 
 export function personLookup(store: Pick<IngestStore, 'personsOf'>): PersonLookup {
   return async (projectId, distinctIds) => {
     if (distinctIds.length === 0) return new Map();
     const found = await store.personsOf(projectId, [...new Set(distinctIds)]);
-    const persons = new Map<string, PersonEntry>();
+    const persons = new Map<string, Person>();
     for (const [distinctId, { person, distinct_ids }] of found) {
-      persons.set(distinctId, { uuid: person.uuid, person: { is_identified: person.is_identified, distinct_ids, properties: person.properties } });
+      persons.set(distinctId, { is_identified: person.is_identified, distinct_ids, properties: person.properties });
     }
     return persons;
   };

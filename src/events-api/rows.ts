@@ -4,7 +4,6 @@
  */
 import type { HogQLType } from '../query/index.js';
 import { parseElementsChain, type Element } from './elements.js';
-import type { PersonEntry } from './persons.js';
 
 type Row = Record<string, unknown>;
 
@@ -36,7 +35,7 @@ export const parseObject = (json: unknown): Record<string, unknown> => {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 };
 
-export function eventResult(row: Row, persons: Map<string, PersonEntry>): EventResult {
+export function eventResult(row: Row, persons: Map<string, Person>): EventResult {
   const distinctId = row.distinct_id as string;
   const chain = row.elements_chain as string;
   return {
@@ -45,7 +44,7 @@ export function eventResult(row: Row, persons: Map<string, PersonEntry>): EventR
     properties: parseObject(row.properties),
     event: row.event as string,
     timestamp: isoTimestamp(row.ts as string),
-    person: persons.get(distinctId)?.person ?? null,
+    person: persons.get(distinctId) ?? null,
     elements: parseElementsChain(chain),
     elements_chain: chain,
   };

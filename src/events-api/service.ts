@@ -55,28 +55,19 @@ export async function groupedPage(run: Runner, plan: QueryPlan, limit: number, o
 }
 
 /** The CSV body; the query has already produced its first chunk when this returns. */
-export async function csvExport(store: EventStore, persons: PersonLookup, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
+export async function csvExport(store: EventStore, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
   const select = plan.select;
   const query = select?.grouped
     ? groupedQuery(plan, paging.limit, paging.offset)
-    : pageQuery(plan, { ...paging, since: null, withStoredPersonId: !select });
+    : pageQuery(plan, { ...paging, since: null, withPersonId: !select });
   let chunks: AsyncIterable<Row[]>;
   try {
     chunks = await primed(store.stream(query, CSV_CHUNK_ROWS));
   } catch (error) {
     throw queryError(error, plan.hogqlAttr);
   }
-  if (!select) return eventsCsv(withPersons(chunks, persons, plan.projectId));
+  if (!select) return eventsCsv(chunks);
   return tableCsv(select.columns, mapChunks(chunks, (row) => selectValues(row, select.types)));
-}
-
-/** Each chunk's current person ids, one metadata lookup per chunk. */
-export async function* withPersons(chunks: AsyncIterable<Row[]> | Iterable<Row[]>, persons: PersonLookup, projectId: number): AsyncGenerator<Row[]> {
-  for await (const rows of chunks) {
-    const people = await persons(projectId, rows.map((row) => row.distinct_id as string));
-    for (const row of rows) row.person_id = people.get(row.distinct_id as string)?.uuid ?? row.stored_person_id;
-    yield rows;
-  }
 }
 
 async function* mapChunks<T>(chunks: AsyncIterable<Row[]>, map: (row: Row) => T): AsyncGenerator<T[]> {

@@ -17,8 +17,13 @@ const FLUSH_SEQ = "(SELECT value FROM sync_state WHERE key = 'flush_seq')";
 
 /** The stored event as the list and retrieve answers need it. */
 export const EVENT_COLUMNS = `CAST(e.uuid AS VARCHAR) AS id, e.distinct_id, e.properties, e.event, ${ISO_TIMESTAMP} AS ts, e.elements_chain`;
-/** The person id stored with the event, for exports of events whose distinct id has no person now. */
-const STORED_PERSON_ID = 'CAST(e.person_id AS VARCHAR) AS stored_person_id';
+/**
+ * The current person of the event's distinct id (after merges; the mirror changes in the same
+ * transaction as the events), else the one stored with the event. Needs DISTINCT_ID_JOIN, or
+ * the compiler's person joins, which start with the same `pdi`.
+ */
+const PERSON_ID = 'CAST(coalesce(pdi.person_id, e.person_id) AS VARCHAR) AS person_id';
+const DISTINCT_ID_JOIN = 'LEFT JOIN person_distinct_ids pdi ON pdi.project_id = e.project_id AND pdi.distinct_id = e.distinct_id';
 /** Hidden key columns of a `select` row, for the next page's cursor. */
 const KEY_COLUMNS = `${ISO_TIMESTAMP} AS __ts, CAST(e.uuid AS VARCHAR) AS __uuid`;
 
@@ -52,8 +57,8 @@ export interface PageRequest {
   cursor: Cursor | null;
   /** Lower time bound that lets DuckDB skip old row groups; null scans everything. */
   since: Date | null;
-  /** CSV rows also carry the person id stored with the event. */
-  withStoredPersonId?: boolean;
+  /** CSV rows also carry the current person id. */
+  withPersonId?: boolean;
 }
 
 /**
@@ -68,11 +73,12 @@ export function pageQuery(plan: QueryPlan, page: PageRequest): EventQuery {
   if (page.since) conditions.push(`e."timestamp" >= CAST(${sink.add(toSqlTimestamp(page.since))} AS TIMESTAMP)`);
   const order = page.cursor?.reverse ? OLDEST_FIRST : NEWEST_FIRST;
   const columns = plan.select ? `${selectColumns(plan.select.selectSql)}, ${KEY_COLUMNS}` : EVENT_COLUMNS;
-  const personId = page.withStoredPersonId ? `, ${STORED_PERSON_ID}` : '';
+  const personId = page.withPersonId ? `, ${PERSON_ID}` : '';
+  const from = plan.select?.needsPerson ? fromSql(true) : page.withPersonId ? `${fromSql(false)} ${DISTINCT_ID_JOIN}` : fromSql(false);
   return query(
     `WITH page AS (SELECT e.rowid AS row_id FROM ${fromSql(plan.filterNeedsPerson)} WHERE ${conditions.join(' AND ')} ` +
       `ORDER BY ${order} LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.trunc(page.offset)}) ` +
-      `SELECT ${columns}${personId} FROM ${fromSql(Boolean(plan.select?.needsPerson))} WHERE e.rowid IN (SELECT row_id FROM page) ORDER BY ${order}`,
+      `SELECT ${columns}${personId} FROM ${from} WHERE e.rowid IN (SELECT row_id FROM page) ORDER BY ${order}`,
     sink.values,
   );
 }
@@ -103,7 +109,7 @@ export function groupedQuery(plan: QueryPlan, limit: number, offset: number): Ev
 
 export function eventByIdQuery(projectId: number, uuid: string): EventQuery {
   return query(
-    `SELECT ${EVENT_COLUMNS}, ${STORED_PERSON_ID} FROM ${fromSql(false)} WHERE e.project_id = CAST($1 AS INTEGER) AND e.uuid = CAST($2 AS UUID) LIMIT 1`,
+    `SELECT ${EVENT_COLUMNS}, ${PERSON_ID} FROM ${fromSql(false)} ${DISTINCT_ID_JOIN} WHERE e.project_id = CAST($1 AS INTEGER) AND e.uuid = CAST($2 AS UUID) LIMIT 1`,
     [projectId, uuid],
   );
 }

@@ -65,6 +65,8 @@ export interface ApiOperation {
   path: string;
   pathParams: string[];
   queryParams: string[];
+  /** Query parameters the operation requires, with a value that passes validation. */
+  requiredQuery: Record<string, string>;
   bodySchema: Record<string, any> | null;
   public: boolean;
 }
@@ -77,18 +79,33 @@ export async function apiOperations(server: TestServer): Promise<ApiOperation[]>
   for (const [path, item] of Object.entries<Record<string, any>>(reply.json.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       if (!['get', 'post', 'patch', 'delete', 'put'].includes(method)) continue;
-      const parameters: { in: string; name: string }[] = op.parameters ?? [];
+      const parameters: { in: string; name: string; required?: boolean; description?: string; schema?: Record<string, any> }[] = op.parameters ?? [];
       operations.push({
         method: method.toUpperCase() as ApiOperation['method'],
         path: path.replace(/\{([^}]+)\}/g, ':$1'),
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
         queryParams: parameters.filter((p) => p.in === 'query').map((p) => p.name),
+        requiredQuery: Object.fromEntries(parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, queryExample(p)])),
         bodySchema: op.requestBody?.content?.['application/json']?.schema ?? null,
         public: !op.security,
       });
     }
   }
   return operations;
+}
+
+function queryExample(parameter: { name: string; description?: string; schema?: Record<string, any> }): string {
+  if (/JSON/i.test(parameter.description ?? '')) return encodeURIComponent(/list|array/i.test(parameter.description ?? '') ? '["example"]' : '{}');
+  const type = [parameter.schema?.type].flat()[0];
+  if (type === 'integer' || type === 'number') return '1';
+  if (type === 'boolean') return 'true';
+  return parameter.schema?.enum?.[0] ?? 'example';
+}
+
+/** `path` plus the operation's required query parameters (and `extra`). */
+export function withQuery(path: string, op: ApiOperation, extra: Record<string, string> = {}): string {
+  const query = Object.entries({ ...op.requiredQuery, ...extra }).map(([name, value]) => `${name}=${value}`);
+  return query.length === 0 ? path : `${path}${path.includes('?') ? '&' : '?'}${query.join('&')}`;
 }
 
 /** Fills `:name` placeholders; values are URL-encoded unless `raw`. */

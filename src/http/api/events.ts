@@ -10,7 +10,7 @@ import { eventsCsv, tableCsv } from '../../events-api/csv.js';
 import { normalizeUuid, readEventsQuery, readFormat, readPaging, text, type RawQuery } from '../../events-api/params.js';
 import { personLookup } from '../../events-api/persons.js';
 import { runner } from '../../events-api/run.js';
-import { csvExport, eventById, groupedPage, planRequest, walkPage, withPersons } from '../../events-api/service.js';
+import { csvExport, eventById, groupedPage, planRequest, walkPage } from '../../events-api/service.js';
 import { StatsCache } from '../../events-api/stats.js';
 import type { TypeLookup } from '../../events-api/typed-compile.js';
 import type { Cursor } from '../../events-api/types.js';
@@ -57,7 +57,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const query = readEventsQuery(request.query, project.id, new Date());
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id));
-      if (format === 'csv') return sendCsv(reply, await csvExport(ctx.stores.events, persons, plan, paging), 'events.csv');
+      if (format === 'csv') return sendCsv(reply, await csvExport(ctx.stores.events, plan, paging), 'events.csv');
       const run = runner(ctx.stores.events, plan.hogqlAttr);
       if (plan.select?.grouped) {
         const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
@@ -112,7 +112,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       if (!uuid) throw validationError('Invalid UUID', null, 'invalid');
       const found = await eventById(runner(ctx.stores.events, null), persons, project.id, uuid);
       if (!found) throw notFound(`No events exist for event UUID ${uuid}`);
-      if (format === 'csv') return sendCsv(reply, eventsCsv(withPersons([[found.row]], persons, project.id)), 'event.csv');
+      if (format === 'csv') return sendCsv(reply, eventsCsv([[found.row]]), 'event.csv');
       return found.event;
     },
   });

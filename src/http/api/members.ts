@@ -82,6 +82,8 @@ export async function registerMemberRoutes(app: FastifyInstance, ctx: AppContext
     response: { 201: memberSchema },
     handler: async (request, principal, reply) => {
       const { membership: actor } = await organizationFor(ctx, principal, request.params.parent_lookup_organization_id);
+      // Refuse non-admins before the lookup: its answer would tell them which e-mails have accounts.
+      refuseIf(grantRefusal(actor, request.body.level ?? MEMBER));
       const user = await tenancy.getUserByEmail(request.body.email);
       if (!user) throw validationError('No user with this e-mail address exists; create one with `sightline users add`.', 'email');
       const invite = await tenancy.findInvite(actor.organization_id, user.email);

@@ -25,41 +25,97 @@ class Serial {
   }
 }
 
-/**
- * The embedded event store: one DuckDB file under the data directory. Writes go through a
- * single connection (one flush at a time); reads use their own connection so that queries
- * never wait behind an append.
- */
-export class DuckDbEventStore implements EventStore {
-  private readonly writes = new Serial();
+interface DuckOptions {
+  memoryLimit?: string;
+  threads?: number;
+}
 
-  private constructor(
-    private readonly instance: DuckDBInstance,
-    private readonly writer: DuckDBConnection,
-    private readonly reader: DuckDBConnection,
-    private readonly file: string,
-  ) {}
-
-  static async open(dataDir: string, options: { memoryLimit?: string; threads?: number } = {}): Promise<DuckDbEventStore> {
-    const file = path.join(dataDir, 'events.duckdb');
-    // Never fetch extensions at run time: json/icu/parquet are built in.
-    const instance = await DuckDBInstance.create(file, {
-      autoinstall_known_extensions: 'false',
-      autoload_known_extensions: 'false',
-      memory_limit: options.memoryLimit ?? '512MB',
-      threads: String(options.threads ?? 2),
-    });
+/** Opens the file, migrates it, and makes the writer's scratch tables and the reader. */
+async function connect(file: string, options: DuckOptions) {
+  // Never fetch extensions at run time: json/icu/parquet are built in.
+  const instance = await DuckDBInstance.create(file, {
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    memory_limit: options.memoryLimit ?? '512MB',
+    threads: String(options.threads ?? 2),
+  });
+  try {
     const writer = await instance.connect();
     await migrate(writer);
     // Per-connection scratch tables for set-based mirror updates.
     await writer.run('CREATE TEMP TABLE touched_persons (project_id INTEGER, id UUID)');
     await writer.run('CREATE TEMP TABLE touched_distinct_ids (project_id INTEGER, distinct_id VARCHAR)');
     const reader = await instance.connect();
-    return new DuckDbEventStore(instance, writer, reader, file);
+    return { instance, writer, reader };
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+}
+
+/**
+ * DuckDB answers every call with "database has been invalidated" after a fatal error (a WAL
+ * write or automatic checkpoint that hit a full or read-only disk): only a new instance on
+ * the file works again, replaying its WAL.
+ */
+const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i.test(error instanceof Error ? error.message : String(error));
+
+/**
+ * The embedded event store: one DuckDB file under the data directory. Writes go through a
+ * single connection (one flush at a time); reads use their own connection so that queries
+ * never wait behind an append. After a fatal error the next call reopens the database.
+ */
+export class DuckDbEventStore implements EventStore {
+  private readonly writes = new Serial();
+  private invalidated = false;
+  private reopening: Promise<void> | null = null;
+
+  private constructor(
+    private instance: DuckDBInstance,
+    private writer: DuckDBConnection,
+    private reader: DuckDBConnection,
+    private readonly file: string,
+    private readonly options: DuckOptions,
+  ) {}
+
+  static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {
+    const file = path.join(dataDir, 'events.duckdb');
+    const { instance, writer, reader } = await connect(file, options);
+    return new DuckDbEventStore(instance, writer, reader, file, options);
+  }
+
+  /** Runs `work` on a usable instance, reopening it first if a fatal error invalidated it. */
+  private async guarded<T>(work: () => Promise<T>): Promise<T> {
+    if (this.invalidated) {
+      this.reopening ??= this.reopen().finally(() => (this.reopening = null));
+      await this.reopening;
+    }
+    try {
+      return await work();
+    } catch (error) {
+      if (isFatal(error)) this.invalidated = true;
+      throw error;
+    }
+  }
+
+  private async reopen(): Promise<void> {
+    for (const close of [() => this.reader.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()]) {
+      try {
+        close();
+      } catch {
+        // an invalidated (or already closed) instance may refuse; it is dropped either way
+      }
+    }
+    // Still failing (disk still full): stays invalidated, and the next call tries again.
+    const opened = await connect(this.file, this.options);
+    this.instance = opened.instance;
+    this.writer = opened.writer;
+    this.reader = opened.reader;
+    this.invalidated = false;
   }
 
   write(batch: EventStoreWrite): Promise<void> {
-    return this.writes.run(async () => {
+    return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
       await c.run('BEGIN TRANSACTION');
       try {
@@ -75,7 +131,7 @@ export class DuckDbEventStore implements EventStore {
         await c.run('ROLLBACK').catch(() => undefined);
         throw error;
       }
-    });
+    }));
   }
 
   /**
@@ -133,13 +189,15 @@ export class DuckDbEventStore implements EventStore {
     }
   }
 
-  async committedFlushSeq(): Promise<number> {
-    const reader = await this.writer.runAndReadAll("SELECT value FROM sync_state WHERE key = 'flush_seq'");
-    return Number(reader.getRows()[0]?.[0] ?? 0);
+  committedFlushSeq(): Promise<number> {
+    return this.guarded(async () => {
+      const reader = await this.writer.runAndReadAll("SELECT value FROM sync_state WHERE key = 'flush_seq'");
+      return Number(reader.getRows()[0]?.[0] ?? 0);
+    });
   }
 
   rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {
-    return this.writes.run(async () => {
+    return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
       await c.run('BEGIN TRANSACTION');
       try {
@@ -163,17 +221,19 @@ export class DuckDbEventStore implements EventStore {
         await c.run('ROLLBACK').catch(() => undefined);
         throw error;
       }
-    });
+    }));
   }
 
-  async query(query: EventQuery): Promise<Record<string, unknown>[]> {
-    const reader = await this.reader.runAndReadAll(query.sql, query.params as DuckDBValue[]);
-    return reader.getRowObjectsJson() as Record<string, unknown>[];
+  query(query: EventQuery): Promise<Record<string, unknown>[]> {
+    return this.guarded(async () => {
+      const reader = await this.reader.runAndReadAll(query.sql, query.params as DuckDBValue[]);
+      return reader.getRowObjectsJson() as Record<string, unknown>[];
+    });
   }
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
     // A dedicated connection: a long export must not hold the shared reader.
-    const connection = await this.instance.connect();
+    const connection = await this.guarded(() => this.instance.connect());
     try {
       const result = await connection.stream(query.sql, query.params as DuckDBValue[]);
       let pending: Record<string, unknown>[] = [];
@@ -192,7 +252,7 @@ export class DuckDbEventStore implements EventStore {
 
   async ping(): Promise<boolean> {
     try {
-      await this.reader.run('SELECT 1');
+      await this.guarded(() => this.reader.run('SELECT 1'));
       return true;
     } catch {
       return false;
@@ -212,18 +272,24 @@ export class DuckDbEventStore implements EventStore {
   }
 
   checkpoint(): Promise<void> {
-    return this.writes.run(async () => {
+    return this.writes.run(() => this.guarded(async () => {
       await this.writer.run('CHECKPOINT');
-    });
+    }));
   }
 
   async close(): Promise<void> {
     await this.writes.run(async () => {
       await this.writer.run('CHECKPOINT').catch(() => undefined);
     });
-    this.reader.closeSync();
-    this.writer.closeSync();
-    this.instance.closeSync();
+    await this.reopening?.catch(() => undefined);
+    for (const close of [() => this.reader.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()]) {
+      try {
+        close();
+      } catch (error) {
+        // an invalidated instance's WAL is replayed at the next start
+        if (!this.invalidated) throw error;
+      }
+    }
   }
 }
 

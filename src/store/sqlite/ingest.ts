@@ -142,7 +142,7 @@ export class SqliteIngestStore implements IngestStore {
   async applyChanges(changes: IngestChanges): Promise<void> {
     const s = this.statements;
     const now = new Date().toISOString();
-    this.db.transaction(() => {
+    this.write(() => {
       for (const r of changes.reassignDistinctIds) s.reassign.run(r.to_person_uuid, r.project_id, r.from_person_uuid);
       for (const d of changes.setDistinctIds) s.setDistinctId.run(d.project_id, d.distinct_id, d.person_uuid);
       for (const p of changes.deletePersons) {
@@ -172,7 +172,27 @@ export class SqliteIngestStore implements IngestStore {
       for (const p of changes.eventProperties) s.insertEventProperty.run(p.project_id, p.event, p.property);
       for (const u of changes.eventUuids) s.insertUuid.run(u.project_id, uuidToBytes(u.uuid), changes.flushSeq);
       s.setFlushSeq.run(changes.flushSeq);
-    })();
+    });
+  }
+
+  /**
+   * One transaction; if it fails (disk full, read-only file system, I/O error) and SQLite left
+   * it open, roll it back here: otherwise every later flush would fail on "cannot start a
+   * transaction within a transaction" even after the disk is fixed.
+   */
+  private write(work: () => void): void {
+    try {
+      this.db.transaction(work)();
+    } catch (error) {
+      if (this.db.inTransaction) {
+        try {
+          this.db.exec('ROLLBACK');
+        } catch {
+          // still failing: the next write tries again
+        }
+      }
+      throw error;
+    }
   }
 
   async committedFlushSeq(): Promise<number> {
@@ -181,10 +201,10 @@ export class SqliteIngestStore implements IngestStore {
   }
 
   async forgetUuidsAfter(flushSeq: number): Promise<void> {
-    this.db.transaction(() => {
+    this.write(() => {
       this.db.prepare('DELETE FROM event_uuids WHERE flush_seq > ?').run(flushSeq);
       this.statements.setFlushSeq.run(flushSeq);
-    })();
+    });
   }
 
   async personsOf(projectId: number, distinctIds: string[]): Promise<Map<string, { person: PersonRecord; distinct_ids: string[] }>> {
