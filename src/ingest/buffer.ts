@@ -31,6 +31,13 @@ interface Entry {
   ticket: Ticket;
 }
 
+interface PreparedFlush {
+  seq: number;
+  flush: ReturnType<typeof plan>;
+  started: bigint;
+  timings: { loadMs: number; planMs: number; metaMs: number };
+}
+
 export class BufferFullError extends Error {}
 
 /** Returns a function giving the milliseconds since its previous call. */
@@ -111,76 +118,104 @@ export class IngestBuffer {
     }
   }
 
+  /**
+   * Flushes are pipelined two deep: while the event store writes flush N (on DuckDB's own
+   * threads), flush N+1 is loaded, planned and committed to the metadata store. The metadata of
+   * a flush is always committed before its events, and events are written in flush order, so the
+   * crash-recovery rule of store/index.ts still holds.
+   */
   private async flushLoop(): Promise<void> {
+    let lastWrite: Promise<void> = Promise.resolve();
     try {
       while (this.pending.length > 0) {
         const entries = this.pending.splice(0, this.options.flushMaxEvents);
         this.metrics.bufferDepth.set(this.pending.length);
-        try {
-          await this.flushBatch(entries.map((e) => e.item));
-          for (const { ticket } of entries) {
-            ticket.remaining -= 1;
-            if (ticket.remaining === 0 && !ticket.settled) {
-              ticket.settled = true;
-              ticket.resolve();
-            }
-          }
-        } catch (error) {
-          // The requests get a 503 and the SDKs retry; uuids make the retry safe.
-          const err = error instanceof Error ? error : new Error(String(error));
-          for (const { ticket } of entries) {
-            if (!ticket.settled) {
-              ticket.settled = true;
-              ticket.reject(err);
-            }
-          }
+        const prepared = await this.prepare(entries, lastWrite);
+        if (prepared) {
+          const previous = lastWrite;
+          lastWrite = previous.then(() => this.write(prepared, entries));
+          await previous; // at most two flushes in flight
         }
         if (this.pending.length > 0 && this.pending.length < this.options.flushMaxEvents) {
           // Let more requests join the next batch.
           await new Promise((resolve) => setTimeout(resolve, this.options.flushIntervalMs));
         }
       }
+      await lastWrite;
     } finally {
       this.flushing = null;
       if (this.pending.length > 0) this.schedule();
     }
   }
 
-  private async flushBatch(batch: PendingEvent[]): Promise<void> {
-    const started = process.hrtime.bigint();
+  /** Load, plan and commit the metadata of one batch; null (requests answered 503) on failure. */
+  private async prepare(entries: Entry[], lastWrite: Promise<void>): Promise<PreparedFlush | null> {
     const seq = this.nextSeq++;
+    const started = process.hrtime.bigint();
+    const batch = entries.map((e) => e.item);
     try {
       if (this.needsReconcile) {
+        await lastWrite; // recovery must not race an event write still in flight
         await reconcile(this.stores, this.log);
         this.needsReconcile = false;
       }
-      const now = new Date();
       const lap = stopwatch();
       const snapshot = await this.stores.meta.ingest.loadSnapshot(snapshotRequest(batch));
       const loadMs = lap();
-      const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now });
+      const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
       const planMs = lap();
-      // Metadata first, then events: see store/index.ts for how a crash in between is undone.
       await this.stores.meta.ingest.applyChanges(flush.meta);
       const metaMs = lap();
+      return { seq, flush, started, timings: { loadMs, planMs, metaMs } };
+    } catch (error) {
+      this.failed(error, entries);
+      return null;
+    }
+  }
+
+  /** Writes the events of a prepared flush and answers its requests. Never rejects. */
+  private async write(prepared: PreparedFlush, entries: Entry[]): Promise<void> {
+    const { seq, flush } = prepared;
+    try {
+      // After a failed write the metadata store is ahead of the event store; nothing more may be
+      // written until recovery has undone that, or a later flush could hide the gap.
+      if (this.needsReconcile) throw new Error('an earlier flush failed; waiting for recovery');
+      const lap = stopwatch();
       await this.stores.events.write(flush.events);
       const eventsMs = lap();
       flush.committed();
-      this.log.debug({ seq, events: batch.length, loadMs, planMs, metaMs, eventsMs, persons: flush.meta.upsertPersons.length }, 'flush');
+      this.log.debug({ seq, events: entries.length, ...prepared.timings, eventsMs, persons: flush.meta.upsertPersons.length }, 'flush');
       this.metrics.eventsIngested.inc(flush.events.events.length);
       for (const [reason, count] of flush.dropped) this.metrics.eventsDropped.inc({ reason }, count);
       for (const [warning, count] of flush.warnings) this.metrics.ingestionWarnings.inc({ warning }, count);
-      if (flush.dropped.size > 0) this.log.debug({ dropped: Object.fromEntries(flush.dropped) }, 'events dropped in flush');
       if (this.lastError) this.log.info('ingestion recovered');
       this.lastError = null;
+      for (const { ticket } of entries) {
+        ticket.remaining -= 1;
+        if (ticket.remaining === 0 && !ticket.settled) {
+          ticket.settled = true;
+          ticket.resolve();
+        }
+      }
     } catch (error) {
-      this.needsReconcile = true;
-      this.metrics.flushFailures.inc();
-      this.lastError = { message: error instanceof Error ? error.message : String(error), at: new Date().toISOString() };
-      this.log.error({ err: error, events: batch.length }, 'flush failed; the requests get 503 and clients retry');
-      throw error;
+      this.failed(error, entries);
     } finally {
-      this.metrics.flushSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      this.metrics.flushSeconds.observe(Number(process.hrtime.bigint() - prepared.started) / 1e9);
+    }
+  }
+
+  /** A failed flush: its requests get a 503 and the SDKs retry; uuids make the retry safe. */
+  private failed(error: unknown, entries: Entry[]): void {
+    this.needsReconcile = true;
+    this.metrics.flushFailures.inc();
+    const err = error instanceof Error ? error : new Error(String(error));
+    if (!this.lastError) this.log.error({ err, events: entries.length }, 'flush failed; the requests get 503 and clients retry');
+    this.lastError = { message: err.message, at: new Date().toISOString() };
+    for (const { ticket } of entries) {
+      if (!ticket.settled) {
+        ticket.settled = true;
+        ticket.reject(err);
+      }
     }
   }
 

@@ -152,10 +152,10 @@ export function applyGeoIp(properties: JsonObject, geo: GeoLookup | null): boole
   // The normaliser gave this event its own $set/$set_once objects, so they are extended in place.
   const set = isObject(properties.$set) ? properties.$set : {};
   const setOnce = isObject(properties.$set_once) ? properties.$set_once : {};
-  for (const key of PERSON_GEO_KEYS) {
-    const value = located[`$geoip_${key}`] ?? null;
-    set[`$geoip_${key}`] = value;
-    setOnce[`$initial_geoip_${key}`] = value;
+  for (const [eventKey, initialKey] of PERSON_GEO_KEY_PAIRS) {
+    const value = located[eventKey] ?? null;
+    set[eventKey] = value;
+    setOnce[initialKey] = value;
   }
   properties.$set = set;
   properties.$set_once = setOnce;
@@ -164,3 +164,6 @@ export function applyGeoIp(properties: JsonObject, geo: GeoLookup | null): boole
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// Built once: the hot path must not format two strings per key per event.
+const PERSON_GEO_KEY_PAIRS = PERSON_GEO_KEYS.map((key) => [`$geoip_${key}`, `$initial_geoip_${key}`] as const);

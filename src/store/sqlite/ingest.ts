@@ -5,15 +5,6 @@ import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 
 type Row = Record<string, unknown>;
-const CHUNK = 500;
-
-function chunks<T>(items: T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-const placeholders = (n: number) => new Array(n).fill('?').join(',');
 
 const personFromRow = (row: Row): PersonRecord => ({
   uuid: row.uuid as string,
@@ -71,6 +62,11 @@ export class SqliteIngestStore implements IngestStore {
       insertUuid: db.prepare('INSERT OR IGNORE INTO event_uuids (project_id, uuid, flush_seq) VALUES (?, ?, ?)'),
       setFlushSeq: db.prepare("INSERT INTO ingest_state (key, value) VALUES ('flush_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
       getFlushSeq: db.prepare("SELECT value FROM ingest_state WHERE key = 'flush_seq'"),
+      personsByDistinctIds: db.prepare(
+        `SELECT d.distinct_id, p.* FROM person_distinct_ids d JOIN persons p ON p.project_id = d.project_id AND p.uuid = d.person_uuid
+         WHERE d.project_id = ? AND d.distinct_id IN (SELECT value FROM json_each(?))`,
+      ),
+      existingUuids: db.prepare('SELECT uuid FROM event_uuids WHERE project_id = ? AND uuid IN (SELECT unhex(value) FROM json_each(?))'),
     };
   }
 
@@ -84,34 +80,22 @@ export class SqliteIngestStore implements IngestStore {
     };
     const projects = new Set([...request.distinctIds.keys(), ...request.eventUuids.keys(), ...request.groups.keys()]);
 
+    // One prepared statement per lookup, the batch's keys passed as a single JSON array: no
+    // per-flush statement preparation and no parameter-count limit.
+    const q = this.statements;
     for (const [projectId, ids] of request.distinctIds) {
       const mapping = getOrCreate(snapshot.distinctIdToPerson, projectId, () => new Map<string, string>());
-      const personUuids = new Set<string>();
-      for (const part of chunks([...ids])) {
-        const rows = this.db
-          .prepare(`SELECT distinct_id, person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id IN (${placeholders(part.length)})`)
-          .all(projectId, ...part) as { distinct_id: string; person_uuid: string }[];
-        for (const row of rows) {
-          mapping.set(row.distinct_id, row.person_uuid);
-          personUuids.add(row.person_uuid);
-        }
-      }
-      for (const part of chunks([...personUuids])) {
-        const rows = this.db
-          .prepare(`SELECT * FROM persons WHERE project_id = ? AND uuid IN (${placeholders(part.length)})`)
-          .all(projectId, ...part) as Row[];
-        for (const row of rows) snapshot.persons.set(row.uuid as string, personFromRow(row));
+      const rows = q.personsByDistinctIds.all(projectId, JSON.stringify([...ids])) as (Row & { distinct_id: string })[];
+      for (const row of rows) {
+        mapping.set(row.distinct_id, row.uuid as string);
+        if (!snapshot.persons.has(row.uuid as string)) snapshot.persons.set(row.uuid as string, personFromRow(row));
       }
     }
 
     for (const [projectId, uuids] of request.eventUuids) {
       const existing = getOrCreate(snapshot.existingUuids, projectId, () => new Set<string>());
-      for (const part of chunks(uuids)) {
-        const rows = this.db
-          .prepare(`SELECT uuid FROM event_uuids WHERE project_id = ? AND uuid IN (${placeholders(part.length)})`)
-          .all(projectId, ...part.map(uuidToBytes)) as { uuid: Buffer }[];
-        for (const row of rows) existing.add(bytesToUuid(row.uuid));
-      }
+      const hex = uuids.map((uuid) => uuid.replace(/-/g, ''));
+      for (const row of q.existingUuids.all(projectId, JSON.stringify(hex)) as { uuid: Buffer }[]) existing.add(bytesToUuid(row.uuid));
     }
 
     for (const projectId of projects) {

@@ -1,0 +1,274 @@
+/**
+ * `npm run soak`: a long steady run against a real server. A short warm-up measures the
+ * highest /batch/ throughput; then, for SOAK_MINUTES (default 10), /batch/ runs at half of it,
+ * open loop (requests leave on schedule, whatever the answers take), with /decide?v=3 and
+ * events-list traffic alongside. The server's RSS is sampled every 10 s. Printed as markdown:
+ * RSS trend, p99 per minute (must stay within 2× of minute 1), errors (must be 0), and stored
+ * events == acknowledged events at the end. Exits 1 when a criterion fails.
+ *
+ * SOAK_MINUTES, SOAK_WARMUP_SECONDS (20), SOAK_BATCH_EVENTS (100), SOAK_DECIDE_PER_SECOND (20),
+ * SOAK_LIST_PER_SECOND (2).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import zlib from 'node:zlib';
+import { startServer, type TestServer } from '../test/helpers/server.js';
+import { makeEvent } from './events-gen.js';
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
+const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 20);
+const BATCH_EVENTS = Number(process.env.SOAK_BATCH_EVENTS ?? 100);
+const DECIDE_PER_SECOND = Number(process.env.SOAK_DECIDE_PER_SECOND ?? 20);
+const LIST_PER_SECOND = Number(process.env.SOAK_LIST_PER_SECOND ?? 2);
+const RSS_EVERY_MS = 10_000;
+/** In-flight cap per traffic kind: past it the server is not keeping up, counted as an error. */
+const MAX_IN_FLIGHT = 256;
+
+type Kind = 'batch' | 'decide' | 'list';
+
+interface Outcome {
+  kind: Kind;
+  /** Minute of the steady phase (0-based); -1 in the warm-up. */
+  minute: number;
+  ms: number;
+  status: number;
+}
+
+class Client {
+  readonly outcomes: Outcome[] = [];
+  readonly errors: string[] = [];
+  readonly inFlight: Record<Kind, number> = { batch: 0, decide: 0, list: 0 };
+  acknowledgedEvents = 0;
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  private readonly target: URL;
+
+  constructor(private readonly server: TestServer) {
+    this.target = new URL(server.url);
+  }
+
+  send(kind: Kind, minute: number, method: string, path: string, body: Buffer | null, headers: Record<string, string>, events = 0): Promise<void> {
+    if (this.inFlight[kind] >= MAX_IN_FLIGHT) {
+      this.errors.push(`${kind}: more than ${MAX_IN_FLIGHT} requests in flight (server not keeping up)`);
+      return Promise.resolve();
+    }
+    this.inFlight[kind]++;
+    const started = process.hrtime.bigint();
+    return new Promise<void>((resolve) => {
+      const done = (status: number, error?: string) => {
+        this.inFlight[kind]--;
+        this.outcomes.push({ kind, minute, ms: Number(process.hrtime.bigint() - started) / 1e6, status });
+        if (error) this.errors.push(`${kind}: ${error}`);
+        else if (status !== 200) this.errors.push(`${kind}: HTTP ${status}`);
+        else if (kind === 'batch') this.acknowledgedEvents += events;
+        resolve();
+      };
+      const request = http.request(
+        {
+          host: this.target.hostname,
+          port: this.target.port,
+          path,
+          method,
+          agent: this.agent,
+          headers: body ? { ...headers, 'content-length': String(body.length) } : headers,
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => done(response.statusCode ?? 0));
+          response.on('error', (error) => done(0, error.message));
+        },
+      );
+      request.on('error', (error) => done(0, error.message));
+      request.end(body ?? undefined);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Least-squares slope of y over x. */
+function slope(points: [number, number][]): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  const num = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+  const den = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  return den === 0 ? NaN : num / den;
+}
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+
+/** gzip /batch/ bodies without uuids (the server assigns fresh ones, so every event is new). */
+function batchPool(token: string, count: number): Buffer[] {
+  const pool: Buffer[] = [];
+  let i = 0;
+  for (let b = 0; b < count; b++) {
+    const batch = Array.from({ length: BATCH_EVENTS }, () => {
+      const event = makeEvent(i++, 5000);
+      delete event.uuid;
+      return event;
+    });
+    pool.push(zlib.gzipSync(JSON.stringify({ api_key: token, batch })));
+  }
+  return pool;
+}
+
+async function api(server: TestServer, path: string, body?: unknown): Promise<any> {
+  const response = await server.api(path, body === undefined ? {} : { method: 'POST', body });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${path} → ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+async function main(): Promise<void> {
+  const server = await startServer({
+    // info: the helper waits for the "accepting traffic" line; requests are not logged anyway.
+    env: { SIGHTLINE_LOG_LEVEL: 'info', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' },
+  });
+  const pid = server.process.pid!;
+  const client = new Client(server);
+  const batchHeaders = { 'content-type': 'text/plain', 'content-encoding': 'gzip' };
+  const pool = batchPool(server.projectKey, 200);
+  let next = 0;
+  const nextBatch = () => pool[next++ % pool.length];
+
+  try {
+    // Flags for /decide to evaluate: a rollout, a property match and a multivariate one.
+    await api(server, '/api/projects/@current/feature_flags/', { key: 'soak-rollout', filters: { groups: [{ rollout_percentage: 30 }] } });
+    await api(server, '/api/projects/@current/feature_flags/', {
+      key: 'soak-pro',
+      filters: { groups: [{ properties: [{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }], rollout_percentage: 100 }] },
+    });
+    await api(server, '/api/projects/@current/feature_flags/', {
+      key: 'soak-variant',
+      filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] } },
+    });
+
+    // Warm-up: closed loop on 8 connections, to find the highest sustained /batch/ rate.
+    process.stderr.write(`warm-up: ${WARMUP_SECONDS} s of /batch/ at full speed…\n`);
+    const warmupEnd = Date.now() + WARMUP_SECONDS * 1000;
+    let warmupBatches = 0;
+    const warmStart = Date.now();
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (Date.now() < warmupEnd) {
+          await client.send('batch', -1, 'POST', '/batch/', nextBatch(), batchHeaders, BATCH_EVENTS);
+          warmupBatches++;
+        }
+      }),
+    );
+    const maxBatchesPerSecond = warmupBatches / ((Date.now() - warmStart) / 1000);
+    const rate = maxBatchesPerSecond / 2;
+    process.stderr.write(`max ${fmt(maxBatchesPerSecond * BATCH_EVENTS)} events/s; soaking ${MINUTES} min at ${fmt(rate * BATCH_EVENTS)} events/s…\n`);
+
+    // Steady phase: each kind of traffic on its own schedule.
+    const steadyStart = Date.now();
+    const steadyEnd = steadyStart + MINUTES * 60_000;
+    const minuteOf = () => Math.min(MINUTES - 1, Math.floor((Date.now() - steadyStart) / 60_000));
+    const pending = new Set<Promise<void>>();
+    const track = (p: Promise<void>) => {
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    };
+    const schedule = async (perSecond: number, fire: (i: number) => Promise<void>) => {
+      let i = 0;
+      while (Date.now() < steadyEnd) {
+        // Open loop: catch up with the schedule, then wait for the next slot.
+        const due = Math.floor(((Date.now() - steadyStart) / 1000) * perSecond);
+        while (i < due) track(fire(i++));
+        await sleep(Math.max(1, Math.min(50, 1000 / perSecond / 2)));
+      }
+    };
+    const rss: [number, number][] = [];
+    const sampler = (async () => {
+      while (Date.now() < steadyEnd) {
+        rss.push([(Date.now() - steadyStart) / 60_000, rssMb(pid)]);
+        await sleep(RSS_EVERY_MS);
+      }
+      rss.push([(Date.now() - steadyStart) / 60_000, rssMb(pid)]);
+    })();
+    const json = { 'content-type': 'application/json' };
+    await Promise.all([
+      schedule(rate, () => client.send('batch', minuteOf(), 'POST', '/batch/', nextBatch(), batchHeaders, BATCH_EVENTS)),
+      schedule(DECIDE_PER_SECOND, (i) =>
+        client.send('decide', minuteOf(), 'POST', '/decide?v=3', Buffer.from(JSON.stringify({ api_key: server.projectKey, distinct_id: `user-${i % 5000}` })), json),
+      ),
+      schedule(LIST_PER_SECOND, (i) =>
+        client.send('list', minuteOf(), 'GET', `/api/projects/@current/events/?limit=100${i % 2 ? '&event=%24pageview' : ''}`, null, { authorization: `Bearer ${server.personalKey}` }),
+      ),
+      sampler,
+    ]);
+    await Promise.all(pending);
+
+    // Stored == acknowledged: every 200 means "on disk".
+    const counted = await api(server, `/api/projects/@current/events/?after=2000-01-01&select=${encodeURIComponent(JSON.stringify(['count()']))}`);
+    const stored = Number(counted.results[0][0]);
+    const metricsText = await (await fetch(`${server.url}/metrics`)).text();
+    const ingested = Number(/^sightline_events_ingested_total (\d+)/m.exec(metricsText)?.[1] ?? NaN);
+
+    // Report.
+    const steady = client.outcomes.filter((o) => o.minute >= 0);
+    const lines: string[] = [];
+    lines.push(`# Soak: ${MINUTES} min`, '');
+    lines.push(
+      `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, Node ${process.version}; ${new Date().toISOString()}`,
+      '',
+      `Warm-up max: ${fmt(maxBatchesPerSecond * BATCH_EVENTS)} events/s (${fmt(maxBatchesPerSecond, 1)} /batch/ req/s of ${BATCH_EVENTS} events). Steady: ${fmt(rate * BATCH_EVENTS)} events/s, ${DECIDE_PER_SECOND} /decide/s, ${LIST_PER_SECOND} events-list/s.`,
+      '',
+    );
+    lines.push('| minute | /batch/ req | /batch/ p50 ms | /batch/ p99 ms | p99 vs minute 1 | /decide p99 ms | events list p99 ms | RSS MB (end) |', '|---|---|---|---|---|---|---|---|');
+    const p99 = (kind: Kind, minute: number) => percentile(steady.filter((o) => o.kind === kind && o.minute === minute).map((o) => o.ms), 99);
+    const first = p99('batch', 0);
+    let worstRatio = 0;
+    for (let minute = 0; minute < MINUTES; minute++) {
+      const batch = steady.filter((o) => o.kind === 'batch' && o.minute === minute).map((o) => o.ms);
+      const ratio = p99('batch', minute) / first;
+      worstRatio = Math.max(worstRatio, ratio);
+      const rssAtEnd = rss.filter(([t]) => t <= minute + 1).at(-1)?.[1] ?? NaN;
+      lines.push(
+        `| ${minute + 1} | ${fmt(batch.length)} | ${fmt(percentile(batch, 50), 1)} | ${fmt(p99('batch', minute), 1)} | ${fmt(ratio, 2)}× | ${fmt(p99('decide', minute), 1)} | ${fmt(p99('list', minute), 1)} | ${fmt(rssAtEnd)} |`,
+      );
+    }
+    const rssSlope = slope(rss);
+    const rssValues = rss.map(([, v]) => v);
+    const errorsByKind = new Map<string, number>();
+    for (const error of client.errors) errorsByKind.set(error, (errorsByKind.get(error) ?? 0) + 1);
+    const checks: [string, boolean, string][] = [
+      ['p99 of /batch/ within 2× of minute 1, every minute', worstRatio <= 2, `worst ${fmt(worstRatio, 2)}×`],
+      ['errors', client.errors.length === 0, client.errors.length === 0 ? '0' : [...errorsByKind].map(([e, n]) => `${n} × ${e}`).join('; ')],
+      ['stored == acknowledged', stored === client.acknowledgedEvents, `stored ${fmt(stored)} (metrics: ${fmt(ingested)}), acknowledged ${fmt(client.acknowledgedEvents)}`],
+    ];
+    lines.push(
+      '',
+      `RSS: ${fmt(rssValues[0])} MB at the start of the steady phase, ${fmt(rssValues.at(-1)!)} MB at the end, max ${fmt(Math.max(...rssValues))} MB; trend ${fmt(rssSlope, 2)} MB/min over ${rss.length} samples (every ${RSS_EVERY_MS / 1000} s).`,
+      '',
+      '| criterion | result | detail |',
+      '|---|---|---|',
+      ...checks.map(([name, ok, detail]) => `| ${name} | ${ok ? 'PASS' : 'FAIL'} | ${detail} |`),
+      '',
+    );
+    process.stdout.write(lines.join('\n'));
+    if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+  } finally {
+    client.close();
+    const code = await server.stop();
+    if (code !== 0) {
+      process.stderr.write(`server exited with ${code}\n${server.output().slice(-3000)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+await main();
