@@ -3,10 +3,16 @@
  * baseline measured in the same run. `npm run bench -- ingest` runs one.
  */
 import os from 'node:os';
+import { benchDefinitions } from './definitions.js';
+import { benchEvents } from './events.js';
+import { benchFlags } from './flags.js';
 import { benchIngest } from './ingest.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
   ingest: benchIngest,
+  definitions: benchDefinitions,
+  events: benchEvents,
+  flags: benchFlags,
 };
 
 const wanted = process.argv.slice(2);

@@ -33,6 +33,11 @@ export async function send(
     // Bytes as an exact-length ArrayBuffer copy: the DOM typings refuse a Buffer-backed view.
     body: typeof init.body === 'string' || init.body === undefined ? init.body : new Uint8Array(init.body).buffer,
   });
+  return readReply(response);
+}
+
+/** Status, headers, text and (when the body is JSON) the parsed body of a response. */
+export async function readReply(response: Response): Promise<RawResponse> {
   const text = await response.text();
   let json: any;
   try {

@@ -6,14 +6,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { v7 as uuidv7 } from 'uuid';
+import { readReply, type RawResponse } from './ingest.js';
 import type { TestServer } from './server.js';
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
+export type Reply = RawResponse;
 
 /** Any method, body and headers; a request that takes longer than `timeoutMs` is a hang. */
 export async function request(
@@ -29,14 +25,7 @@ export async function request(
   } catch (error) {
     throw new Error(`${method} ${pathAndQuery.slice(0, 200)} failed: ${(error as Error).message} (server alive: ${alive(server)})`);
   }
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return readReply(response);
 }
 
 export const alive = (server: TestServer) => server.process.exitCode === null && server.process.signalCode === null;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { inMemoryEventStore } from '../helpers/duckdb-schema.js';
 
 import {
   EVENTS_FROM_SQL,
@@ -62,14 +63,7 @@ let db: DuckDBInstance;
 let conn: DuckDBConnection;
 
 before(async () => {
-  db = await DuckDBInstance.create(':memory:');
-  conn = await db.connect();
-  await conn.run(`CREATE TABLE events (project_id INTEGER NOT NULL, uuid UUID NOT NULL, event VARCHAR NOT NULL, distinct_id VARCHAR NOT NULL,
-    person_id UUID, timestamp TIMESTAMP NOT NULL, created_at TIMESTAMP NOT NULL, properties JSON NOT NULL,
-    elements_chain VARCHAR NOT NULL, "$group_0" VARCHAR NOT NULL, "$group_1" VARCHAR NOT NULL, "$group_2" VARCHAR NOT NULL,
-    "$group_3" VARCHAR NOT NULL, "$group_4" VARCHAR NOT NULL, flush_seq BIGINT NOT NULL)`);
-  await conn.run('CREATE TABLE person_distinct_ids (project_id INTEGER NOT NULL, distinct_id VARCHAR NOT NULL, person_id UUID NOT NULL)');
-  await conn.run('CREATE TABLE persons (project_id INTEGER NOT NULL, id UUID NOT NULL, properties JSON NOT NULL, is_identified BOOLEAN NOT NULL, created_at TIMESTAMP NOT NULL)');
+  ({ db, conn } = await inMemoryEventStore());
   for (const e of EVENTS) {
     await conn.run(
       `INSERT INTO events VALUES ($1, CAST($2 AS UUID), $3, $4, CAST($5 AS UUID), CAST($6 AS TIMESTAMP), CAST($6 AS TIMESTAMP) + INTERVAL 1 SECOND, $7, '', $8, '', '', '', '', $9)`,
