@@ -126,10 +126,25 @@ function batchPool(token: string, count: number): Buffer[] {
 }
 
 async function api(server: TestServer, path: string, body?: unknown): Promise<any> {
-  const response = await server.api(path, body === undefined ? {} : { method: 'POST', body });
+  const response = await withRetry(() => server.api(path, body === undefined ? {} : { method: 'POST', body }));
   const text = await response.text();
   if (!response.ok) throw new Error(`${path} → ${response.status} ${text}`);
   return JSON.parse(text);
+}
+
+/**
+ * One retry when the connection drops before any byte of the answer arrived: a keep-alive socket
+ * the server closed after its idle timeout is normal HTTP, and fetch does not retry it by itself.
+ * Any other failure, or a second drop, is reported as an error.
+ */
+async function withRetry(send: () => Promise<Response>): Promise<Response> {
+  try {
+    return await send();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    if (cause?.code !== 'UND_ERR_SOCKET') throw error;
+    return send();
+  }
 }
 
 async function main(): Promise<void> {

@@ -200,6 +200,10 @@ describe('what the server stored from the browser', () => {
       assert.match(r.headers['content-type'] ?? '', /^text\/plain/, `CORS-simple content type on ${r.path}`);
       assert.equal(r.headers['content-encoding'], undefined, 'gzip is sniffed, not declared');
     }
+    // posthog-js retries anything but exactly 200 on capture (a 204 is resent): SDK contract.
+    const answered = captures.filter((r) => r.status !== undefined);
+    assert.ok(answered.length >= 3, `answered capture requests: ${describeRequests()}`);
+    assert.deepEqual(answered.filter((r) => r.status !== 200).map((r) => `${r.path} → ${r.status}`), [], 'capture answers exactly 200');
     assert.deepEqual(requests.filter((r) => r.path.includes('retry_count')).map((r) => r.path), [], 'no request was retried');
     assert.deepEqual(consoleLines.filter((l) => /CORS/i.test(l)), [], 'no CORS errors in the console');
     assert.ok(requests.some((r) => r.method === 'GET' && r.path === `/array/${api().projectKey}/config.js`), 'config.js loaded');

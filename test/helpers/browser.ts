@@ -120,23 +120,32 @@ export interface RecordedRequest {
   resourceType: string;
   headers: Record<string, string>;
   body: Buffer | null;
+  /** HTTP status once the response arrived (none for requests the browser cancelled on unload). */
+  status?: number;
 }
 
 /** Records every request to `apiOrigin` made by any page of `context`. */
 export function recordApiRequests(context: BrowserContext, apiOrigin: string): RecordedRequest[] {
   const recorded: RecordedRequest[] = [];
+  const byRequest = new Map<unknown, RecordedRequest>();
   context.on('request', (request) => {
     const url = request.url();
     if (!url.startsWith(apiOrigin)) return;
     const parsed = new URL(url);
-    recorded.push({
+    const entry: RecordedRequest = {
       method: request.method(),
       url,
       path: parsed.pathname + parsed.search,
       resourceType: request.resourceType(),
       headers: request.headers(),
       body: request.postDataBuffer(),
-    });
+    };
+    byRequest.set(request, entry);
+    recorded.push(entry);
+  });
+  context.on('response', (response) => {
+    const entry = byRequest.get(response.request());
+    if (entry) entry.status = response.status();
   });
   return recorded;
 }
