@@ -2,12 +2,10 @@
  * Group types (indexes 0–4 per project, allocated on first sight) and group rows
  * ($groupidentify upserts; $groups on other events only fills $group_N).
  */
-import type { IngestChanges, IngestSnapshot } from '../store/types.js';
+import { groupKeyOf, type IngestChanges, type IngestSnapshot } from '../store/types.js';
 import type { JsonObject } from './types.js';
 
 export const MAX_GROUP_TYPES = 5;
-
-export const groupKeyOf = (index: number, key: string) => `${index}\u0000${key}`;
 
 export class GroupWorkingSet {
   private readonly newTypes: IngestChanges['newGroupTypes'] = [];

@@ -287,6 +287,9 @@ export interface IngestSnapshotRequest {
   groups: Map<number, Set<string>>;
 }
 
+/** How IngestSnapshot.groups keys a group: its type index and key. */
+export const groupKeyOf = (index: number, key: string) => `${index}\u0000${key}`;
+
 export interface IngestSnapshot {
   /** project id → distinct id → person uuid. */
   distinctIdToPerson: Map<number, Map<string, string>>;
@@ -296,7 +299,7 @@ export interface IngestSnapshot {
   existingUuids: Map<number, Set<string>>;
   /** project id → group type name → index. */
   groupTypes: Map<number, Map<string, number>>;
-  /** project id → "<index>\u0000<key>" → group properties. */
+  /** project id → groupKeyOf(index, key) → group properties. */
   groups: Map<number, Map<string, { properties: JsonObject; created_at: string }>>;
 }
 

@@ -1,8 +1,4 @@
 /** UUID text ⇄ 16 raw bytes (compact keys in SQLite, 128-bit values in DuckDB). */
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_RE.test(value);
-
 export const uuidToBytes = (uuid: string): Buffer => Buffer.from(uuid.replace(/-/g, ''), 'hex');
 
 export const uuidToBigInt = (uuid: string): bigint => BigInt(`0x${uuid.replace(/-/g, '')}`);

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../ingest/types.js';
-import type { IngestChanges, IngestSnapshot, IngestSnapshotRequest, IngestStore, PersonRecord } from '../types.js';
+import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord } from '../types.js';
 import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 
@@ -117,7 +117,7 @@ export class SqliteIngestStore implements IngestStore {
         const index = types?.get(type);
         if (index === undefined) continue; // a type never seen has no groups yet
         const row = select.get(projectId, index, key) as Row | undefined;
-        if (row) groups.set(`${index}\u0000${key}`, { properties: parseJson<JsonObject>(row.properties, {}), created_at: row.created_at as string });
+        if (row) groups.set(groupKeyOf(index, key), { properties: parseJson<JsonObject>(row.properties, {}), created_at: row.created_at as string });
       }
     }
     return snapshot;
