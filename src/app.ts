@@ -49,6 +49,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       flushIntervalMs: config.flushIntervalMs,
       flushMaxEvents: config.flushMaxEvents,
       maxPendingEvents: config.maxPendingEvents,
+      personCacheSize: config.personCacheSize,
       enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
     },
     metrics,

@@ -34,6 +34,8 @@ export interface Config {
   flushMaxEvents: number;
   /** Capture answers 503 while more than this many events wait for a flush. */
   maxPendingEvents: number;
+  /** Distinct ids whose persons ingestion keeps in memory between flushes (0 = no cache). */
+  personCacheSize: number;
   /** Public base URL used in pagination links; derived from the request when unset. */
   publicUrl: string | undefined;
   /** Per personal API key, requests per minute on /api/ (0 = unlimited). */
@@ -106,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),
     flushMaxEvents: integer(env, 'SIGHTLINE_FLUSH_MAX_EVENTS', 10_000, 1, 1_000_000),
     maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', 200_000, 1, 100_000_000),
+    personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', 20_000, 0, 10_000_000),
     publicUrl: env.SIGHTLINE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined,
     apiRateLimitPerMinute: integer(env, 'SIGHTLINE_API_RATE_LIMIT_PER_MINUTE', 480, 0, 1_000_000),
     maxConnections: integer(env, 'SIGHTLINE_MAX_CONNECTIONS', 10_000, 1, 1_000_000),

@@ -8,6 +8,7 @@ import type { Metrics } from '../metrics.js';
 import type { Stores } from '../store/index.js';
 import { reconcile } from '../store/index.js';
 import { DefinitionCache } from './definitions.js';
+import { addCachedPersons, PersonCache } from './person-cache.js';
 import { plan, snapshotRequest, type PendingEvent } from './pipeline.js';
 import type { JsonObject } from './types.js';
 
@@ -15,6 +16,7 @@ export interface BufferOptions {
   flushIntervalMs: number;
   flushMaxEvents: number;
   maxPendingEvents: number;
+  personCacheSize: number;
   enrich?: (properties: JsonObject) => void;
 }
 
@@ -59,6 +61,7 @@ export class IngestBuffer {
   private needsReconcile = false;
   private closed = false;
   readonly definitions = new DefinitionCache();
+  private readonly persons: PersonCache;
   /** Last flush failure, cleared by the next successful flush (shown by /_health). */
   lastError: { message: string; at: string } | null = null;
 
@@ -67,7 +70,9 @@ export class IngestBuffer {
     private readonly options: BufferOptions,
     private readonly metrics: Metrics,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.persons = new PersonCache(options.personCacheSize);
+  }
 
   async start(): Promise<void> {
     const [metaSeq, eventSeq] = await Promise.all([this.stores.meta.ingest.committedFlushSeq(), this.stores.events.committedFlushSeq()]);
@@ -160,14 +165,20 @@ export class IngestBuffer {
         this.needsReconcile = false;
       }
       const lap = stopwatch();
-      const snapshot = await this.stores.meta.ingest.loadSnapshot(snapshotRequest(batch));
+      const request = snapshotRequest(batch);
+      const cached = this.persons.take(request);
+      const snapshot = await this.stores.meta.ingest.loadSnapshot(request);
+      addCachedPersons(snapshot, cached);
       const loadMs = lap();
       const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
       const planMs = lap();
       await this.stores.meta.ingest.applyChanges(flush.meta);
+      this.persons.remember(snapshot, flush.meta.deletePersons);
       const metaMs = lap();
       return { seq, flush, started, timings: { loadMs, planMs, metaMs } };
     } catch (error) {
+      // Planning changes cached persons in place; what was not committed must not be served.
+      this.persons.clear();
       this.failed(error, entries);
       return null;
     }

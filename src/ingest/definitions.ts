@@ -23,8 +23,10 @@ function nested<V>(map: Map<string, V>, key: string, make: () => V): V {
 }
 
 export class DefinitionCache {
-  /** "<project>/<kind>/<group index>" → names stored with a known type (untyped ones are retried). */
+  /** "<project>/<kind>/<group index>" → names stored with a known type. */
   readonly typed = new Map<string, Set<string>>();
+  /** Same keys → names stored without a type yet (only a non-null value is written again). */
+  readonly untyped = new Map<string, Set<string>>();
   /** "<project>/<event>" → property names already paired with that event. */
   readonly pairs = new Map<string, Set<string>>();
   /** "<project>/<event>" → hour of the last `last_seen_at` written. */
@@ -32,6 +34,7 @@ export class DefinitionCache {
 
   clear(): void {
     this.typed.clear();
+    this.untyped.clear();
     this.pairs.clear();
     this.eventHours.clear();
   }
@@ -76,16 +79,21 @@ export class DefinitionCollector {
   ): void {
     const scope = `${projectId}/${kind}/${groupIndex ?? -1}`;
     const typed = nested(this.cache.typed, scope, () => new Set<string>());
+    const untyped = nested(this.cache.untyped, scope, () => new Set<string>());
     for (const name in bag) {
-      if (skip?.has(name)) continue;
+      // Steady state: a known pair with a known type costs these two lookups and nothing else.
       const knownPair = pairs.has(name);
       const knownType = typed.has(name);
-      if ((knownPair && knownType) || tooLong(name)) continue;
+      if ((knownPair && knownType) || skip?.has(name) || tooLong(name)) continue;
       if (!knownPair) this.pairs.set(`${projectId}\u0000${event}\u0000${name}`, { project_id: projectId, event, property: name });
       if (knownType) continue;
+      const value = bag[name];
+      // A null says nothing about the type: a stored untyped definition needs no new write.
+      if ((value === null || value === undefined) && untyped.has(name)) continue;
       const key = `${scope}/${name}`;
-      if (this.properties.get(key)?.property_type) continue;
-      this.properties.set(key, { project_id: projectId, name, type: kind, group_type_index: groupIndex, property_type: inferPropertyType(name, bag[name], this.now) });
+      const pending = this.properties.get(key);
+      if (pending?.property_type || (pending && (value === null || value === undefined))) continue;
+      this.properties.set(key, { project_id: projectId, name, type: kind, group_type_index: groupIndex, property_type: inferPropertyType(name, value, this.now) });
     }
   }
 
@@ -100,7 +108,8 @@ export class DefinitionCollector {
   /** Call once the flush committed: from now on these need no write. */
   commit(): void {
     for (const def of this.properties.values()) {
-      if (def.property_type) nested(this.cache.typed, `${def.project_id}/${def.type}/${def.group_type_index ?? -1}`, () => new Set()).add(def.name);
+      const scope = `${def.project_id}/${def.type}/${def.group_type_index ?? -1}`;
+      nested(def.property_type ? this.cache.typed : this.cache.untyped, scope, () => new Set()).add(def.name);
     }
     for (const pair of this.pairs.values()) nested(this.cache.pairs, `${pair.project_id}/${pair.event}`, () => new Set()).add(pair.property);
     for (const [key] of this.events) this.cache.eventHours.set(key, this.hour);

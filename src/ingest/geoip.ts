@@ -149,7 +149,7 @@ export function applyGeoIp(properties: JsonObject, geo: GeoLookup | null): boole
   if (properties.$process_person_profile === false) return true;
 
   const located = found as Record<string, unknown>;
-  // The normaliser gave this event its own $set/$set_once objects, so they are extended in place.
+  // The event's own $set/$set_once (parsed from this request, nothing shares them) grow in place.
   const set = isObject(properties.$set) ? properties.$set : {};
   const setOnce = isObject(properties.$set_once) ? properties.$set_once : {};
   for (const [eventKey, initialKey] of PERSON_GEO_KEY_PAIRS) {

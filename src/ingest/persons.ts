@@ -194,7 +194,12 @@ export class PersonWorkingSet {
   /** Everything this working set changed, for the stores. */
   changes(): Pick<IngestChanges, 'upsertPersons' | 'deletePersons' | 'reassignDistinctIds' | 'setDistinctIds'> {
     return {
-      upsertPersons: [...this.dirty].map((uuid) => this.snapshot.persons.get(uuid)!).filter(Boolean),
+      // Copies: the event store serialises them while the next flush already plans, and
+      // cached persons are changed in place by that planning.
+      upsertPersons: [...this.dirty].flatMap((uuid) => {
+        const person = this.snapshot.persons.get(uuid);
+        return person ? [{ ...person, properties: { ...person.properties } }] : [];
+      }),
       deletePersons: [...this.deleted].map(([uuid, project_id]) => ({ project_id, uuid })),
       reassignDistinctIds: this.reassignments,
       setDistinctIds: [...this.distinctIdWrites.values()],
@@ -205,23 +210,27 @@ export class PersonWorkingSet {
 const sameValue = (a: unknown, b: unknown) =>
   a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
+const has = (object: JsonObject, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+
 /** $set overwrites, $set_once fills only missing keys, $unset removes. Returns the changed keys. */
 export function applyUpdate(properties: JsonObject, update: PropertyUpdate): string[] {
   const changed: string[] = [];
-  for (const [key, value] of Object.entries(update.setOnce)) {
-    if (!(key in properties)) {
-      properties[key] = value;
+  for (const key in update.setOnce) {
+    if (properties[key] === undefined && !has(properties, key)) {
+      properties[key] = update.setOnce[key];
       changed.push(key);
     }
   }
-  for (const [key, value] of Object.entries(update.set)) {
-    if (!(key in properties) || !sameValue(properties[key], value)) {
+  for (const key in update.set) {
+    const value = update.set[key];
+    const current = properties[key];
+    if (current === value ? current === undefined && !has(properties, key) : !sameValue(current, value)) {
       properties[key] = value;
       changed.push(key);
     }
   }
   for (const key of update.unset) {
-    if (key in properties) {
+    if (has(properties, key)) {
       delete properties[key];
       changed.push(key);
     }

@@ -36,6 +36,8 @@ export interface StartOptions {
   projectKey?: string;
   personalKey?: string;
   timeoutMs?: number;
+  /** Extra node flags for the server process (e.g. --cpu-prof when profiling a benchmark). */
+  nodeArgs?: string[];
 }
 
 export const newTempDir = (prefix = 'sightline-test-') => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -44,7 +46,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const dataDir = options.dataDir ?? newTempDir();
   const projectKey = options.projectKey ?? `phc_test${randomBytes(12).toString('hex')}`;
   const personalKey = options.personalKey ?? `phx_test${randomBytes(12).toString('hex')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
