@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, type TestServer } from '../test/helpers/server.js';
 import { makeEvent } from './events-gen.js';
@@ -107,6 +108,7 @@ function slope(points: [number, number][]): number {
   return den === 0 ? NaN : num / den;
 }
 
+const fileMb = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size / 2 ** 20 : 0);
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
 
@@ -221,12 +223,20 @@ async function main(): Promise<void> {
     const steadyEnd = steadyStart + MINUTES * 60_000;
     minuteOf = () => Math.min(MINUTES - 1, Math.floor((Date.now() - steadyStart) / 60_000));
     const rss: [number, number][] = [];
+    // The DuckDB file and WAL sizes show whether checkpoints keep up with the appends.
+    const duckFile = path.join(server.dataDir, 'events.duckdb');
+    const storage: [number, number, number][] = [];
+    const sample = () => {
+      const minute = (Date.now() - steadyStart) / 60_000;
+      rss.push([minute, rssMb(pid)]);
+      storage.push([minute, fileMb(duckFile), fileMb(`${duckFile}.wal`)]);
+    };
     const sampler = (async () => {
       while (Date.now() < steadyEnd) {
-        rss.push([(Date.now() - steadyStart) / 60_000, rssMb(pid)]);
+        sample();
         await sleep(RSS_EVERY_MS);
       }
-      rss.push([(Date.now() - steadyStart) / 60_000, rssMb(pid)]);
+      sample();
     })();
     await Promise.all([
       schedule(steadyStart, steadyEnd, rate, () => client.send('batch', minuteOf(), 'POST', '/batch/', nextBatch(), batchHeaders, BATCH_EVENTS)),
@@ -251,7 +261,7 @@ async function main(): Promise<void> {
       `Warm-up max (with the side traffic): ${fmt(maxBatchesPerSecond * BATCH_EVENTS)} events/s (${fmt(maxBatchesPerSecond, 1)} /batch/ req/s of ${BATCH_EVENTS} events). Steady: ${fmt(rate * BATCH_EVENTS)} events/s, ${DECIDE_PER_SECOND} /decide/s, ${LIST_PER_SECOND} events-list/s.`,
       '',
     );
-    lines.push('| minute | /batch/ req | /batch/ p50 ms | /batch/ p99 ms | p99 vs minute 1 | /decide p99 ms | events list p99 ms | RSS MB (end) |', '|---|---|---|---|---|---|---|---|');
+    lines.push('| minute | /batch/ req | /batch/ p50 ms | /batch/ p99 ms | p99 vs minute 1 | /decide p99 ms | events list p99 ms | RSS MB (end) | DuckDB file / WAL MB (end) |', '|---|---|---|---|---|---|---|---|---|');
     const p99 = (kind: Kind, minute: number) => percentile(steady.filter((o) => o.kind === kind && o.minute === minute).map((o) => o.ms), 99);
     const first = p99('batch', 0);
     let worstRatio = 0;
@@ -260,8 +270,9 @@ async function main(): Promise<void> {
       const ratio = p99('batch', minute) / first;
       worstRatio = Math.max(worstRatio, ratio);
       const rssAtEnd = rss.filter(([t]) => t <= minute + 1).at(-1)?.[1] ?? NaN;
+      const [, fileAtEnd, walAtEnd] = storage.filter(([t]) => t <= minute + 1).at(-1) ?? [0, NaN, NaN];
       lines.push(
-        `| ${minute + 1} | ${fmt(batch.length)} | ${fmt(percentile(batch, 50), 1)} | ${fmt(p99('batch', minute), 1)} | ${fmt(ratio, 2)}× | ${fmt(p99('decide', minute), 1)} | ${fmt(p99('list', minute), 1)} | ${fmt(rssAtEnd)} |`,
+        `| ${minute + 1} | ${fmt(batch.length)} | ${fmt(percentile(batch, 50), 1)} | ${fmt(p99('batch', minute), 1)} | ${fmt(ratio, 2)}× | ${fmt(p99('decide', minute), 1)} | ${fmt(p99('list', minute), 1)} | ${fmt(rssAtEnd)} | ${fmt(fileAtEnd)} / ${fmt(walAtEnd)} |`,
       );
     }
     const rssSlope = slope(rss);

@@ -10,7 +10,20 @@ import {
 } from '@duckdb/node-api';
 import type { EventQuery, EventStore, EventStoreWrite, PersonRecord } from '../types.js';
 import { uuidToBigInt } from '../../util/uuid.js';
+import { ReaderGate } from './reader-gate.js';
 import { duckMigrations } from './schema.js';
+
+/** How long a due checkpoint waits for running reads before it tries again after a later write. */
+const CHECKPOINT_READ_DRAIN_MS = 2_000;
+
+/** 0 for a missing file (there is no WAL right after a checkpoint). */
+function fileBytes(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
 
 const timestampValue = (date: Date) => new DuckDBTimestampValue(BigInt(date.getTime()) * 1000n);
 const uuidOf = (uuid: string) => uuidValue(uuidToBigInt(uuid));
@@ -28,6 +41,8 @@ class Serial {
 interface DuckOptions {
   memoryLimit?: string;
   threads?: number;
+  /** WAL size at which the store checkpoints itself if DuckDB's own (16 MB) one was starved. */
+  checkpointWalBytes?: number;
 }
 
 /** Opens the file, migrates it, and makes the writer's scratch tables and the reader. */
@@ -67,6 +82,8 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
  */
 export class DuckDbEventStore implements EventStore {
   private readonly writes = new Serial();
+  private readonly gate = new ReaderGate();
+  private checkpointDue = false;
   private invalidated = false;
   private reopening: Promise<void> | null = null;
 
@@ -114,7 +131,33 @@ export class DuckDbEventStore implements EventStore {
     this.invalidated = false;
   }
 
-  write(batch: EventStoreWrite): Promise<void> {
+  async write(batch: EventStoreWrite): Promise<void> {
+    await this.writeBatch(batch);
+    void this.checkpointIfStarved();
+  }
+
+  /**
+   * DuckDB checkpoints on commit once the WAL passes 16 MB, but only when no other transaction
+   * is active; reads can starve it forever (ReaderGate). Past `checkpointWalBytes` the store
+   * makes room for one itself.
+   */
+  private async checkpointIfStarved(): Promise<void> {
+    if (this.checkpointDue || this.walBytes() < (this.options.checkpointWalBytes ?? 32 * 2 ** 20)) return;
+    this.checkpointDue = true;
+    try {
+      await this.gate.exclusive(CHECKPOINT_READ_DRAIN_MS, () => this.checkpoint());
+    } catch {
+      // A failed checkpoint (disk full) invalidates the instance; the next write reopens it.
+    } finally {
+      this.checkpointDue = false;
+    }
+  }
+
+  private walBytes(): number {
+    return fileBytes(`${this.file}.wal`);
+  }
+
+  private writeBatch(batch: EventStoreWrite): Promise<void> {
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
       await c.run('BEGIN TRANSACTION');
@@ -125,8 +168,9 @@ export class DuckDbEventStore implements EventStore {
           appender.closeSync();
         }
         await this.mirrorPersons(batch);
-        await c.run("UPDATE sync_state SET value = $1 WHERE key = 'flush_seq'", [batch.flushSeq]);
-        await c.run('COMMIT');
+        // One round trip for both (each costs a thread-pool hop); the sequence is our own counter.
+        if (!Number.isSafeInteger(batch.flushSeq)) throw new Error(`invalid flush sequence ${batch.flushSeq}`);
+        await c.run(`UPDATE sync_state SET value = ${batch.flushSeq} WHERE key = 'flush_seq'; COMMIT`);
       } catch (error) {
         await c.run('ROLLBACK').catch(() => undefined);
         throw error;
@@ -153,7 +197,7 @@ export class DuckDbEventStore implements EventStore {
       const appender = await c.createAppender('touched_persons');
       for (const p of removedPersons) {
         appender.appendInteger(p.project_id);
-        appender.appendUUID(uuidOf(p.uuid));
+        appender.appendVarchar(p.uuid);
         appender.endRow();
       }
       appender.closeSync();
@@ -182,7 +226,7 @@ export class DuckDbEventStore implements EventStore {
       for (const d of batch.setDistinctIds) {
         appender.appendInteger(d.project_id);
         appender.appendVarchar(d.distinct_id);
-        appender.appendUUID(uuidOf(d.person_uuid));
+        appender.appendVarchar(d.person_uuid);
         appender.endRow();
       }
       appender.closeSync();
@@ -210,7 +254,7 @@ export class DuckDbEventStore implements EventStore {
           for (const distinctId of distinct_ids) {
             ids.appendInteger(person.project_id);
             ids.appendVarchar(distinctId);
-            ids.appendUUID(uuidOf(person.uuid));
+            ids.appendVarchar(person.uuid);
             ids.endRow();
           }
         }
@@ -225,15 +269,22 @@ export class DuckDbEventStore implements EventStore {
   }
 
   query(query: EventQuery): Promise<Record<string, unknown>[]> {
-    return this.guarded(async () => {
+    return this.gate.read(() => this.guarded(async () => {
       const reader = await this.reader.runAndReadAll(query.sql, query.params as DuckDBValue[]);
       return reader.getRowObjectsJson() as Record<string, unknown>[];
-    });
+    }));
   }
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
     // A dedicated connection: a long export must not hold the shared reader.
-    const connection = await this.guarded(() => this.instance.connect());
+    await this.gate.enter();
+    let connection: DuckDBConnection;
+    try {
+      connection = await this.guarded(() => this.instance.connect());
+    } catch (error) {
+      this.gate.leave();
+      throw error;
+    }
     try {
       const result = await connection.stream(query.sql, query.params as DuckDBValue[]);
       let pending: Record<string, unknown>[] = [];
@@ -247,6 +298,7 @@ export class DuckDbEventStore implements EventStore {
       if (pending.length > 0) yield pending;
     } finally {
       connection.closeSync();
+      this.gate.leave();
     }
   }
 
@@ -260,15 +312,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   async sizeBytes(): Promise<number> {
-    let total = 0;
-    for (const suffix of ['', '.wal']) {
-      try {
-        total += fs.statSync(this.file + suffix).size;
-      } catch {
-        // no WAL right after a checkpoint
-      }
-    }
-    return total;
+    return fileBytes(this.file) + this.walBytes();
   }
 
   checkpoint(): Promise<void> {
@@ -293,27 +337,38 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
+/**
+ * UUIDs are appended as text (DuckDB casts them natively, cheaper than building UUID values in
+ * JS); values shared by the whole flush are built once.
+ */
 function appendEvents(appender: DuckDBAppender, batch: EventStoreWrite): void {
+  const flushSeq = BigInt(batch.flushSeq);
+  let createdAt: Date | null = null;
+  let createdAtValue = timestampValue(new Date(0));
   for (const e of batch.events) {
+    if (e.created_at !== createdAt) {
+      createdAt = e.created_at;
+      createdAtValue = timestampValue(createdAt);
+    }
     appender.appendInteger(e.project_id);
-    appender.appendUUID(uuidOf(e.uuid));
+    appender.appendVarchar(e.uuid);
     appender.appendVarchar(e.event);
     appender.appendVarchar(e.distinct_id);
-    if (e.person_id) appender.appendUUID(uuidOf(e.person_id));
+    if (e.person_id) appender.appendVarchar(e.person_id);
     else appender.appendNull();
     appender.appendTimestamp(timestampValue(e.timestamp));
-    appender.appendTimestamp(timestampValue(e.created_at));
+    appender.appendTimestamp(createdAtValue);
     appender.appendVarchar(JSON.stringify(e.properties));
     appender.appendVarchar(e.elements_chain);
     for (const group of e.groups) appender.appendVarchar(group);
-    appender.appendBigInt(BigInt(batch.flushSeq));
+    appender.appendBigInt(flushSeq);
     appender.endRow();
   }
 }
 
 function appendPerson(appender: DuckDBAppender, p: { project_id: number; uuid: string; properties: object; is_identified: boolean; created_at: string }): void {
   appender.appendInteger(p.project_id);
-  appender.appendUUID(uuidOf(p.uuid));
+  appender.appendVarchar(p.uuid);
   appender.appendVarchar(JSON.stringify(p.properties));
   appender.appendBoolean(p.is_identified);
   appender.appendTimestamp(timestampValue(new Date(p.created_at)));
