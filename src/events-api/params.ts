@@ -7,7 +7,7 @@ import { integer } from '../http/api/pagination.js';
 import { jsonStringList } from '../http/api/params.js';
 import { parseDateLiteral } from '../query/dates.js';
 import { parseRelativeDate } from '../util/relative-date.js';
-import { bytesToUuid, uuidToBytes } from '../util/uuid.js';
+import { canonicalUuid } from '../util/uuid.js';
 import { decodeCursor } from './cursor.js';
 import type { EventsQuery, Format, Paging } from './types.js';
 
@@ -55,11 +55,6 @@ export function readPaging(query: RawQuery, format: Format): Paging {
 }
 
 /** Canonical lower-case UUID text, from the forms Python's UUID() accepts; null if malformed. */
-export function normalizeUuid(value: string): string | null {
-  const hex = value.trim().toLowerCase().replace(/^urn:uuid:/, '').replace(/^\{(.*)\}$/, '$1');
-  if (!/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/.test(hex)) return null;
-  return bytesToUuid(uuidToBytes(hex));
-}
 
 /** A single string parameter; absent or empty is null. */
 export function text(query: RawQuery, name: string): string | null {
@@ -85,7 +80,7 @@ function date(query: RawQuery, name: string, now: Date): Date | null {
 function uuidParam(query: RawQuery, name: string): string | null {
   const value = text(query, name);
   if (value === null) return null;
-  const uuid = normalizeUuid(value);
+  const uuid = canonicalUuid(value);
   if (!uuid) throw validationError(`${name} must be a person UUID.`, name);
   return uuid;
 }

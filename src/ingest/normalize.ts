@@ -5,6 +5,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 
+import { canonicalUuid } from '../util/uuid.js';
 import type { DropReason, IncomingEvent, JsonObject, Outcome } from './types.js';
 
 export interface NormalizeContext {
@@ -108,19 +109,10 @@ function truncateChars(text: string, max: number): string {
   return Array.from(text).slice(0, max).join('');
 }
 
-const UUID_HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** Absent/empty → a fresh UUIDv7; any spelling the `uuid` crate accepts → canonical; else null. */
 function eventUuid(value: unknown): string | null {
   if (value === undefined || value === null || value === '') return uuidv7();
-  if (typeof value !== 'string') return null;
-  let text = value.trim().toLowerCase();
-  if (text.startsWith('urn:uuid:')) text = text.slice(9);
-  if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);
-  if (/^[0-9a-f]{32}$/.test(text)) {
-    text = `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
-  }
-  return UUID_HYPHENATED.test(text) ? text : null;
+  return typeof value === 'string' ? canonicalUuid(value) : null;
 }
 
 // ---------------------------------------------------------------------------------------------

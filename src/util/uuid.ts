@@ -7,3 +7,18 @@ export function bytesToUuid(bytes: Uint8Array): string {
   const hex = Buffer.from(bytes).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SIMPLE = /^[0-9a-f]{32}$/;
+
+/**
+ * The canonical lower-case hyphenated form of the spellings the `uuid` crate (PostHog's capture)
+ * accepts: hyphenated, 32 hex digits, `urn:uuid:…` and `{…}`, any case; null for anything else.
+ */
+export function canonicalUuid(value: string): string | null {
+  let text = value.trim().toLowerCase();
+  if (text.startsWith('urn:uuid:')) text = text.slice(9);
+  if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);
+  if (SIMPLE.test(text)) text = `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+  return HYPHENATED.test(text) ? text : null;
+}

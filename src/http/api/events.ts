@@ -7,12 +7,13 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { encodeCursor } from '../../events-api/cursor.js';
 import { eventsCsv, tableCsv } from '../../events-api/csv.js';
-import { normalizeUuid, readEventsQuery, readFormat, readPaging, text, type RawQuery } from '../../events-api/params.js';
+import { readEventsQuery, readFormat, readPaging, text, type RawQuery } from '../../events-api/params.js';
 import { personLookup } from '../../events-api/persons.js';
 import { runner } from '../../events-api/run.js';
 import { csvExport, eventById, groupedPage, planRequest, walkPage } from '../../events-api/service.js';
 import { StatsCache } from '../../events-api/stats.js';
 import type { TypeLookup } from '../../events-api/typed-compile.js';
+import { canonicalUuid } from '../../util/uuid.js';
 import type { Cursor } from '../../events-api/types.js';
 import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues } from '../../events-api/values.js';
 import { projectFor } from '../auth.js';
@@ -108,7 +109,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
     handler: async (request, principal, reply) => {
       const { project } = await projectFor(ctx, principal, request.params.project_id);
       const format = readFormat(request.query, request.headers.accept);
-      const uuid = normalizeUuid(request.params.id);
+      const uuid = canonicalUuid(request.params.id);
       if (!uuid) throw validationError('Invalid UUID', null, 'invalid');
       const found = await eventById(runner(ctx.stores.events, null), persons, project.id, uuid);
       if (!found) throw notFound(`No events exist for event UUID ${uuid}`);
