@@ -152,7 +152,8 @@ async function withRetry(send: () => Promise<Response>): Promise<Response> {
 async function main(): Promise<void> {
   const server = await startServer({
     // info: the helper waits for the "accepting traffic" line; requests are not logged anyway.
-    env: { SIGHTLINE_LOG_LEVEL: 'info', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' },
+    // SOAK_LOG_LEVEL=debug with SOAK_SERVER_LOG=<file> keeps every flush's timings for diagnosis.
+    env: { SIGHTLINE_LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'info', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', ...(process.env.SOAK_SERVER_ENV ? JSON.parse(process.env.SOAK_SERVER_ENV) : {}) },
   });
   const pid = server.process.pid!;
   const client = new Client(server);
@@ -298,6 +299,7 @@ async function main(): Promise<void> {
   } finally {
     client.close();
     const code = await server.stop();
+    if (process.env.SOAK_SERVER_LOG) fs.writeFileSync(process.env.SOAK_SERVER_LOG, server.output());
     if (code !== 0) {
       process.stderr.write(`server exited with ${code}\n${server.output().slice(-3000)}\n`);
       process.exitCode = 1;

@@ -10,11 +10,10 @@ import {
 } from '@duckdb/node-api';
 import type { EventQuery, EventStore, EventStoreWrite, PersonRecord } from '../types.js';
 import { uuidToBigInt } from '../../util/uuid.js';
-import { ReaderGate } from './reader-gate.js';
 import { duckMigrations } from './schema.js';
 
-/** How long a due checkpoint waits for running reads before it tries again after a later write. */
-const CHECKPOINT_READ_DRAIN_MS = 2_000;
+/** DuckDB's own default for its automatic checkpoint, which this store replaces (see below). */
+const DEFAULT_CHECKPOINT_WAL_BYTES = 16 * 2 ** 20;
 
 /** 0 for a missing file (there is no WAL right after a checkpoint). */
 function fileBytes(file: string): number {
@@ -41,11 +40,20 @@ class Serial {
 interface DuckOptions {
   memoryLimit?: string;
   threads?: number;
-  /** WAL size at which the store checkpoints itself if DuckDB's own (16 MB) one was starved. */
+  /** WAL size from which the store checkpoints in the background. */
   checkpointWalBytes?: number;
 }
 
-/** Opens the file, migrates it, and makes the writer's scratch tables and the reader. */
+/**
+ * Opens the file, migrates it, and makes the connections: the writer (with its scratch tables),
+ * the reader, and the checkpointer.
+ *
+ * DuckDB's automatic checkpoint runs inside the COMMIT that crosses its threshold (stalling that
+ * flush, and with it every request waiting on it, for up to seconds) and is skipped while any
+ * other transaction is active, so steady reads let the WAL and memory grow without bound. It is
+ * off; the store checkpoints from its own connection instead, which DuckDB lets run alongside
+ * reads and the writer's transactions.
+ */
 async function connect(file: string, options: DuckOptions) {
   // Never fetch extensions at run time: json/icu/parquet are built in.
   const instance = await DuckDBInstance.create(file, {
@@ -53,6 +61,7 @@ async function connect(file: string, options: DuckOptions) {
     autoload_known_extensions: 'false',
     memory_limit: options.memoryLimit ?? '512MB',
     threads: String(options.threads ?? 2),
+    checkpoint_threshold: '1TB',
   });
   try {
     const writer = await instance.connect();
@@ -61,7 +70,8 @@ async function connect(file: string, options: DuckOptions) {
     await writer.run('CREATE TEMP TABLE touched_persons (project_id INTEGER, id UUID)');
     await writer.run('CREATE TEMP TABLE touched_distinct_ids (project_id INTEGER, distinct_id VARCHAR)');
     const reader = await instance.connect();
-    return { instance, writer, reader };
+    const checkpointer = await instance.connect();
+    return { instance, writer, reader, checkpointer };
   } catch (error) {
     instance.closeSync();
     throw error;
@@ -82,8 +92,7 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
  */
 export class DuckDbEventStore implements EventStore {
   private readonly writes = new Serial();
-  private readonly gate = new ReaderGate();
-  private checkpointDue = false;
+  private checkpointing: Promise<void> | null = null;
   private invalidated = false;
   private reopening: Promise<void> | null = null;
 
@@ -91,14 +100,15 @@ export class DuckDbEventStore implements EventStore {
     private instance: DuckDBInstance,
     private writer: DuckDBConnection,
     private reader: DuckDBConnection,
+    private checkpointer: DuckDBConnection,
     private readonly file: string,
     private readonly options: DuckOptions,
   ) {}
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {
     const file = path.join(dataDir, 'events.duckdb');
-    const { instance, writer, reader } = await connect(file, options);
-    return new DuckDbEventStore(instance, writer, reader, file, options);
+    const { instance, writer, reader, checkpointer } = await connect(file, options);
+    return new DuckDbEventStore(instance, writer, reader, checkpointer, file, options);
   }
 
   /** Runs `work` on a usable instance, reopening it first if a fatal error invalidated it. */
@@ -116,7 +126,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async reopen(): Promise<void> {
-    for (const close of [() => this.reader.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()]) {
+    for (const close of this.closers()) {
       try {
         close();
       } catch {
@@ -128,28 +138,16 @@ export class DuckDbEventStore implements EventStore {
     this.instance = opened.instance;
     this.writer = opened.writer;
     this.reader = opened.reader;
+    this.checkpointer = opened.checkpointer;
     this.invalidated = false;
   }
 
   async write(batch: EventStoreWrite): Promise<void> {
     await this.writeBatch(batch);
-    void this.checkpointIfStarved();
-  }
-
-  /**
-   * DuckDB checkpoints on commit once the WAL passes 16 MB, but only when no other transaction
-   * is active; reads can starve it forever (ReaderGate). Past `checkpointWalBytes` the store
-   * makes room for one itself.
-   */
-  private async checkpointIfStarved(): Promise<void> {
-    if (this.checkpointDue || this.walBytes() < (this.options.checkpointWalBytes ?? 32 * 2 ** 20)) return;
-    this.checkpointDue = true;
-    try {
-      await this.gate.exclusive(CHECKPOINT_READ_DRAIN_MS, () => this.checkpoint());
-    } catch {
-      // A failed checkpoint (disk full) invalidates the instance; the next write reopens it.
-    } finally {
-      this.checkpointDue = false;
+    if (!this.checkpointing && this.walBytes() >= (this.options.checkpointWalBytes ?? DEFAULT_CHECKPOINT_WAL_BYTES)) {
+      this.checkpointing = this.checkpoint()
+        .catch(() => undefined) // a failed checkpoint (disk full) invalidates the instance; the next write reopens it
+        .finally(() => (this.checkpointing = null));
     }
   }
 
@@ -269,22 +267,15 @@ export class DuckDbEventStore implements EventStore {
   }
 
   query(query: EventQuery): Promise<Record<string, unknown>[]> {
-    return this.gate.read(() => this.guarded(async () => {
+    return this.guarded(async () => {
       const reader = await this.reader.runAndReadAll(query.sql, query.params as DuckDBValue[]);
       return reader.getRowObjectsJson() as Record<string, unknown>[];
-    }));
+    });
   }
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
     // A dedicated connection: a long export must not hold the shared reader.
-    await this.gate.enter();
-    let connection: DuckDBConnection;
-    try {
-      connection = await this.guarded(() => this.instance.connect());
-    } catch (error) {
-      this.gate.leave();
-      throw error;
-    }
+    const connection = await this.guarded(() => this.instance.connect());
     try {
       const result = await connection.stream(query.sql, query.params as DuckDBValue[]);
       let pending: Record<string, unknown>[] = [];
@@ -298,7 +289,6 @@ export class DuckDbEventStore implements EventStore {
       if (pending.length > 0) yield pending;
     } finally {
       connection.closeSync();
-      this.gate.leave();
     }
   }
 
@@ -315,18 +305,23 @@ export class DuckDbEventStore implements EventStore {
     return fileBytes(this.file) + this.walBytes();
   }
 
+  /** Folds the WAL into the file, on its own connection: writes and reads go on meanwhile. */
   checkpoint(): Promise<void> {
-    return this.writes.run(() => this.guarded(async () => {
-      await this.writer.run('CHECKPOINT');
-    }));
+    return this.guarded(async () => {
+      await this.checkpointer.run('CHECKPOINT');
+    });
+  }
+
+  private closers(): (() => void)[] {
+    return [() => this.checkpointer.closeSync(), () => this.reader.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()];
   }
 
   async close(): Promise<void> {
-    await this.writes.run(async () => {
-      await this.writer.run('CHECKPOINT').catch(() => undefined);
-    });
+    await this.writes.run(async () => undefined); // the last write is done
+    await this.checkpointing;
+    await this.checkpoint().catch(() => undefined);
     await this.reopening?.catch(() => undefined);
-    for (const close of [() => this.reader.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()]) {
+    for (const close of this.closers()) {
       try {
         close();
       } catch (error) {
