@@ -12,8 +12,15 @@ import type { EventQuery, EventStore, EventStoreWrite, PersonRecord } from '../t
 import { uuidToBigInt } from '../../util/uuid.js';
 import { duckMigrations } from './schema.js';
 
-/** DuckDB's own default for its automatic checkpoint, which this store replaces (see below). */
-const DEFAULT_CHECKPOINT_WAL_BYTES = 16 * 2 ** 20;
+/**
+ * Every checkpoint seals the rows appended since the previous one into row groups of their own,
+ * and DuckDB later merges small row groups by rewriting them (measured: multi-second stalls
+ * every few hundred thousand events when checkpointing at DuckDB's 16 MB default). Checkpointing
+ * once per row group's worth of events (DuckDB's 122,880 rows) keeps row groups full; the WAL
+ * bound caps memory and replay time for unusually large events.
+ */
+const CHECKPOINT_EVERY_ROWS = 122_880;
+const CHECKPOINT_WAL_BYTES = 256 * 2 ** 20;
 
 /** 0 for a missing file (there is no WAL right after a checkpoint). */
 function fileBytes(file: string): number {
@@ -40,19 +47,17 @@ class Serial {
 interface DuckOptions {
   memoryLimit?: string;
   threads?: number;
-  /** WAL size from which the store checkpoints in the background. */
-  checkpointWalBytes?: number;
+  /** Events appended between two checkpoints (tests lower it). */
+  checkpointEveryRows?: number;
 }
 
 /**
- * Opens the file, migrates it, and makes the connections: the writer (with its scratch tables),
- * the reader, and the checkpointer.
+ * Opens the file, migrates it, and makes the writer (with its scratch tables) and the reader.
  *
- * DuckDB's automatic checkpoint runs inside the COMMIT that crosses its threshold (stalling that
- * flush, and with it every request waiting on it, for up to seconds) and is skipped while any
- * other transaction is active, so steady reads let the WAL and memory grow without bound. It is
- * off; the store checkpoints from its own connection instead, which DuckDB lets run alongside
- * reads and the writer's transactions.
+ * DuckDB's automatic checkpoint is skipped while any other transaction is active, so steady
+ * reads (the events list) let the WAL, and the memory holding what it has not folded yet, grow
+ * without bound. It is off; the store runs CHECKPOINT itself between writes, which DuckDB
+ * performs even while reads are running.
  */
 async function connect(file: string, options: DuckOptions) {
   // Never fetch extensions at run time: json/icu/parquet are built in.
@@ -70,8 +75,7 @@ async function connect(file: string, options: DuckOptions) {
     await writer.run('CREATE TEMP TABLE touched_persons (project_id INTEGER, id UUID)');
     await writer.run('CREATE TEMP TABLE touched_distinct_ids (project_id INTEGER, distinct_id VARCHAR)');
     const reader = await instance.connect();
-    const checkpointer = await instance.connect();
-    return { instance, writer, reader, checkpointer };
+    return { instance, writer, reader };
   } catch (error) {
     instance.closeSync();
     throw error;
@@ -93,6 +97,7 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
 export class DuckDbEventStore implements EventStore {
   private readonly writes = new Serial();
   private checkpointing: Promise<void> | null = null;
+  private rowsSinceCheckpoint = 0;
   private invalidated = false;
   private reopening: Promise<void> | null = null;
 
@@ -100,15 +105,14 @@ export class DuckDbEventStore implements EventStore {
     private instance: DuckDBInstance,
     private writer: DuckDBConnection,
     private reader: DuckDBConnection,
-    private checkpointer: DuckDBConnection,
     private readonly file: string,
     private readonly options: DuckOptions,
   ) {}
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {
     const file = path.join(dataDir, 'events.duckdb');
-    const { instance, writer, reader, checkpointer } = await connect(file, options);
-    return new DuckDbEventStore(instance, writer, reader, checkpointer, file, options);
+    const { instance, writer, reader } = await connect(file, options);
+    return new DuckDbEventStore(instance, writer, reader, file, options);
   }
 
   /** Runs `work` on a usable instance, reopening it first if a fatal error invalidated it. */
@@ -138,13 +142,15 @@ export class DuckDbEventStore implements EventStore {
     this.instance = opened.instance;
     this.writer = opened.writer;
     this.reader = opened.reader;
-    this.checkpointer = opened.checkpointer;
     this.invalidated = false;
   }
 
   async write(batch: EventStoreWrite): Promise<void> {
     await this.writeBatch(batch);
-    if (!this.checkpointing && this.walBytes() >= (this.options.checkpointWalBytes ?? DEFAULT_CHECKPOINT_WAL_BYTES)) {
+    this.rowsSinceCheckpoint += batch.events.length;
+    const due = this.rowsSinceCheckpoint >= (this.options.checkpointEveryRows ?? CHECKPOINT_EVERY_ROWS) || this.walBytes() >= CHECKPOINT_WAL_BYTES;
+    if (due && !this.checkpointing) {
+      this.rowsSinceCheckpoint = 0;
       this.checkpointing = this.checkpoint()
         .catch(() => undefined) // a failed checkpoint (disk full) invalidates the instance; the next write reopens it
         .finally(() => (this.checkpointing = null));
@@ -305,19 +311,21 @@ export class DuckDbEventStore implements EventStore {
     return fileBytes(this.file) + this.walBytes();
   }
 
-  /** Folds the WAL into the file, on its own connection: writes and reads go on meanwhile. */
+  /**
+   * Folds the WAL into the file. Queued with the writes: an append waiting for a checkpoint's
+   * table lock would block inside the appender's synchronous calls, freezing the event loop.
+   */
   checkpoint(): Promise<void> {
-    return this.guarded(async () => {
-      await this.checkpointer.run('CHECKPOINT');
-    });
+    return this.writes.run(() => this.guarded(async () => {
+      await this.writer.run('CHECKPOINT');
+    }));
   }
 
   private closers(): (() => void)[] {
-    return [() => this.checkpointer.closeSync(), () => this.reader.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()];
+    return [() => this.reader.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()];
   }
 
   async close(): Promise<void> {
-    await this.writes.run(async () => undefined); // the last write is done
     await this.checkpointing;
     await this.checkpoint().catch(() => undefined);
     await this.reopening?.catch(() => undefined);
