@@ -2,11 +2,13 @@
  * Flag evaluation benchmarks (issue 5): `/decide?v=3` and `/flags?v=2` on 50 connections for a
  * project with 50 active flags (rollouts, person-property conditions, multivariate, one group
  * flag) and stored persons and groups, next to the bare node:http baseline (JSON.parse only)
- * measured in the same run.
+ * measured in the same run, with the same generator: raw keep-alive sockets (socket-load.ts),
+ * since node:http's client costs more CPU per request than the server it measures.
  */
 import { startServer, type TestServer } from '../test/helpers/server.js';
 import { startBaseline } from './ingest.js';
-import { percentile, runLoad, type LoadResult } from './load.js';
+import { percentile, type LoadResult } from './load.js';
+import { runSocketLoad } from './socket-load.js';
 
 const PERSONS = 2_000;
 const COMPANIES = 20;
@@ -81,7 +83,7 @@ export async function benchFlags(): Promise<string> {
   const headers = { 'content-type': 'application/json' };
   const server = await startServer({ env: { SIGHTLINE_LOG_LEVEL: 'info' } });
   const lines = [
-    `50 active flags (12 rollouts, 16 property-targeted, 14 multivariate, 7 multi-condition, 1 group flag), ${fmt(PERSONS)} stored persons, ${COMPANIES} groups; ${CONNECTIONS} connections, ${DURATION / 1000} s each.`,
+    `50 active flags (12 rollouts, 16 property-targeted, 14 multivariate, 7 multi-condition, 1 group flag), ${fmt(PERSONS)} stored persons, ${COMPANIES} groups; ${CONNECTIONS} connections, ${DURATION / 1000} s each; load from raw keep-alive sockets (bench/socket-load.ts).`,
     '',
     '| endpoint | req/s | p50 ms | p99 ms | vs baseline |',
     '|---|---|---|---|---|',
@@ -92,10 +94,10 @@ export async function benchFlags(): Promise<string> {
       let i = 0;
       const bodies = () => requestBody(tokenField, server.projectKey, i++);
       const baseline = await startBaseline();
-      const base = await runLoad({ url: `${baseline.url}${path}`, connections: CONNECTIONS, headers, bodies, durationMs: DURATION });
+      const base = await runSocketLoad({ url: `${baseline.url}${path}`, connections: CONNECTIONS, headers, bodies, durationMs: DURATION });
       baseline.stop();
       i = 0;
-      const service = await runLoad({ url: `${server.url}${path}`, connections: CONNECTIONS, headers, bodies, durationMs: DURATION });
+      const service = await runSocketLoad({ url: `${server.url}${path}`, connections: CONNECTIONS, headers, bodies, durationMs: DURATION });
       const failures = Object.entries(service.statusCounts).filter(([status]) => status !== '200');
       lines.push(row(`bare node:http (JSON.parse only), ${path}`, base, base), row(`Sightline ${path}`, service, base));
       if (failures.length > 0 || service.errors > 0) lines.push(`| ${path}: non-200 answers ${JSON.stringify(Object.fromEntries(failures))}, errors ${service.errors} | | | | |`);

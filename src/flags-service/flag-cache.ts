@@ -3,6 +3,7 @@
  * every request. Management writes invalidate a project at once; the time limit only bounds
  * staleness when something else (another node, the CLI) changes the store.
  */
+import { compileFlags, type CompiledFlags } from '../flags/index.js';
 import type { FlagStore, StoredFlag } from '../store/types.js';
 
 export interface ProjectFlags {
@@ -11,8 +12,12 @@ export interface ProjectFlags {
   /** The flags /decide and /flags evaluate. */
   active: StoredFlag[];
   byKey: Map<string, StoredFlag>;
+  /** Keys of `active`, in order. */
+  activeKeys: string[];
   /** Active flags with `ensure_experience_continuity`. */
   continuityKeys: string[];
+  /** `all`, compiled for evaluation once per load rather than once per request. */
+  compiled: CompiledFlags;
 }
 
 const TTL_MS = 3_000;
@@ -24,7 +29,9 @@ function projectFlags(all: StoredFlag[]): ProjectFlags {
     all,
     active,
     byKey: new Map(all.map((flag) => [flag.key, flag])),
+    activeKeys: active.map((flag) => flag.key),
     continuityKeys: active.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key),
+    compiled: compileFlags(all),
   };
 }
 

@@ -4,7 +4,7 @@
  * flag (`failed`), so callers answer with partial results instead of an error.
  */
 import { propertiesFor } from '../flags/condition.js';
-import { evaluateFlags } from '../flags/index.js';
+import { evaluateCompiled, type CompiledFlags } from '../flags/index.js';
 import { makeReason } from '../flags/reasons.js';
 import type { EvaluateOptions, EvaluationContext, FeatureFlag, FlagResult } from '../flags/types.js';
 import type { GeoLookup } from '../ingest/geoip.js';
@@ -57,8 +57,9 @@ export class FlagService {
       this.log.error({ err: error, projectId }, 'could not load feature flags');
       return { results: [], errors: true };
     }
+    // Each flag once, however often the request names it.
     const targets = request.flagKeys
-      ? request.flagKeys.map((key) => flags.byKey.get(key)).filter((flag): flag is StoredFlag => flag?.active === true)
+      ? [...new Set(request.flagKeys)].map((key) => flags.byKey.get(key)).filter((flag): flag is StoredFlag => flag?.active === true)
       : flags.active;
     if (targets.length === 0) return { results: [], errors: false };
 
@@ -74,31 +75,32 @@ export class FlagService {
       this.log.error({ err: error, projectId }, 'could not read stored properties for flags; answering from the request alone');
     }
     const ctx = buildContext(request, inputs, this.geo);
-    const computed = this.evaluateSafely(flags.all, ctx, targets.map((flag) => flag.key));
-    const results = targets.map((flag) => {
-      const result = computed[flag.key];
+    const computed = this.evaluateSafely(flags.compiled, ctx, request.flagKeys ? targets.map((flag) => flag.key) : flags.activeKeys);
+    const results = targets.map((flag, index) => {
+      const result = computed[index];
       const usable = result && (inputs !== null || !needsStoredData(flag, ctx));
       return { flag, result: usable ? result : failed(flag.key) };
     });
     return { results, errors: results.some(({ result }) => result.failed) };
   }
 
-  /** One engine bug must not cost the other flags: on a throw, retry flag by flag. */
-  private evaluateSafely(all: FeatureFlag[], ctx: EvaluationContext, keys: string[]): Record<string, FlagResult> {
+  /**
+   * Results in the order of `keys`. One engine bug must not cost the other flags: on a throw,
+   * retry flag by flag.
+   */
+  private evaluateSafely(flags: CompiledFlags, ctx: EvaluationContext, keys: string[]): (FlagResult | undefined)[] {
     try {
-      return evaluateFlags(all, ctx, keys, EVALUATE_OPTIONS);
+      return evaluateCompiled(flags, ctx, keys, EVALUATE_OPTIONS);
     } catch (error) {
       this.log.error({ err: error }, 'flag evaluation failed; evaluating flags one by one');
     }
-    const results: Record<string, FlagResult> = {};
-    for (const key of keys) {
+    return keys.map((key) => {
       try {
-        Object.assign(results, evaluateFlags(all, ctx, [key], EVALUATE_OPTIONS));
+        return evaluateCompiled(flags, ctx, [key], EVALUATE_OPTIONS)[0];
       } catch {
-        // left out: reported as failed
+        return undefined; // reported as failed
       }
-    }
-    return results;
+    });
   }
 }
 

@@ -1,10 +1,11 @@
 /**
  * One release condition: every property filter must hold (AND), then the rollout hash
- * must fall inside the percentage.
+ * must fall inside the percentage. Conditions are compiled once per flag set; evaluating one
+ * only reads the request's properties and, if they match, hashes.
  */
 import { UncomputableFilterError } from './errors.js';
 import { flagHash } from './hash.js';
-import { matchProperty } from './operators.js';
+import { compilePropertyFilter, type PropertyMatcher } from './operators.js';
 import type { EvaluationContext, FlagCondition, PropertyFilter } from './types.js';
 
 export type ConditionOutcome =
@@ -12,18 +13,48 @@ export type ConditionOutcome =
   | { kind: 'no_match'; code: 'no_condition_match' | 'out_of_rollout_bound' }
   | { kind: 'unknown'; error: UncomputableFilterError };
 
+const MATCH: ConditionOutcome = Object.freeze({ kind: 'match' });
+const NO_CONDITION_MATCH: ConditionOutcome = Object.freeze({ kind: 'no_match', code: 'no_condition_match' });
+const OUT_OF_ROLLOUT: ConditionOutcome = Object.freeze({ kind: 'no_match', code: 'out_of_rollout_bound' });
+
+/** What a condition needs from the evaluation it runs in. */
 export interface ConditionScope {
-  flagKey: string;
-  /** Distinct id / hash key / device id, or the group key for group-aggregated conditions. */
-  bucketingValue: string;
-  /** Group type index this condition aggregates on, or null for persons. */
-  aggregation: number | null;
   ctx: EvaluationContext;
   /** Decides a `type: "flag"` filter from the other flags of the same evaluation. */
-  matchDependency: (filter: PropertyFilter) => boolean;
+  matchDependency(filter: PropertyFilter): boolean;
+  /** The rollout hash of `flagKey` for `bucketingValue` (memoised by the caller). */
+  rolloutHash(flagKey: string, bucketingValue: string): number;
+}
+
+/** Where a filter reads its properties: the person, no one, or a group type (index as a mapping key). */
+type PropertySource = { kind: 'person' } | { kind: 'none' } | { kind: 'group'; index: string };
+
+interface CompiledFilter {
+  source: PropertyFilter;
+  /** Null for flag filters: they are decided by the other flags of the evaluation. */
+  match: PropertyMatcher | null;
+  reads: PropertySource;
+}
+
+export interface CompiledCondition {
+  /** Position in the stored list (what reasons report). */
+  index: number;
+  source: FlagCondition;
+  /** Group type index this condition aggregates on, or null for persons. */
+  aggregation: number | null;
+  filters: CompiledFilter[];
+  /**
+   * `rollout_percentage / 100` when the rollout hash can exclude anyone, else null: no rollout,
+   * or one of 100 % (the hash never exceeds 1), or a non-number (NaN never compares greater).
+   */
+  rolloutBound: number | null;
+  /** The variant this condition forces when it matches (an existing variant), else null. */
+  variant: string | null;
 }
 
 const NO_PROPERTIES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const PERSON: PropertySource = Object.freeze({ kind: 'person' });
+const NOBODY: PropertySource = Object.freeze({ kind: 'none' });
 
 export function groupTypeName(ctx: EvaluationContext, index: number | null | undefined): string | undefined {
   return index === null || index === undefined ? undefined : ctx.groupTypeMapping[String(index)];
@@ -41,40 +72,70 @@ export function groupKeyFor(ctx: EvaluationContext, index: number): string | und
  * Which properties a filter reads: person filters the person, group filters their group
  * type (or the condition's), untyped legacy filters whatever the condition aggregates on.
  */
+function sourceOf(filter: PropertyFilter, aggregation: number | null): PropertySource {
+  if (filter.type === 'person') return PERSON;
+  const index = filter.type === 'group' ? (filter.group_type_index ?? aggregation) : aggregation;
+  if (index === null || index === undefined) return filter.type === 'group' ? NOBODY : PERSON;
+  return { kind: 'group', index: String(index) };
+}
+
+function read(source: PropertySource, ctx: EvaluationContext): Record<string, unknown> {
+  if (source.kind === 'person') return ctx.personProperties;
+  if (source.kind === 'none') return NO_PROPERTIES;
+  const name = ctx.groupTypeMapping[source.index];
+  return (name !== undefined && ctx.groupProperties[name]) || NO_PROPERTIES;
+}
+
+/** The properties `filter` reads in a condition aggregated on `aggregation`. */
 export function propertiesFor(
   filter: PropertyFilter,
   aggregation: number | null,
   ctx: EvaluationContext,
 ): Record<string, unknown> {
-  if (filter.type === 'person') return ctx.personProperties;
-  const index = filter.type === 'group' ? (filter.group_type_index ?? aggregation) : aggregation;
-  if (index === null || index === undefined) return filter.type === 'group' ? NO_PROPERTIES : ctx.personProperties;
-  const name = groupTypeName(ctx, index);
-  return (name !== undefined && ctx.groupProperties[name]) || NO_PROPERTIES;
+  return read(sourceOf(filter, aggregation), ctx);
 }
 
-export function evaluateCondition(condition: FlagCondition, scope: ConditionScope): ConditionOutcome {
+export function compileCondition(
+  condition: FlagCondition,
+  index: number,
+  aggregation: number | null,
+  variant: string | null = null,
+): CompiledCondition {
+  const filters = (condition.properties ?? []).map(
+    (filter): CompiledFilter => ({
+      source: filter,
+      match: filter.type === 'flag' ? null : compilePropertyFilter(filter),
+      reads: sourceOf(filter, aggregation),
+    }),
+  );
+  const rollout = condition.rollout_percentage;
+  const bound = rollout === null || rollout === undefined ? null : rollout / 100;
+  return { index, source: condition, aggregation, filters, rolloutBound: bound !== null && bound < 1 ? bound : null, variant };
+}
+
+export function evaluateCondition(
+  condition: CompiledCondition,
+  flagKey: string,
+  bucketingValue: string,
+  scope: ConditionScope,
+): ConditionOutcome {
+  const ctx = scope.ctx;
   // An undecidable filter does not settle the condition: a later filter can still rule it out.
   let undecided: UncomputableFilterError | undefined;
-  for (const filter of condition.properties ?? []) {
+  for (const filter of condition.filters) {
     let holds: boolean;
     try {
-      holds =
-        filter.type === 'flag'
-          ? scope.matchDependency(filter)
-          : matchProperty(filter, propertiesFor(filter, scope.aggregation, scope.ctx), scope.ctx.now);
+      holds = filter.match === null ? scope.matchDependency(filter.source) : filter.match(read(filter.reads, ctx), ctx.now);
     } catch (error) {
       if (!(error instanceof UncomputableFilterError)) throw error;
       undecided ??= error;
       continue;
     }
-    if (!holds) return { kind: 'no_match', code: 'no_condition_match' };
+    if (!holds) return NO_CONDITION_MATCH;
   }
   if (undecided) return { kind: 'unknown', error: undecided };
 
-  const rollout = condition.rollout_percentage;
-  if (rollout !== null && rollout !== undefined && flagHash(scope.flagKey, scope.bucketingValue) > rollout / 100) {
-    return { kind: 'no_match', code: 'out_of_rollout_bound' };
-  }
-  return { kind: 'match' };
+  const bound = condition.rolloutBound;
+  if (bound !== null && scope.rolloutHash(flagKey, bucketingValue) > bound) return OUT_OF_ROLLOUT;
+  return MATCH;
 }

@@ -27,7 +27,7 @@ export function isFlagDependency(filter: PropertyFilter): boolean {
 }
 
 /** Stored filters name the flag by id (PostHog's API rule); definitions served to SDKs use its key. */
-export function resolveDependency(index: FlagIndex, reference: string): FeatureFlag | undefined {
+export function resolveDependency<T>(index: { byKey: Map<string, T>; byId: Map<string, T> }, reference: string): T | undefined {
   return (/^\d+$/.test(reference) ? index.byId.get(reference) : undefined) ?? index.byKey.get(reference);
 }
 

@@ -4,9 +4,11 @@
  * payload per flag, or `failed: true` for a flag this engine cannot decide.
  */
 import { chooseVariant, holdoutVariant } from './bucketing.js';
+import { compileFlags, OFF, type CompiledFlag, type CompiledFlags, type ResultVariant } from './compile.js';
 import { evaluateCondition, groupKeyFor, type ConditionScope } from './condition.js';
-import { dependencyMatches, indexFlags, resolveDependency, type FlagIndex } from './dependencies.js';
+import { dependencyMatches, resolveDependency } from './dependencies.js';
 import { UncomputableFilterError } from './errors.js';
+import { flagHash } from './hash.js';
 import { makeReason, outranks } from './reasons.js';
 import type {
   EvaluateOptions,
@@ -21,7 +23,8 @@ import type {
 
 /** Evaluates one flag on its own; a flag that depends on other flags comes back failed. */
 export function evaluateFlag(flag: FeatureFlag, ctx: EvaluationContext, options: EvaluateOptions = {}): FlagResult {
-  return new Evaluation([flag], ctx, options).resultOf(flag);
+  const compiled = compileFlags([flag]);
+  return new Evaluation(compiled, ctx, options).resultOf(compiled.flags[0]);
 }
 
 /**
@@ -34,66 +37,87 @@ export function evaluateFlags(
   keysToEvaluate?: readonly string[],
   options: EvaluateOptions = {},
 ): Record<string, FlagResult> {
-  const evaluation = new Evaluation(flags, ctx, options);
-  const targets = keysToEvaluate
-    ? keysToEvaluate.map((key) => evaluation.index.byKey.get(key))
-    : flags.filter((flag) => !flag.deleted);
+  const compiled = compileFlags(flags);
   const results: Record<string, FlagResult> = {};
-  for (const flag of targets) {
-    if (flag) results[flag.key] = evaluation.resultOf(flag);
+  if (keysToEvaluate) {
+    evaluateCompiled(compiled, ctx, keysToEvaluate, options).forEach((result) => {
+      if (result) results[result.key] = result;
+    });
+  } else {
+    const evaluation = new Evaluation(compiled, ctx, options);
+    for (const flag of compiled.flags) {
+      if (!flag.source.deleted) results[flag.key] = evaluation.resultOf(flag);
+    }
   }
   return results;
+}
+
+/**
+ * `evaluateFlags` for flags compiled beforehand (the flag cache compiles once per load): the
+ * results in the order of `keys`, undefined for keys that name no (non-deleted) flag.
+ */
+export function evaluateCompiled(
+  flags: CompiledFlags,
+  ctx: EvaluationContext,
+  keys: readonly string[],
+  options: EvaluateOptions = {},
+): (FlagResult | undefined)[] {
+  const evaluation = new Evaluation(flags, ctx, options);
+  return keys.map((key) => {
+    const flag = flags.byKey.get(key);
+    return flag && evaluation.resultOf(flag);
+  });
 }
 
 export function flagValue(result: FlagResult): FlagValue {
   return result.enabled ? (result.variant ?? true) : false;
 }
 
-interface PersonBucketing {
-  value: string;
-  /** A `device_id` flag without a device id: its person conditions cannot be bucketed. */
-  deviceMissing: boolean;
-}
+/** Marks a flag being computed, so that a dependency cycle back to it is caught. */
+const COMPUTING = Symbol('computing');
 
-/** One request's evaluation: memoises results so dependencies are computed once. */
-class Evaluation {
-  readonly index: FlagIndex;
-  private readonly results = new Map<string, FlagResult>();
-  private readonly inProgress = new Set<string>();
+/** One request's evaluation: memoises results (per key) so dependencies are computed once. */
+class Evaluation implements ConditionScope {
+  private readonly state: (FlagResult | typeof COMPUTING | undefined)[];
+  // The last rollout hash: a flag's conditions usually bucket the same identifier.
+  private hashedKey = '';
+  private hashedValue: string | null = null;
+  private hashed = 0;
 
   constructor(
-    flags: readonly FeatureFlag[],
-    private readonly ctx: EvaluationContext,
+    private readonly flags: CompiledFlags,
+    readonly ctx: EvaluationContext,
     private readonly options: EvaluateOptions,
   ) {
-    this.index = indexFlags(flags);
+    this.state = new Array(flags.slots);
   }
 
-  resultOf(flag: FeatureFlag): FlagResult {
-    const cached = this.results.get(flag.key);
-    if (cached) return cached;
-    this.inProgress.add(flag.key);
+  resultOf(flag: CompiledFlag): FlagResult {
+    const known = this.state[flag.slot];
+    if (known !== undefined && known !== COMPUTING) return known;
+    this.state[flag.slot] = COMPUTING;
     let result: FlagResult;
     try {
       result = this.compute(flag);
     } catch (error) {
-      if (!(error instanceof UncomputableFilterError)) throw error;
+      if (!(error instanceof UncomputableFilterError)) {
+        this.state[flag.slot] = undefined;
+        throw error;
+      }
       result = failedResult(flag.key, error);
-    } finally {
-      this.inProgress.delete(flag.key);
     }
-    this.results.set(flag.key, result);
+    this.state[flag.slot] = result;
     return result;
   }
 
-  private readonly matchDependency = (filter: PropertyFilter): boolean => {
+  matchDependency(filter: PropertyFilter): boolean {
     if (filter.operator !== 'flag_evaluates_to') {
       throw new UncomputableFilterError(`flag filters need operator "flag_evaluates_to", not "${String(filter.operator)}"`);
     }
     const reference = String(filter.key);
-    const target = resolveDependency(this.index, reference);
+    const target = resolveDependency(this.flags, reference);
     if (!target) throw new UncomputableFilterError(`flag dependency "${reference}" does not exist`, 'missing_dependency');
-    if (this.inProgress.has(target.key)) {
+    if (this.state[target.slot] === COMPUTING) {
       throw new UncomputableFilterError(`circular flag dependency through "${target.key}"`, 'missing_dependency');
     }
     const result = this.resultOf(target);
@@ -102,127 +126,138 @@ class Evaluation {
       throw new UncomputableFilterError(`flag dependency "${target.key}" could not be computed`, code);
     }
     return dependencyMatches(filter.value, flagValue(result));
-  };
+  }
 
-  private compute(flag: FeatureFlag): FlagResult {
-    if (!flag.active || flag.deleted) return offResult(flag.key, makeReason('disabled'));
-    const filters = flag.filters ?? { groups: [] };
-    const flagAggregation = filters.aggregation_group_type_index ?? null;
-    const person = this.personBucketing(flag);
+  rolloutHash(flagKey: string, bucketingValue: string): number {
+    if (flagKey !== this.hashedKey || bucketingValue !== this.hashedValue) {
+      this.hashed = flagHash(flagKey, bucketingValue);
+      this.hashedKey = flagKey;
+      this.hashedValue = bucketingValue;
+    }
+    return this.hashed;
+  }
 
-    let flagBucketing = person.value;
+  private compute(flag: CompiledFlag): FlagResult {
+    if (flag.disabled) return offResult(flag, makeReason('disabled'));
+    if (flag.broken !== undefined) throw flag.broken;
+    const ctx = this.ctx;
+    const flagAggregation = flag.aggregation;
+
+    // Person conditions bucket on the device id (device_id flags), else the continuity hash key
+    // or the distinct id. Without a device id PostHog skips person conditions but still holds
+    // out on the id below.
+    const device = flag.deviceBucketing ? deviceIdOf(ctx) : undefined;
+    const deviceMissing = device === null;
+    const personValue =
+      device ?? (flag.continuity ? ctx.hashKeyOverrides?.[flag.key] : undefined) ?? ctx.distinctId;
+
+    let flagBucketing = personValue;
     if (flagAggregation !== null) {
-      const groupKey = groupKeyFor(this.ctx, flagAggregation);
-      if (groupKey === undefined) return offResult(flag.key, makeReason('no_group_type'));
+      const groupKey = groupKeyFor(ctx, flagAggregation);
+      if (groupKey === undefined) return offResult(flag, makeReason('no_group_type'));
       flagBucketing = groupKey;
     }
 
-    const earlyAccess = this.earlyAccess(flag, person);
+    const earlyAccess = this.earlyAccess(flag, personValue);
     if (earlyAccess) return earlyAccess;
 
-    const holdout = holdoutVariant(filters.holdout, flagBucketing);
+    const holdout = holdoutVariant(flag.holdout, flagBucketing);
     if (holdout) return matchedResult(flag, holdout, makeReason('holdout_condition_value'));
 
-    const conditions = (filters.groups ?? []).map((condition, index) => ({ condition, index }));
-    if (this.options.variantOverridesFirst) {
-      // Array#sort is stable, so conditions keep their order within each half.
-      conditions.sort((a, b) => Number(!a.condition.variant) - Number(!b.condition.variant));
-    }
-
-    let best: { code: ReasonCode; index: number | null } = { code: 'no_condition_match', index: null };
-    const note = (code: ReasonCode, index: number) => {
-      if (outranks(code, best.code)) best = { code, index };
-    };
-
-    for (const { condition, index } of conditions) {
-      const aggregation = condition.aggregation_group_type_index ?? flagAggregation;
-      let bucketingValue: string;
-      if (aggregation !== null) {
-        const groupKey = aggregation === flagAggregation ? flagBucketing : groupKeyFor(this.ctx, aggregation);
-        if (groupKey === undefined) {
-          note('no_group_type', index);
-          continue;
-        }
-        bucketingValue = groupKey;
-      } else if (person.deviceMissing) {
-        note('out_of_rollout_bound', index);
-        continue;
+    let bestCode: ReasonCode = 'no_condition_match';
+    let bestIndex: number | null = null;
+    for (const condition of this.options.variantOverridesFirst ? flag.overridesFirst : flag.conditions) {
+      const aggregation = condition.aggregation;
+      let code: ReasonCode;
+      if (aggregation === null && deviceMissing) {
+        code = 'out_of_rollout_bound';
       } else {
-        bucketingValue = person.value;
+        const bucketingValue =
+          aggregation === null ? personValue : aggregation === flagAggregation ? flagBucketing : groupKeyFor(ctx, aggregation);
+        if (bucketingValue === undefined) {
+          code = 'no_group_type';
+        } else {
+          const outcome = evaluateCondition(condition, flag.key, bucketingValue, this);
+          // An undecidable condition before any match could have been the match: give up on the flag.
+          if (outcome.kind === 'unknown') throw outcome.error;
+          if (outcome.kind === 'match') {
+            const variant = chooseVariant(flag.variants, condition.variant, flag.key, bucketingValue);
+            return matchedResult(flag, variant, makeReason('condition_match', condition.index));
+          }
+          if (flag.earlyExit && outcome.code === 'out_of_rollout_bound') {
+            return offResult(flag, makeReason('out_of_rollout_bound', condition.index));
+          }
+          code = outcome.code;
+        }
       }
-
-      const outcome = evaluateCondition(condition, this.scope(flag, bucketingValue, aggregation));
-      // An undecidable condition before any match could have been the match: give up on the flag.
-      if (outcome.kind === 'unknown') throw outcome.error;
-      if (outcome.kind === 'match') {
-        const variant = chooseVariant(filters, condition, flag.key, bucketingValue);
-        return matchedResult(flag, variant, makeReason('condition_match', index));
-      }
-      note(outcome.code, index);
-      if (filters.early_exit && outcome.code === 'out_of_rollout_bound') {
-        return offResult(flag.key, makeReason('out_of_rollout_bound', index));
+      if (outranks(code, bestCode)) {
+        bestCode = code;
+        bestIndex = condition.index;
       }
     }
-    return offResult(flag.key, makeReason(best.code, best.index));
-  }
-
-  private scope(flag: FeatureFlag, bucketingValue: string, aggregation: number | null): ConditionScope {
-    return { flagKey: flag.key, bucketingValue, aggregation, ctx: this.ctx, matchDependency: this.matchDependency };
-  }
-
-  private personBucketing(flag: FeatureFlag): PersonBucketing {
-    let deviceMissing = false;
-    if (flag.bucketing_identifier === 'device_id') {
-      const device = this.ctx.deviceId ?? this.ctx.personProperties.$device_id;
-      if ((typeof device === 'string' && device !== '') || typeof device === 'number') {
-        return { value: String(device), deviceMissing: false };
-      }
-      // PostHog then skips person conditions but still holds out on the id below.
-      deviceMissing = true;
-    }
-    const override = flag.ensure_experience_continuity ? this.ctx.hashKeyOverrides?.[flag.key] : undefined;
-    return { value: override ?? this.ctx.distinctId, deviceMissing };
+    return offResult(flag, makeReason(bestCode, bestIndex));
   }
 
   /** Early-access enrollment decides the flag outright once the person has opted in or out. */
-  private earlyAccess(flag: FeatureFlag, person: PersonBucketing): FlagResult | null {
-    const filters = flag.filters;
+  private earlyAccess(flag: CompiledFlag, personValue: string): FlagResult | null {
     const properties = this.ctx.personProperties;
-    if (filters.feature_enrollment === true) {
-      const enrolled = ownValue(properties, `$feature_enrollment/${flag.key}`);
+    if (flag.enrollmentProperty !== null) {
+      const enrolled = ownValue(properties, flag.enrollmentProperty);
       if (enrolled === undefined) return null;
       const enabled = enrolled === true || enrolled === 'true';
       return enabled
         ? matchedResult(flag, null, makeReason('super_condition_value', 0))
-        : offResult(flag.key, makeReason('super_condition_value', 0));
+        : offResult(flag, makeReason('super_condition_value', 0));
     }
-    const superCondition = filters.super_groups?.[0];
-    const superProperties = superCondition?.properties ?? [];
-    if (!superCondition || superProperties.length === 0) return null;
-    if (!superProperties.some((filter) => ownValue(properties, filter.key) !== undefined)) return null;
-    const outcome = evaluateCondition(superCondition, this.scope(flag, person.value, null));
+    const superCondition = flag.superCondition;
+    if (!superCondition) return null;
+    if (!superCondition.filters.some((filter) => ownValue(properties, filter.source.key) !== undefined)) return null;
+    const outcome = evaluateCondition(superCondition, flag.key, personValue, this);
     if (outcome.kind === 'unknown') throw outcome.error;
     return outcome.kind === 'match'
       ? matchedResult(flag, null, makeReason('super_condition_value', 0))
-      : offResult(flag.key, makeReason('super_condition_value', 0));
+      : offResult(flag, makeReason('super_condition_value', 0));
   }
+}
+
+function deviceIdOf(ctx: EvaluationContext): string | null {
+  const device = ctx.deviceId ?? ctx.personProperties.$device_id;
+  return (typeof device === 'string' && device !== '') || typeof device === 'number' ? String(device) : null;
 }
 
 function ownValue(record: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
 }
 
-function matchedResult(flag: FeatureFlag, variant: string | null, reason: FlagReason): FlagResult {
-  const payloads = flag.filters.payloads;
-  const payloadKey = variant ?? 'true';
-  const payload = payloads && Object.prototype.hasOwnProperty.call(payloads, payloadKey) ? payloads[payloadKey] : null;
-  return { key: flag.key, enabled: true, variant, reason, payload: payload ?? null };
+/** A definition yields few distinct results; anything past this many is made, not kept. */
+const MAX_KEPT_RESULTS = 256;
+
+function keptResult(flag: CompiledFlag, reason: FlagReason, variant: ResultVariant): FlagResult | undefined {
+  return flag.results.get(reason)?.get(variant);
 }
 
-function offResult(key: string, reason: FlagReason): FlagResult {
-  return { key, enabled: false, variant: null, reason, payload: null };
+/** Shares `result` with every later evaluation of the compiled flag that gets the same answer. */
+function keep(flag: CompiledFlag, reason: FlagReason, variant: ResultVariant, result: FlagResult): FlagResult {
+  Object.freeze(result);
+  let byVariant = flag.results.get(reason);
+  if (!byVariant && flag.results.size < MAX_KEPT_RESULTS) flag.results.set(reason, (byVariant = new Map()));
+  if (byVariant && byVariant.size < MAX_KEPT_RESULTS) byVariant.set(variant, result);
+  return result;
+}
+
+function matchedResult(flag: CompiledFlag, variant: string | null, reason: FlagReason): FlagResult {
+  const kept = keptResult(flag, reason, variant);
+  if (kept) return kept;
+  const payloads = flag.payloads;
+  const payloadKey = variant ?? 'true';
+  const payload = payloads && Object.prototype.hasOwnProperty.call(payloads, payloadKey) ? payloads[payloadKey] : null;
+  return keep(flag, reason, variant, { key: flag.key, enabled: true, variant, reason, payload: payload ?? null });
+}
+
+function offResult(flag: CompiledFlag, reason: FlagReason): FlagResult {
+  return keptResult(flag, reason, OFF) ?? keep(flag, reason, OFF, { key: flag.key, enabled: false, variant: null, reason, payload: null });
 }
 
 function failedResult(key: string, error: UncomputableFilterError): FlagResult {
-  return { ...offResult(key, makeReason(error.code)), failed: true, error: error.message };
+  return { key, enabled: false, variant: null, reason: makeReason(error.code), payload: null, failed: true, error: error.message };
 }

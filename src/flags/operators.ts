@@ -80,80 +80,119 @@ const NULL_AS_TEXT = new Set<string>([
   'not_regex',
 ]);
 
+/** A property filter prepared for repeated use: tests one property map. */
+export type PropertyMatcher = (properties: Record<string, unknown>, now: Date) => boolean;
+
+/** Compares a present (non-undefined) property value with the filter's operand. */
+type Comparison = (actual: unknown, now: Date) => boolean;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /**
  * Does `properties` satisfy `filter`? Throws `UncomputableFilterError` for what cannot be
  * decided here: cohort and flag filters, and operators this engine does not know.
  */
 export function matchProperty(filter: PropertyFilter, properties: Record<string, unknown>, now: Date): boolean {
+  return compilePropertyFilter(filter)(properties, now);
+}
+
+/**
+ * `matchProperty` split in two: the filter's own side (operator, operand, compiled regex …) is
+ * worked out once here, so each evaluation only reads and converts the property value. A filter
+ * that cannot be decided compiles to a matcher that throws when it is reached, as before.
+ */
+export function compilePropertyFilter(filter: PropertyFilter): PropertyMatcher {
   if (filter.type === 'cohort') {
-    throw new UncomputableFilterError(`cohort filters cannot be evaluated (cohort ${String(filter.value)})`);
+    return undecidable(`cohort filters cannot be evaluated (cohort ${String(filter.value)})`);
   }
   if (filter.type === 'flag') {
-    throw new UncomputableFilterError(`flag filter on "${filter.key}" needs the other flags of the request`);
+    return undecidable(`flag filter on "${filter.key}" needs the other flags of the request`);
   }
   const operator = filter.operator || 'exact';
   if (!KNOWN_OPERATORS.has(operator)) {
-    throw new UncomputableFilterError(`unknown operator "${operator}"`);
+    return undecidable(`unknown operator "${operator}"`);
   }
 
-  const actual = Object.prototype.hasOwnProperty.call(properties, filter.key) ? properties[filter.key] : undefined;
-  if (actual === undefined) return MATCH_WHEN_ABSENT.has(operator);
-  if (operator === 'is_set') return true;
-  if (operator === 'is_not_set') return false;
-  if (actual === null && !NULL_AS_TEXT.has(operator)) return false;
-  return compareValues(operator as PropertyOperator, filter.value, actual, now);
+  const key = filter.key;
+  const whenAbsent = MATCH_WHEN_ABSENT.has(operator);
+  // is_set / is_not_set are decided by presence alone, before the null rule.
+  const nullFails = !NULL_AS_TEXT.has(operator) && operator !== 'is_set' && operator !== 'is_not_set';
+  const compare = compileComparison(operator as PropertyOperator, filter.value);
+  return (properties, now) => {
+    const actual = hasOwn.call(properties, key) ? properties[key] : undefined;
+    if (actual === undefined) return whenAbsent;
+    if (actual === null && nullFails) return false;
+    return compare(actual, now);
+  };
 }
 
-function compareValues(operator: PropertyOperator, expected: unknown, actual: unknown, now: Date): boolean {
+function undecidable(message: string): PropertyMatcher {
+  return () => {
+    throw new UncomputableFilterError(message);
+  };
+}
+
+function compileComparison(operator: PropertyOperator, expected: unknown): Comparison {
   switch (operator) {
     case 'exact':
-      return exactMatch(expected, actual);
-    case 'is_not':
-      return !exactMatch(expected, actual);
+      return exactMatcher(expected);
+    case 'is_not': {
+      const exact = exactMatcher(expected);
+      return (actual) => !exact(actual);
+    }
     case 'icontains':
-      return asciiLower(actual).includes(asciiLower(expected));
-    case 'not_icontains':
-      return !asciiLower(actual).includes(asciiLower(expected));
+    case 'not_icontains': {
+      const needle = asciiLower(expected);
+      const wanted = operator === 'icontains';
+      return (actual) => asciiLower(actual).includes(needle) === wanted;
+    }
     case 'starts_with':
-      return asciiLower(actual).startsWith(asciiLower(expected));
-    case 'not_starts_with':
-      return !asciiLower(actual).startsWith(asciiLower(expected));
+    case 'not_starts_with': {
+      const prefix = asciiLower(expected);
+      const wanted = operator === 'starts_with';
+      return (actual) => asciiLower(actual).startsWith(prefix) === wanted;
+    }
     case 'ends_with':
-      return asciiLower(actual).endsWith(asciiLower(expected));
-    case 'not_ends_with':
-      return !asciiLower(actual).endsWith(asciiLower(expected));
+    case 'not_ends_with': {
+      const suffix = asciiLower(expected);
+      const wanted = operator === 'ends_with';
+      return (actual) => asciiLower(actual).endsWith(suffix) === wanted;
+    }
     case 'regex':
     case 'not_regex': {
       const regex = compileFlagRegex(String(expected));
       // An invalid pattern matches nothing, for the negation too.
-      if (!regex) return false;
-      return regex.test(String(actual)) === (operator === 'regex');
+      if (!regex) return () => false;
+      const wanted = operator === 'regex';
+      return (actual) => regex.test(String(actual)) === wanted;
     }
     case 'gt':
     case 'gte':
     case 'lt':
     case 'lte':
-      return orderedMatch(operator, expected, actual);
+      return orderedMatcher(operator, expected);
     case 'is_date_before':
     case 'is_date_after':
     case 'is_date_exact':
-      return dateMatch(operator, expected, actual, now);
+      // Relative dates (`-7d`) move with the clock, so the operand is read per evaluation.
+      return (actual, now) => dateMatch(operator, expected, actual, now);
     case 'semver_eq':
     case 'semver_neq':
     case 'semver_gt':
     case 'semver_gte':
     case 'semver_lt':
     case 'semver_lte':
-      return semverCompareMatch(operator, expected, actual);
+      return semverCompareMatcher(operator, expected);
     case 'semver_tilde':
-      return semverRangeMatch(tildeRange(expected), actual);
+      return semverRangeMatcher(tildeRange(expected));
     case 'semver_caret':
-      return semverRangeMatch(caretRange(expected), actual);
+      return semverRangeMatcher(caretRange(expected));
     case 'semver_wildcard':
-      return semverRangeMatch(wildcardRange(expected), actual);
+      return semverRangeMatcher(wildcardRange(expected));
     case 'is_set':
+      return () => true;
     case 'is_not_set':
-      return operator === 'is_set';
+      return () => false;
   }
 }
 
@@ -194,31 +233,43 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function exactMatch(expected: unknown, actual: unknown): boolean {
+function exactMatcher(expected: unknown): (actual: unknown) => boolean {
   // "true"/"false" filters (or lists of them) compare truthiness, so `true` matches "True".
-  if (isBooleanLike(expected)) return isTruthy(expected) === isTruthy(actual);
-  const actualText = matchText(actual).toLowerCase();
-  if (Array.isArray(expected)) return expected.some((item) => matchText(item).toLowerCase() === actualText);
-  return matchText(expected).toLowerCase() === actualText;
+  if (isBooleanLike(expected)) {
+    const truth = isTruthy(expected);
+    return (actual) => isTruthy(actual) === truth;
+  }
+  if (Array.isArray(expected)) {
+    const texts = new Set(expected.map((item) => matchText(item).toLowerCase()));
+    return (actual) => texts.has(matchText(actual).toLowerCase());
+  }
+  const text = matchText(expected).toLowerCase();
+  return (actual) => matchText(actual).toLowerCase() === text;
 }
 
 // --- substring family ----------------------------------------------------------------------
 
 // Only ASCII letters fold, as in PostHog's service and the SDK.
 function asciiLower(value: unknown): string {
-  return String(value).replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+  const text = String(value);
+  return HAS_UPPER.test(text) ? text.replace(UPPER_RUNS, (letters) => letters.toLowerCase()) : text;
 }
+
+const HAS_UPPER = /[A-Z]/;
+const UPPER_RUNS = /[A-Z]+/g;
 
 // --- gt / gte / lt / lte ---------------------------------------------------------------------
 
-function orderedMatch(operator: 'gt' | 'gte' | 'lt' | 'lte', expected: unknown, actual: unknown): boolean {
+function orderedMatcher(operator: 'gt' | 'gte' | 'lt' | 'lte', expected: unknown): Comparison {
   // Same leniency as the SDK (parseFloat), so "10px" compares as 10.
   const expectedNumber = typeof expected === 'number' ? expected : parseFloat(String(expected));
-  const actualNumber = typeof actual === 'number' ? actual : parseFloat(String(actual));
-  if (Number.isFinite(expectedNumber) && Number.isFinite(actualNumber)) {
-    return ordered(operator, actualNumber, expectedNumber);
-  }
-  return ordered(operator, String(actual), String(expected));
+  const expectedText = String(expected);
+  const numeric = Number.isFinite(expectedNumber);
+  return (actual) => {
+    const actualNumber = typeof actual === 'number' ? actual : parseFloat(String(actual));
+    if (numeric && Number.isFinite(actualNumber)) return ordered(operator, actualNumber, expectedNumber);
+    return ordered(operator, String(actual), expectedText);
+  };
 }
 
 function ordered<T extends number | string>(operator: 'gt' | 'gte' | 'lt' | 'lte', left: T, right: T): boolean {
@@ -253,32 +304,35 @@ function dateMatch(
 
 // --- semver ------------------------------------------------------------------------------------
 
-function semverCompareMatch(
+function semverCompareMatcher(
   operator: 'semver_eq' | 'semver_neq' | 'semver_gt' | 'semver_gte' | 'semver_lt' | 'semver_lte',
   expected: unknown,
-  actual: unknown,
-): boolean {
-  const value = parseSemver(actual);
+): Comparison {
   const bound = parseSemver(expected);
-  if (!value || !bound) return false;
-  const order = compareSemver(value, bound);
-  switch (operator) {
-    case 'semver_eq':
-      return order === 0;
-    case 'semver_neq':
-      return order !== 0;
-    case 'semver_gt':
-      return order > 0;
-    case 'semver_gte':
-      return order >= 0;
-    case 'semver_lt':
-      return order < 0;
-    case 'semver_lte':
-      return order <= 0;
-  }
+  return (actual) => {
+    const value = parseSemver(actual);
+    if (!value || !bound) return false;
+    const order = compareSemver(value, bound);
+    switch (operator) {
+      case 'semver_eq':
+        return order === 0;
+      case 'semver_neq':
+        return order !== 0;
+      case 'semver_gt':
+        return order > 0;
+      case 'semver_gte':
+        return order >= 0;
+      case 'semver_lt':
+        return order < 0;
+      case 'semver_lte':
+        return order <= 0;
+    }
+  };
 }
 
-function semverRangeMatch(range: SemverRange | null, actual: unknown): boolean {
-  const value: SemverTuple | null = parseSemver(actual);
-  return !!range && !!value && inRange(value, range);
+function semverRangeMatcher(range: SemverRange | null): Comparison {
+  return (actual) => {
+    const value: SemverTuple | null = parseSemver(actual);
+    return !!range && !!value && inRange(value, range);
+  };
 }

@@ -40,6 +40,19 @@ function describe(code: ReasonCode, conditionIndex: number | null): string {
   }
 }
 
+// Reasons are immutable and few (code × condition index): one shared object each, so results
+// cost no allocation and serialisers can memoise per reason. Slot 0 holds the null index.
+const reasons = new Map<ReasonCode, FlagReason[]>();
+
 export function makeReason(code: ReasonCode, conditionIndex: number | null = null): FlagReason {
-  return { code, condition_index: conditionIndex, description: describe(code, conditionIndex) };
+  let byIndex = reasons.get(code);
+  if (!byIndex) reasons.set(code, (byIndex = []));
+  const slot = conditionIndex === null ? 0 : conditionIndex + 1;
+  let reason = byIndex[slot];
+  if (!reason) {
+    reason = Object.freeze({ code, condition_index: conditionIndex, description: describe(code, conditionIndex) });
+    // Indexes come from stored condition lists, so the arrays stay small; others are not kept.
+    if (Number.isInteger(slot) && slot >= 0 && slot <= 1000) byIndex[slot] = reason;
+  }
+  return reason;
 }

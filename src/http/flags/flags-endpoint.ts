@@ -8,6 +8,7 @@ import type { FlagEvaluation } from '../../flags-service/index.js';
 import type { AppContext } from '../context.js';
 import { legacyFlags, NO_FLAGS, responseMeta, v2Envelope } from './format.js';
 import { hasActiveFlags, remoteConfig } from './remote-config.js';
+import { sendJson } from './json-text.js';
 import { queryOf, readFlagRequest, withRawBodies } from './request.js';
 import { flagServiceFor } from './service.js';
 
@@ -24,7 +25,8 @@ export function flagsShape(query: Record<string, string | undefined>): FlagsShap
 
 function flagsBody(shape: FlagsShape, evaluation: FlagEvaluation): Record<string, unknown> {
   if (shape.version >= 2) return v2Envelope(evaluation);
-  return { ...legacyFlags(evaluation, false), ...responseMeta(evaluation) };
+  const { featureFlags, featureFlagPayloads } = legacyFlags(evaluation, false);
+  return { featureFlags, featureFlagPayloads, ...responseMeta(evaluation) };
 }
 
 export async function registerFlagsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -37,16 +39,16 @@ export async function registerFlagsRoutes(app: FastifyInstance, ctx: AppContext)
   });
 
   await withRawBodies(app, (scope) => {
-    scope.post('/flags', async (request) => {
+    scope.post('/flags', async (request, reply) => {
       const shape = flagsShape(queryOf(request));
       const { project, flags } = await readFlagRequest(request, ctx);
       const body = flagsBody(shape, await service.evaluate(project.id, flags));
-      return shape.withConfig ? { ...configFields(await hasActiveFlags(service, project.id)), ...body } : body;
+      return sendJson(reply, shape.withConfig ? { ...configFields(await hasActiveFlags(service, project.id)), ...body } : body);
     });
-    scope.get('/flags', async (request) => {
+    scope.get('/flags', async (request, reply) => {
       const shape = flagsShape(queryOf(request));
       const body = flagsBody(shape, NO_FLAGS);
-      return shape.withConfig ? { ...configFields(false), ...body } : body;
+      return sendJson(reply, shape.withConfig ? { ...configFields(false), ...body } : body);
     });
   });
 }

@@ -1,11 +1,15 @@
 /**
  * The shapes flag results take on the wire: v2 flag details (`/flags?v=2`, `/decide?v=4`) and
- * the legacy `featureFlags` / `featureFlagPayloads` maps.
+ * the legacy `featureFlags` / `featureFlagPayloads` maps. The flag maps are written as JSON
+ * (json-text.ts): a flag's results take few distinct forms (reason × variant), so the JSON of
+ * each form is kept with the loaded flag and an answer mostly joins cached pieces.
  */
-import { v7 as uuidv7 } from 'uuid';
 import { flagValue } from '../../flags/index.js';
-import type { FlagValue } from '../../flags/types.js';
+import type { FlagResult, FlagValue } from '../../flags/types.js';
 import type { FlagEvaluation } from '../../flags-service/index.js';
+import type { StoredFlag } from '../../store/types.js';
+import { indexOfKey, JsonObjectBytes, JsonObjectText, memberBytes, type MemberBytes, type RawJson } from './json-text.js';
+import { requestId } from './request-id.js';
 
 /** SDKs parse payloads from JSON text, so a payload stored as a JSON value is encoded once. */
 export function encodePayload(payload: unknown): string | undefined {
@@ -13,27 +17,94 @@ export function encodePayload(payload: unknown): string | undefined {
   return typeof payload === 'string' ? payload : JSON.stringify(payload);
 }
 
-/** `{key: {key, enabled, variant, reason, metadata}}`; failed flags say so (posthog-js keeps its old value). */
-export function flagDetails(evaluation: FlagEvaluation): Record<string, unknown> {
-  const flags: Record<string, unknown> = {};
-  for (const { flag, result } of evaluation.results) {
-    const payload = result.enabled ? encodePayload(result.payload) : undefined;
-    flags[flag.key] = {
-      key: flag.key,
-      enabled: result.enabled,
-      variant: result.variant,
-      ...(result.failed && { failed: true }),
-      reason: result.reason,
-      metadata: {
-        id: flag.id,
-        version: flag.version,
-        ...(payload !== undefined && { payload }),
-        description: flag.name || null,
-        has_experiment: flag.has_experiment ?? false,
-      },
-    };
+/**
+ * A loaded flag's members in the answers (`"<key>":…`), each form serialised once: the large v2
+ * details as UTF-8 bytes, the small legacy members as text (see `RawJson`).
+ */
+class FlagText {
+  /**
+   * False for the key `__proto__`: the answers were objects built by assignment, which turns
+   * that key into the prototype, so JSON never listed such a flag. Kept as it was.
+   */
+  readonly listed: boolean;
+  /** The key as an array index (objects list those first), or null. */
+  readonly index: number | null;
+  /** `"<key>"` */
+  readonly name: string;
+  private readonly detailsHead: string;
+  private readonly metadataHead: string;
+  private readonly metadataTail: string;
+  private readonly details = new WeakMap<FlagResult, MemberBytes>();
+  private readonly values = new Map<FlagValue, string>();
+  private readonly payloads = new Map<string, string>();
+
+  constructor(flag: StoredFlag) {
+    this.listed = flag.key !== '__proto__';
+    this.index = indexOfKey(flag.key);
+    this.name = JSON.stringify(flag.key);
+    this.detailsHead = `${this.name}:{"key":${this.name},"enabled":`;
+    this.metadataHead = `"metadata":{"id":${JSON.stringify(flag.id)},"version":${JSON.stringify(flag.version)}`;
+    this.metadataTail = `,"description":${JSON.stringify(flag.name || null)},"has_experiment":${JSON.stringify(flag.has_experiment ?? false)}}}`;
   }
-  return flags;
+
+  /** `"<key>":{key, enabled, variant, [failed], reason, metadata: {id, version, [payload], description, has_experiment}}` */
+  detailsMember(result: FlagResult): MemberBytes {
+    // Results are immutable (and shared across requests by the engine), so the text is kept per result.
+    let member = this.details.get(result);
+    if (member === undefined) {
+      const payload = result.enabled ? encodePayload(result.payload) : undefined;
+      member = memberBytes(
+        `${this.detailsHead}${JSON.stringify(result.enabled)},"variant":${JSON.stringify(result.variant)},` +
+          `${result.failed ? '"failed":true,' : ''}"reason":${JSON.stringify(result.reason)},${this.metadataHead}` +
+          `${payload === undefined ? '' : `,"payload":${JSON.stringify(payload)}`}${this.metadataTail}`,
+      );
+      this.details.set(result, member);
+    }
+    return member;
+  }
+
+  /** `"<key>":<value>` */
+  valueMember(value: FlagValue): string {
+    let member = this.values.get(value);
+    if (member === undefined) {
+      member = `${this.name}:${JSON.stringify(value)}`;
+      if (this.values.size < MAX_FORMS) this.values.set(value, member);
+    }
+    return member;
+  }
+
+  /** `"<key>":"<payload>"` */
+  payloadMember(payload: string): string {
+    let member = this.payloads.get(payload);
+    if (member === undefined) {
+      member = `${this.name}:${JSON.stringify(payload)}`;
+      if (this.payloads.size < MAX_FORMS) this.payloads.set(payload, member);
+    }
+    return member;
+  }
+}
+
+/** Values and payloads come from the flag's definition, so few; past this many they are not kept. */
+const MAX_FORMS = 256;
+
+// Loaded flags are never changed in place (the flag cache replaces them), and a flag's results
+// come from its own definition, so the cached texts stay few and live exactly as long as it.
+const flagTexts = new WeakMap<StoredFlag, FlagText>();
+
+function textOf(flag: StoredFlag): FlagText {
+  let text = flagTexts.get(flag);
+  if (!text) flagTexts.set(flag, (text = new FlagText(flag)));
+  return text;
+}
+
+/** `{key: details}` of every evaluated flag; failed flags say so (posthog-js keeps its old value). */
+export function flagDetails(evaluation: FlagEvaluation): RawJson {
+  const details = new JsonObjectBytes();
+  for (const { flag, result } of evaluation.results) {
+    const text = textOf(flag);
+    if (text.listed) details.add(text.detailsMember(result), text.index);
+  }
+  return details.toRaw();
 }
 
 /**
@@ -41,25 +112,44 @@ export function flagDetails(evaluation: FlagEvaluation): Record<string, unknown>
  * flags with a payload). Failed flags are left out so clients keep their previous values.
  */
 export function legacyFlags(evaluation: FlagEvaluation, enabledOnly: boolean) {
-  const featureFlags: Record<string, FlagValue> = {};
-  const featureFlagPayloads: Record<string, string> = {};
+  const featureFlags = new JsonObjectText();
+  const featureFlagPayloads = new JsonObjectText();
   for (const { flag, result } of evaluation.results) {
-    if (result.failed || (enabledOnly && !result.enabled)) continue;
-    featureFlags[flag.key] = flagValue(result);
+    const text = textOf(flag);
+    if (result.failed || (enabledOnly && !result.enabled) || !text.listed) continue;
+    featureFlags.add(text.valueMember(flagValue(result)), text.index);
     const payload = result.enabled ? encodePayload(result.payload) : undefined;
-    if (payload !== undefined) featureFlagPayloads[flag.key] = payload;
+    if (payload !== undefined) featureFlagPayloads.add(text.payloadMember(payload), text.index);
   }
-  return { featureFlags, featureFlagPayloads };
+  return { featureFlags: featureFlags.toRaw(), featureFlagPayloads: featureFlagPayloads.toRaw() };
+}
+
+/** The keys of the enabled-only `featureFlags`, as `Object.keys()` lists them (`/decide?v=1`). */
+export function enabledFlagKeys(evaluation: FlagEvaluation): RawJson {
+  const keys = new JsonObjectText();
+  for (const { flag, result } of evaluation.results) {
+    const text = textOf(flag);
+    if (result.failed || !result.enabled || !text.listed) continue;
+    keys.add(text.name, text.index);
+  }
+  return keys.toRaw('[', ']');
 }
 
 /** What every `/flags` answer carries next to its flags. */
 export const responseMeta = (evaluation: FlagEvaluation) => ({
   errorsWhileComputingFlags: evaluation.errors,
   quotaLimited: [] as string[],
-  requestId: uuidv7(),
+  requestId: requestId(),
   evaluatedAt: Date.now(),
 });
 
-export const v2Envelope = (evaluation: FlagEvaluation) => ({ flags: flagDetails(evaluation), ...responseMeta(evaluation) });
+/** `{flags, ...responseMeta}`, written out (no spread: this runs on every request). */
+export const v2Envelope = (evaluation: FlagEvaluation) => ({
+  flags: flagDetails(evaluation),
+  errorsWhileComputingFlags: evaluation.errors,
+  quotaLimited: [] as string[],
+  requestId: requestId(),
+  evaluatedAt: Date.now(),
+});
 
 export const NO_FLAGS: FlagEvaluation = { results: [], errors: false };
