@@ -247,10 +247,17 @@ async function main(): Promise<void> {
     await Promise.all(pending);
 
     // Stored == acknowledged: every 200 means "on disk".
-    const counted = await api(server, `/api/projects/@current/events/?after=2000-01-01&select=${encodeURIComponent(JSON.stringify(['count()']))}`);
-    const stored = Number(counted.results[0][0]);
-    const metricsText = await (await fetch(`${server.url}/metrics`)).text();
-    const ingested = Number(/^sightline_events_ingested_total (\d+)/m.exec(metricsText)?.[1] ?? NaN);
+    // A server that cannot answer these any more is a result too: reported, not a crash.
+    let stored = NaN;
+    let ingested = NaN;
+    try {
+      const counted = await api(server, `/api/projects/@current/events/?after=2000-01-01&select=${encodeURIComponent(JSON.stringify(['count()']))}`);
+      stored = Number(counted.results[0][0]);
+      const metricsText = await (await fetch(`${server.url}/metrics`)).text();
+      ingested = Number(/^sightline_events_ingested_total (\d+)/m.exec(metricsText)?.[1] ?? NaN);
+    } catch (error) {
+      client.errors.push(`final count: ${(error as Error).message} (${String((error as { cause?: unknown }).cause ?? '')})`);
+    }
 
     // Report.
     const steady = client.outcomes.filter((o) => o.minute >= 0);
