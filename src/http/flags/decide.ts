@@ -22,42 +22,8 @@ export function decideVersion(raw: string | undefined): number {
   return Number.isFinite(version) && version > 0 ? version : 1;
 }
 
-/**
- * The answer's body, for `sendJson`. Each shape is written out in full rather than spread from a
- * common head (spreads take V8's slow path, on every request); members keep the order of
- * `{...head, ...flags}`: config, editorParams, both error flags, isAuthenticated,
- * supportedCompression, then the flags.
- */
-export function decideBody(version: number, evaluation: FlagEvaluation): Record<string, unknown> {
-  const errors = evaluation.errors;
-  if (version >= 4) {
-    const v2 = v2Envelope(evaluation);
-    return {
-      config: CONFIG,
-      editorParams: EDITOR_PARAMS,
-      errorComputingFlags: errors,
-      errorsWhileComputingFlags: errors,
-      isAuthenticated: false,
-      supportedCompression: SUPPORTED_COMPRESSION,
-      flags: v2.flags,
-      quotaLimited: v2.quotaLimited,
-      requestId: v2.requestId,
-      evaluatedAt: v2.evaluatedAt,
-    };
-  }
-  if (version === 3) {
-    const { featureFlags, featureFlagPayloads } = legacyFlags(evaluation, false);
-    return {
-      config: CONFIG,
-      editorParams: EDITOR_PARAMS,
-      errorComputingFlags: errors,
-      errorsWhileComputingFlags: errors,
-      isAuthenticated: false,
-      supportedCompression: SUPPORTED_COMPRESSION,
-      featureFlags,
-      featureFlagPayloads,
-    };
-  }
+/** The members every version starts with, in the order the SDKs saw them. */
+function head(errors: boolean): Record<string, unknown> {
   return {
     config: CONFIG,
     editorParams: EDITOR_PARAMS,
@@ -65,8 +31,29 @@ export function decideBody(version: number, evaluation: FlagEvaluation): Record<
     errorsWhileComputingFlags: errors,
     isAuthenticated: false,
     supportedCompression: SUPPORTED_COMPRESSION,
-    featureFlags: version === 2 ? legacyFlags(evaluation, true).featureFlags : enabledFlagKeys(evaluation),
   };
+}
+
+/**
+ * The answer's body, for `sendJson`. The flag members are added by name after the head (a
+ * spread would take V8's slow path on every request).
+ */
+export function decideBody(version: number, evaluation: FlagEvaluation): Record<string, unknown> {
+  const body = head(evaluation.errors);
+  if (version >= 4) {
+    const v2 = v2Envelope(evaluation);
+    body.flags = v2.flags;
+    body.quotaLimited = v2.quotaLimited;
+    body.requestId = v2.requestId;
+    body.evaluatedAt = v2.evaluatedAt;
+  } else if (version === 3) {
+    const { featureFlags, featureFlagPayloads } = legacyFlags(evaluation, false);
+    body.featureFlags = featureFlags;
+    body.featureFlagPayloads = featureFlagPayloads;
+  } else {
+    body.featureFlags = version === 2 ? legacyFlags(evaluation, true).featureFlags : enabledFlagKeys(evaluation);
+  }
+  return body;
 }
 
 export async function registerDecideRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
