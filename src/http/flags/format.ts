@@ -65,20 +65,20 @@ class FlagText {
 
   /** `"<key>":<value>` */
   valueMember(value: FlagValue): string {
-    let member = this.values.get(value);
-    if (member === undefined) {
-      member = `${this.name}:${JSON.stringify(value)}`;
-      if (this.values.size < MAX_FORMS) this.values.set(value, member);
-    }
-    return member;
+    return this.member(this.values, value);
   }
 
   /** `"<key>":"<payload>"` */
   payloadMember(payload: string): string {
-    let member = this.payloads.get(payload);
+    return this.member(this.payloads, payload);
+  }
+
+  /** `"<key>":<JSON of value>`, remembered for the first MAX_FORMS values. */
+  private member<V>(forms: Map<V, string>, value: V): string {
+    let member = forms.get(value);
     if (member === undefined) {
-      member = `${this.name}:${JSON.stringify(payload)}`;
-      if (this.payloads.size < MAX_FORMS) this.payloads.set(payload, member);
+      member = `${this.name}:${JSON.stringify(value)}`;
+      if (forms.size < MAX_FORMS) forms.set(value, member);
     }
     return member;
   }

@@ -69,25 +69,31 @@ export function indexOfKey(key: string): number | null {
   return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1 ? Number(key) : null;
 }
 
-/** Items in the order `JSON.stringify` lists an object's keys: array indexes first, ascending, then the rest. */
-function inObjectOrder<T>(rest: T[], indexed: { index: number; item: T }[] | null): T[] {
-  return indexed ? [...indexed.sort((a, b) => a.index - b.index).map((entry) => entry.item), ...rest] : rest;
-}
-
-/** An object's JSON from its members as text (`"key":value`, keys unique), in insertion order. */
-export class JsonObjectText {
-  private readonly members: string[] = [];
-  private indexed: { index: number; item: string }[] | null = null;
+/**
+ * An object's members, kept in the order `JSON.stringify` lists an object's keys: array-index
+ * keys first, ascending, then the rest in insertion order.
+ */
+class OrderedMembers<T> {
+  private readonly members: T[] = [];
+  private indexed: { index: number; item: T }[] | null = null;
 
   /** `index` is `indexOfKey()` of the member's key. */
-  add(member: string, index: number | null): void {
+  add(member: T, index: number | null): void {
     if (index === null) this.members.push(member);
     else (this.indexed ??= []).push({ index, item: member });
   }
 
+  protected ordered(): T[] {
+    const indexed = this.indexed;
+    return indexed ? [...indexed.sort((a, b) => a.index - b.index).map((entry) => entry.item), ...this.members] : this.members;
+  }
+}
+
+/** An object's JSON from its members as text (`"key":value`, keys unique). */
+export class JsonObjectText extends OrderedMembers<string> {
   /** The object; with `[` `]` the same items as an array (for lists of keys). */
   toRaw(open: '{' | '[' = '{', close: '}' | ']' = '}'): RawJson {
-    return new RawJson([`${open}${inObjectOrder(this.members, this.indexed).join(',')}${close}`]);
+    return new RawJson([`${open}${this.ordered().join(',')}${close}`]);
   }
 }
 
@@ -102,17 +108,9 @@ export function memberBytes(member: string): MemberBytes {
 }
 
 /** `JsonObjectText` for large cached members (`MemberBytes`). */
-export class JsonObjectBytes {
-  private readonly members: MemberBytes[] = [];
-  private indexed: { index: number; item: MemberBytes }[] | null = null;
-
-  add(member: MemberBytes, index: number | null): void {
-    if (index === null) this.members.push(member);
-    else (this.indexed ??= []).push({ index, item: member });
-  }
-
+export class JsonObjectBytes extends OrderedMembers<MemberBytes> {
   toRaw(): RawJson {
-    const members = inObjectOrder(this.members, this.indexed);
+    const members = this.ordered();
     const parts: (string | Buffer)[] = ['{'];
     for (let i = 0; i < members.length; i++) parts.push(i === 0 ? members[i].alone : members[i].afterComma);
     parts.push('}');
