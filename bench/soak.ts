@@ -16,6 +16,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, type TestServer } from '../test/helpers/server.js';
 import { makeEvent } from './events-gen.js';
+import { percentile } from './load.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 30);
@@ -90,12 +91,6 @@ class Client {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /** Least-squares slope of y over x. */
 function slope(points: [number, number][]): number {

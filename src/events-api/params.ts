@@ -54,8 +54,6 @@ export function readPaging(query: RawQuery, format: Format): Paging {
   };
 }
 
-/** Canonical lower-case UUID text, from the forms Python's UUID() accepts; null if malformed. */
-
 /** A single string parameter; absent or empty is null. */
 export function text(query: RawQuery, name: string): string | null {
   const value = query[name];

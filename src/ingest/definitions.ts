@@ -88,11 +88,12 @@ export class DefinitionCollector {
       if (!knownPair) this.pairs.set(`${projectId}\u0000${event}\u0000${name}`, { project_id: projectId, event, property: name });
       if (knownType) continue;
       const value = bag[name];
-      // A null says nothing about the type: a stored untyped definition needs no new write.
-      if ((value === null || value === undefined) && untyped.has(name)) continue;
+      // A null says nothing about the type: a definition already stored or collected needs no new write.
+      const noType = value === null || value === undefined;
+      if (noType && untyped.has(name)) continue;
       const key = `${scope}/${name}`;
       const pending = this.properties.get(key);
-      if (pending?.property_type || (pending && (value === null || value === undefined))) continue;
+      if (pending?.property_type || (pending && noType)) continue;
       this.properties.set(key, { project_id: projectId, name, type: kind, group_type_index: groupIndex, property_type: inferPropertyType(name, value, this.now) });
     }
   }

@@ -34,10 +34,6 @@ export class PersonCache {
 
   constructor(private readonly maxDistinctIds: number) {}
 
-  get size(): number {
-    return this.ids.size;
-  }
-
   /** Takes the request's cached distinct ids out of it (the store loads only the rest). */
   take(request: IngestSnapshotRequest): CachedPerson[] {
     const hits: CachedPerson[] = [];

@@ -3,10 +3,10 @@ export const uuidToBytes = (uuid: string): Buffer => Buffer.from(uuid.replace(/-
 
 export const uuidToBigInt = (uuid: string): bigint => BigInt(`0x${uuid.replace(/-/g, '')}`);
 
-export function bytesToUuid(bytes: Uint8Array): string {
-  const hex = Buffer.from(bytes).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+/** 32 hex digits → the 8-4-4-4-12 form. */
+const hyphenate = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+
+export const bytesToUuid = (bytes: Uint8Array): string => hyphenate(Buffer.from(bytes).toString('hex'));
 
 const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SIMPLE = /^[0-9a-f]{32}$/;
@@ -19,6 +19,6 @@ export function canonicalUuid(value: string): string | null {
   let text = value.trim().toLowerCase();
   if (text.startsWith('urn:uuid:')) text = text.slice(9);
   if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);
-  if (SIMPLE.test(text)) text = `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+  if (SIMPLE.test(text)) text = hyphenate(text);
   return HYPHENATED.test(text) ? text : null;
 }

@@ -47,8 +47,6 @@ class Serial {
 interface DuckOptions {
   memoryLimit?: string;
   threads?: number;
-  /** Events appended between two checkpoints (tests lower it). */
-  checkpointEveryRows?: number;
 }
 
 /**
@@ -84,7 +82,7 @@ async function connect(file: string, options: DuckOptions) {
 
 /**
  * DuckDB answers every call with "database has been invalidated" after a fatal error (a WAL
- * write or automatic checkpoint that hit a full or read-only disk): only a new instance on
+ * write or checkpoint that hit a full or read-only disk): only a new instance on
  * the file works again, replaying its WAL.
  */
 const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i.test(error instanceof Error ? error.message : String(error));
@@ -148,7 +146,7 @@ export class DuckDbEventStore implements EventStore {
   async write(batch: EventStoreWrite): Promise<void> {
     await this.writeBatch(batch);
     this.rowsSinceCheckpoint += batch.events.length;
-    const due = this.rowsSinceCheckpoint >= (this.options.checkpointEveryRows ?? CHECKPOINT_EVERY_ROWS) || this.walBytes() >= CHECKPOINT_WAL_BYTES;
+    const due = this.rowsSinceCheckpoint >= CHECKPOINT_EVERY_ROWS || this.walBytes() >= CHECKPOINT_WAL_BYTES;
     if (due && !this.checkpointing) {
       this.rowsSinceCheckpoint = 0;
       this.checkpointing = this.checkpoint()
