@@ -27,6 +27,7 @@ import { readEventsQuery, readPaging, type RawQuery } from '../src/events-api/pa
 import type { QueryPlan } from '../src/events-api/plan.js';
 import { personLookup } from '../src/events-api/persons.js';
 import { DuckDbEventStore } from '../src/store/duckdb/event-store.js';
+import { encodeFlushRecord } from '../src/store/flush-record.js';
 import { SqliteMetaStore } from '../src/store/sqlite/meta-store.js';
 import type { EventStore, PersonRecord, StoredEvent } from '../src/store/types.js';
 import { newTempDir, startServer, type TestServer } from '../test/helpers/server.js';
@@ -56,7 +57,7 @@ function storedEvent(projectId: number, i: number, total: number, start: number)
     person_id: null,
     timestamp,
     created_at: timestamp,
-    properties: raw.properties as StoredEvent['properties'],
+    properties_json: JSON.stringify(raw.properties),
     elements_chain: raw.event === '$autocapture' ? CHAIN : '',
     groups: ['', '', '', '', ''],
   };
@@ -75,27 +76,17 @@ async function load(dataDir: string, projectId: number, total: number): Promise<
     version: 0,
   }));
   const ids = persons.map((p, d) => ({ project_id: projectId, distinct_id: `user-${d}`, person_uuid: p.uuid }));
-  const none = { deletePersons: [], reassignDistinctIds: [] };
+  const none = { deletePersons: [], reassignDistinctIds: [], newGroupTypes: [], upsertGroups: [], propertyDefinitions: [], eventDefinitions: [], eventProperties: [], eventUuids: [] };
   const meta = SqliteMetaStore.open(dataDir);
-  await meta.ingest.applyChanges({
-    ...none,
-    flushSeq: 1,
-    upsertPersons: persons,
-    setDistinctIds: ids,
-    newGroupTypes: [],
-    upsertGroups: [],
-    propertyDefinitions: [],
-    eventDefinitions: [],
-    eventProperties: [],
-    eventUuids: [],
-  });
+  await meta.ingest.applyChanges({ ...none, flushSeq: 1, upsertPersons: persons, setDistinctIds: ids });
   await meta.close();
   const store = await DuckDbEventStore.open(dataDir);
   try {
     for (let from = 0, seq = 1; from < total; from += BATCH, seq++) {
       const events = Array.from({ length: Math.min(BATCH, total - from) }, (_, k) => storedEvent(projectId, from + k, total, start));
       const first = from === 0;
-      await store.write({ ...none, flushSeq: seq, events, upsertPersons: first ? persons : [], setDistinctIds: first ? ids : [] });
+      const changes = { ...none, flushSeq: seq, upsertPersons: first ? persons : [], setDistinctIds: first ? ids : [] };
+      await store.write([encodeFlushRecord({ changes, events })]);
     }
   } finally {
     await store.close();

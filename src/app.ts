@@ -1,4 +1,5 @@
 /** Wires configuration, stores, ingestion and HTTP into one running service. */
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { bootstrapIfEmpty } from './bootstrap.js';
 import type { Config } from './config.js';
@@ -12,6 +13,9 @@ import { ProjectCache } from './http/project-cache.js';
 import { routeModules } from './http/routes.js';
 import { createServer } from './http/server.js';
 
+/** Events per DuckDB transaction when the event store catches up: fewer commits, bounded appends. */
+const MIRROR_EVENTS_PER_WRITE = 20_000;
+
 export interface RunningApp {
   app: FastifyInstance;
   ctx: AppContext;
@@ -21,7 +25,7 @@ export interface RunningApp {
 
 export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
   const metrics = createMetrics();
-  const stores = await openStores(config, log);
+  const stores = await openStores(config);
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
@@ -50,6 +54,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       flushMaxEvents: config.flushMaxEvents,
       maxPendingEvents: config.maxPendingEvents,
       personCacheSize: config.personCacheSize,
+      logDir: path.join(config.dataDir, 'flush-log'),
+      mirror: { maxLagEvents: config.eventStoreMaxLagEvents, maxEventsPerWrite: MIRROR_EVENTS_PER_WRITE },
       enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
     },
     metrics,

@@ -36,6 +36,8 @@ export interface Config {
   maxPendingEvents: number;
   /** Distinct ids whose persons ingestion keeps in memory between flushes (0 = no cache). */
   personCacheSize: number;
+  /** Acknowledged events the event store may lag behind before flushes wait for it. */
+  eventStoreMaxLagEvents: number;
   /** Public base URL used in pagination links; derived from the request when unset. */
   publicUrl: string | undefined;
   /** Per personal API key, requests per minute on /api/ (0 = unlimited). */
@@ -109,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
     flushMaxEvents: integer(env, 'SIGHTLINE_FLUSH_MAX_EVENTS', 10_000, 1, 1_000_000),
     maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', 200_000, 1, 100_000_000),
     personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', 20_000, 0, 10_000_000),
+    eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
     publicUrl: env.SIGHTLINE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined,
     apiRateLimitPerMinute: integer(env, 'SIGHTLINE_API_RATE_LIMIT_PER_MINUTE', 480, 0, 1_000_000),
     maxConnections: integer(env, 'SIGHTLINE_MAX_CONNECTIONS', 10_000, 1, 1_000_000),

@@ -27,15 +27,20 @@ export function createMetrics() {
     }),
     flushSeconds: new Histogram({
       name: 'sightline_flush_duration_seconds',
-      help: 'Duration of one group-commit flush (both stores)',
+      help: 'Duration of one group-commit flush (flush log and metadata store, until the answer)',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
     flushFailures: new Counter({ name: 'sightline_flush_failures_total', help: 'Flushes that failed', registers: [registry] }),
     bufferDepth: new Gauge({ name: 'sightline_ingest_buffer_events', help: 'Events waiting for a flush', registers: [registry] }),
+    eventStoreLag: new Gauge({
+      name: 'sightline_event_store_lag_events',
+      help: 'Acknowledged events the event store has not taken yet (kept in the flush log)',
+      registers: [registry],
+    }),
     storeBytes: new Gauge({
       name: 'sightline_store_size_bytes',
-      help: 'On-disk size of each store',
+      help: 'On-disk size of each store (and of the flush log)',
       labelNames: ['store'] as const,
       registers: [registry],
     }),

@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { describe, test, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 
+import { REPLAY_MESSAGE } from '../src/ingest/buffer.js';
 import { assertMirrorMatches, capture, newUuid, sleep } from './helpers/ingest.js';
 import { startServer, type StartOptions, type TestServer } from './helpers/server.js';
 import { readStores, type StoredSnapshot } from './helpers/stores.js';
@@ -35,6 +36,7 @@ interface LoadOptions {
   /** Distinct ids per client pool: small pools mean many person updates and merges. */
   people: number;
 }
+
 
 /** Concurrent SDK-like clients: gzip /batch/ requests of fresh events, one request at a time each. */
 class Load {
@@ -150,13 +152,13 @@ function assertNoDuplicates(stored: Map<string, number>): void {
  * Restarts on the crashed data dir (start-up recovery runs), retries every unacknowledged batch
  * as an SDK would, stops cleanly and reads both stores: every acknowledged event is stored
  * exactly once (acknowledged batches are never resent, so a lost one stays lost), every retried
- * one too, nothing else is stored, and the stores agree. Returns whether start-up recovered an
- * interrupted flush.
+ * one too, nothing else is stored, and the stores agree. Returns whether start-up replayed
+ * acknowledged flushes from the flush log into a store.
  */
 async function restartRetryVerify(t: TestContext, crashed: TestServer, named: Record<string, Load>): Promise<boolean> {
   const loads = Object.values(named);
   const server = await startServer(keysOf(crashed));
-  const recovered = server.output().includes('recovering from an interrupted flush');
+  const recovered = server.output().includes(REPLAY_MESSAGE);
   const retries = loads.flatMap((load) => load.unacked);
   try {
     // A few at a time, concurrently, like several SDKs retrying.
@@ -185,17 +187,17 @@ async function restartRetryVerify(t: TestContext, crashed: TestServer, named: Re
   assert.equal(snapshot.events.length, sent.length, 'nothing but the sent events is stored');
   for (const event of snapshot.events) assert.ok(event.person_id, 'every event has a person id');
   await assertMirrorMatches(crashed.dataDir, snapshot);
-  t.diagnostic(`${snapshot.events.length} events stored; start-up recovered an interrupted flush: ${recovered}`);
+  t.diagnostic(`${snapshot.events.length} events stored; start-up replayed the flush log: ${recovered}`);
   return recovered;
 }
 
 const keysOf = (server: TestServer): StartOptions => ({ dataDir: server.dataDir, projectKey: server.projectKey, personalKey: server.personalKey });
 
 /**
- * SIGKILLs the server just after its metadata store's WAL changes, i.e. right after a flush
- * committed SQLite and while it is still writing DuckDB (which takes tens of ms for a big
- * flush): the exact window start-up recovery exists for. A worker thread polls, so the load
- * generated on the main thread cannot delay the kill.
+ * SIGKILLs the server just after its metadata store's WAL changes, i.e. right after a flush was
+ * logged and applied to SQLite and before DuckDB has it (which takes tens of ms for a big flush):
+ * the window in which acknowledged events exist only in the flush log. A worker thread polls, so
+ * the load generated on the main thread cannot delay the kill.
  */
 function killOnNextMetaCommit(server: TestServer): Promise<void> {
   const source = `
@@ -218,8 +220,8 @@ function killOnNextMetaCommit(server: TestServer): Promise<void> {
 }
 
 /**
- * Starts the service on a data dir and SIGKILLs it the moment it logs that it is recovering
- * from an interrupted flush, i.e. in the middle of start-up recovery. Resolves with whether
+ * Starts the service on a data dir and SIGKILLs it the moment it logs that it replays the
+ * flush log, i.e. in the middle of start-up recovery. Resolves with whether
  * that happened (false: there was nothing to recover, the process was killed once ready).
  */
 function startAndKillDuringRecovery(server: TestServer): Promise<boolean> {
@@ -242,7 +244,7 @@ function startAndKillDuringRecovery(server: TestServer): Promise<boolean> {
   let recovering = false;
   child.stdout!.on('data', (chunk) => {
     output += chunk;
-    if (!recovering && output.includes('recovering from an interrupted flush')) {
+    if (!recovering && output.includes(REPLAY_MESSAGE)) {
       recovering = true;
       // A few ms in: past the first quick step, inside the longer ones.
       setTimeout(() => child.kill('SIGKILL'), 15);
@@ -291,7 +293,7 @@ describe('SIGKILL under load, restart, nothing acknowledged is lost or doubled',
     for (let cycle = 0; cycle < 2; cycle++) {
       if (cycle > 0) {
         server = await startServer(keysOf(first));
-        if (server.output().includes('recovering from an interrupted flush')) recoveries += 1;
+        if (server.output().includes(REPLAY_MESSAGE)) recoveries += 1;
       }
       const load = new Load(server, { clients: 4, batchSize: 1000, people: 300 }).start();
       await load.waitForAcks(2);
@@ -301,7 +303,7 @@ describe('SIGKILL under load, restart, nothing acknowledged is lost or doubled',
       loads[`between commits #${cycle + 1}`] = load;
     }
     if (await restartRetryVerify(t, first, loads)) recoveries += 1;
-    t.diagnostic(`start-up recovered an interrupted flush after ${recoveries} of 2 kills`);
+    t.diagnostic(`start-up replayed the flush log after ${recoveries} of 2 kills`);
     assert.ok(recoveries >= 1, 'the kill landed between the two commits at least once (else this test proved less than it claims)');
   });
 });

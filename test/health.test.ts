@@ -13,7 +13,7 @@ after(async () => {
 test('GET /_health answers 200 once the service accepts traffic', async () => {
   const response = await fetch(`${server.url}/_health`);
   assert.equal(response.status, 200);
-  assert.deepEqual(await response.json(), { status: 'ok', ingestion: 'ok' });
+  assert.deepEqual(await response.json(), { status: 'ok', ingestion: 'ok', event_store_writes: 'ok', event_store_lag_events: 0 });
 });
 
 test('GET /_ready reports both stores reachable', async () => {

@@ -205,7 +205,7 @@ test('every acknowledged event is stored exactly once; refused ones are stored o
   // Clients retry what was refused, with the same uuids: stored once, whatever the fault did.
   for (const sent of allSent.filter((x) => x.status !== 200 && x.body)) {
     const reply = await request(s, 'POST', '/batch/', { body: sent.body, headers: { 'content-type': 'application/json' } });
-    assert.equal(reply.status, 200, `retry → ${reply.status} ${reply.text}`);
+    assert.equal(reply.status, 200, `retry → ${reply.status} ${reply.text}\n${s.output().slice(-6000)}`);
     sent.status = 200;
   }
   assert.equal(await s.stop(), 0, s.output().slice(-3000));

@@ -6,7 +6,14 @@ export async function registerHealthRoutes(app: FastifyInstance, ctx: AppContext
   // Liveness: 200 while the process serves HTTP; the body tells whether ingestion is degraded.
   app.get('/_health', async () => {
     const error = ctx.buffer.lastError;
-    return { status: error ? 'degraded' : 'ok', ingestion: error ? { error: error.message, since: error.at } : 'ok' };
+    const eventStoreError = ctx.buffer.eventStoreError;
+    return {
+      status: error || eventStoreError ? 'degraded' : 'ok',
+      ingestion: error ? { error: error.message, since: error.at } : 'ok',
+      // Capture keeps acknowledging (events wait in the flush log) while only the event store fails.
+      event_store_writes: eventStoreError ? { error: eventStoreError.message, since: eventStoreError.at } : 'ok',
+      event_store_lag_events: ctx.buffer.eventStoreLag,
+    };
   });
 
   // Readiness: both stores answer and the ingestion buffer has room.
@@ -20,6 +27,8 @@ export async function registerHealthRoutes(app: FastifyInstance, ctx: AppContext
       event_store: events ? 'ok' : 'unreachable',
       ingestion_buffer: buffer,
       ingestion: ctx.buffer.lastError ? 'failing' : 'ok',
+      event_store_writes: ctx.buffer.eventStoreError ? 'failing' : 'ok',
+      event_store_lag_events: ctx.buffer.eventStoreLag,
     });
   });
 
@@ -27,7 +36,9 @@ export async function registerHealthRoutes(app: FastifyInstance, ctx: AppContext
     const [meta, events] = await Promise.all([ctx.stores.meta.sizeBytes(), ctx.stores.events.sizeBytes()]);
     ctx.metrics.storeBytes.set({ store: 'meta' }, meta);
     ctx.metrics.storeBytes.set({ store: 'events' }, events);
+    ctx.metrics.storeBytes.set({ store: 'flush_log' }, ctx.buffer.flushLogBytes);
     ctx.metrics.bufferDepth.set(ctx.buffer.depth);
+    ctx.metrics.eventStoreLag.set(ctx.buffer.eventStoreLag);
     return reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
 }

@@ -1,13 +1,19 @@
 /**
  * Group commit: requests hand their events to the buffer and wait; the buffer flushes every
- * few milliseconds or as soon as enough events are pending, in one transaction per store, and
- * only then answers every waiting request. A 200 therefore means "on disk".
+ * few milliseconds or as soon as enough events are pending. A flush is planned in memory,
+ * appended to the flush log and synced (flush-log.ts: the commit point), applied to the
+ * metadata store, and only then are its requests answered: a 200 means "on disk". The event
+ * store follows in the background (mirror.ts); after an unclean stop, start-up replays from the
+ * log whatever either store had not taken.
  */
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { Stores } from '../store/index.js';
-import { reconcile } from '../store/index.js';
+import { repairWithoutFlushLog } from '../store/index.js';
+import { encodeFlushRecord } from '../store/flush-record.js';
 import { DefinitionCache } from './definitions.js';
+import { FlushLog } from './flush-log.js';
+import { EventMirror, type MirrorOptions } from './mirror.js';
 import { addCachedPersons, PersonCache } from './person-cache.js';
 import { plan, snapshotRequest, type PendingEvent } from './pipeline.js';
 import type { JsonObject } from './types.js';
@@ -17,6 +23,9 @@ export interface BufferOptions {
   flushMaxEvents: number;
   maxPendingEvents: number;
   personCacheSize: number;
+  /** Folder of the flush log's segments. */
+  logDir: string;
+  mirror: MirrorOptions;
   enrich?: (properties: JsonObject) => void;
 }
 
@@ -33,17 +42,7 @@ interface Entry {
   ticket: Ticket;
 }
 
-interface PreparedFlush {
-  seq: number;
-  flush: ReturnType<typeof plan>;
-  started: bigint;
-  timings: { loadMs: number; planMs: number; metaMs: number };
-}
-
 export class BufferFullError extends Error {}
-
-/** Pending events from which the next flush is prepared while the previous one is written. */
-const PIPELINE_MIN_EVENTS = 500;
 
 /** Returns a function giving the milliseconds since its previous call. */
 function stopwatch(): () => number {
@@ -56,15 +55,21 @@ function stopwatch(): () => number {
   };
 }
 
+/** Resolves after the event loop has polled for I/O once. */
+const afterIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class IngestBuffer {
   private pending: Entry[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private nextSeq = 0;
-  private needsReconcile = false;
+  /** Highest flush acknowledged (in the flush log and the metadata store). */
+  private committedSeq = 0;
   private closed = false;
   readonly definitions = new DefinitionCache();
   private readonly persons: PersonCache;
+  private flushLog!: FlushLog;
+  private mirror!: EventMirror;
   /** Last flush failure, cleared by the next successful flush (shown by /_health). */
   lastError: { message: string; at: string } | null = null;
 
@@ -77,9 +82,60 @@ export class IngestBuffer {
     this.persons = new PersonCache(options.personCacheSize);
   }
 
+  /**
+   * Opens the flush log and brings both stores up to it: a store that missed acknowledged
+   * flushes (the process died, or the power went, before it had them) gets them replayed.
+   */
   async start(): Promise<void> {
-    const [metaSeq, eventSeq] = await Promise.all([this.stores.meta.ingest.committedFlushSeq(), this.stores.events.committedFlushSeq()]);
-    this.nextSeq = Math.max(metaSeq, eventSeq) + 1;
+    const { meta, events } = this.stores;
+    const { flushLog, records } = await FlushLog.open(this.options.logDir, { beforeSeal: () => meta.ingest.makeDurable() }, this.log);
+    this.flushLog = flushLog;
+    let metaSeq = await meta.ingest.committedFlushSeq();
+    const eventSeq = await events.committedFlushSeq();
+    if (metaSeq > eventSeq && !records.some((record) => record.changes.flushSeq === metaSeq)) {
+      await repairWithoutFlushLog(this.stores, this.log);
+      metaSeq = eventSeq;
+    }
+    const missed = records.filter((record) => record.changes.flushSeq > Math.min(metaSeq, eventSeq));
+    if (missed.length > 0) {
+      this.log.warn({ flushes: missed.length, from: missed[0].changes.flushSeq, metaSeq, eventSeq }, REPLAY_MESSAGE);
+    }
+    for (const { changes } of missed) {
+      if (changes.flushSeq <= metaSeq) continue;
+      await meta.ingest.applyChanges(changes);
+      metaSeq = changes.flushSeq;
+    }
+    // What the metadata store holds now (replayed, or committed by the last run without an
+    // fsync) must survive a power cut before any log segment is let go.
+    await meta.ingest.makeDurable();
+    this.committedSeq = Math.max(metaSeq, eventSeq);
+    this.nextSeq = this.committedSeq + 1;
+    this.mirror = new EventMirror(events, eventSeq, this.options.mirror, this.log, (seq) => this.flushLog.release(seq));
+    for (const record of missed) if (record.encoded.seq > eventSeq) this.mirror.enqueue(record.encoded);
+    this.flushLog.release(eventSeq);
+  }
+
+  /** On-disk size of the flush log. */
+  get flushLogBytes(): number {
+    return this.flushLog.bytes;
+  }
+
+  /** Events acknowledged but not yet in the event store. */
+  get eventStoreLag(): number {
+    return this.mirror.lagEvents;
+  }
+
+  /** The event store's last write failure, while it lasts (capture still succeeds meanwhile). */
+  get eventStoreError(): { message: string; at: string } | null {
+    return this.mirror.lastError;
+  }
+
+  /**
+   * Waits until every event acknowledged so far can be queried, at most `timeoutMs`; false when
+   * the event store is still behind (queries then see slightly older data).
+   */
+  eventsQueryable(timeoutMs: number): Promise<boolean> {
+    return this.mirror.caughtUp(this.committedSeq, timeoutMs);
   }
 
   get depth(): number {
@@ -127,47 +183,31 @@ export class IngestBuffer {
   }
 
   /**
-   * Flushes are pipelined two deep: while the event store writes flush N (on DuckDB's own
-   * threads), flush N+1 is loaded, planned and committed to the metadata store. The metadata of
-   * a flush is always committed before its events, and events are written in flush order, so the
-   * crash-recovery rule of store/index.ts still holds.
-   *
-   * Only a big batch is worth preparing early. A small one waits for the write in flight and
-   * then takes everything that arrived meanwhile: each write costs milliseconds whatever its
-   * size, so under many small requests fewer, fuller flushes answer sooner.
+   * One flush at a time: a flush is main-thread work plus one metadata-store commit, so nothing
+   * would run alongside it anyway. Between flushes the event loop polls once, so requests that
+   * arrived during a commit join the next flush whole.
    */
   private async flushLoop(): Promise<void> {
-    let lastWrite: Promise<void> = Promise.resolve();
     try {
       while (this.pending.length > 0) {
-        if (this.pending.length < PIPELINE_MIN_EVENTS) await lastWrite;
+        await this.mirror.room();
         const entries = this.pending.splice(0, this.options.flushMaxEvents);
         this.metrics.bufferDepth.set(this.pending.length);
-        const prepared = await this.prepare(entries, lastWrite);
-        if (prepared) {
-          const previous = lastWrite;
-          lastWrite = previous.then(() => this.write(prepared, entries));
-          await previous; // at most two flushes in flight
-        }
+        await this.flush(entries);
+        await afterIo();
       }
-      await lastWrite;
     } finally {
       this.flushing = null;
       if (this.pending.length > 0) this.schedule();
     }
   }
 
-  /** Load, plan and commit the metadata of one batch; null (requests answered 503) on failure. */
-  private async prepare(entries: Entry[], lastWrite: Promise<void>): Promise<PreparedFlush | null> {
+  /** Load, plan, append to the flush log, apply the metadata, answer the requests, then mirror. */
+  private async flush(entries: Entry[]): Promise<void> {
     const seq = this.nextSeq++;
     const started = process.hrtime.bigint();
     const batch = entries.map((e) => e.item);
     try {
-      if (this.needsReconcile) {
-        await lastWrite; // recovery must not race an event write still in flight
-        await reconcile(this.stores, this.log);
-        this.needsReconcile = false;
-      }
       const lap = stopwatch();
       const request = snapshotRequest(batch);
       const cached = this.persons.take(request);
@@ -176,52 +216,46 @@ export class IngestBuffer {
       const loadMs = lap();
       const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
       const planMs = lap();
-      await this.stores.meta.ingest.applyChanges(flush.meta);
-      this.persons.remember(snapshot, flush.meta.deletePersons);
-      const metaMs = lap();
-      return { seq, flush, started, timings: { loadMs, planMs, metaMs } };
+      const encoded = encodeFlushRecord(flush);
+      await this.flushLog.append(encoded);
+      const logMs = lap();
+      try {
+        await this.stores.meta.ingest.applyChanges(flush.changes);
+      } catch (error) {
+        // Not acknowledged, so it must not be replayed either (the client's retry will be stored).
+        await this.flushLog.undoLastAppend().catch((err: unknown) => this.log.error({ err }, 'could not undo a flush log append; retried before the next one'));
+        throw error;
+      }
+      const commitMs = lap();
+      this.committedSeq = seq;
+      this.persons.remember(snapshot, flush.changes.deletePersons);
+      flush.committed();
+      this.mirror.enqueue(encoded);
+      this.log.debug({ seq, events: entries.length, loadMs, planMs, logMs, commitMs, persons: flush.changes.upsertPersons.length, eventStoreLag: this.mirror.lagEvents }, 'flush');
+      this.metrics.eventsIngested.inc(flush.events.length);
+      for (const [reason, count] of flush.dropped) this.metrics.eventsDropped.inc({ reason }, count);
+      for (const [warning, count] of flush.warnings) this.metrics.ingestionWarnings.inc({ warning }, count);
     } catch (error) {
       // Planning changes cached persons in place; what was not committed must not be served.
       this.persons.clear();
       this.failed(error, entries);
-      return null;
-    }
-  }
-
-  /** Writes the events of a prepared flush and answers its requests. Never rejects. */
-  private async write(prepared: PreparedFlush, entries: Entry[]): Promise<void> {
-    const { seq, flush } = prepared;
-    try {
-      // After a failed write the metadata store is ahead of the event store; nothing more may be
-      // written until recovery has undone that, or a later flush could hide the gap.
-      if (this.needsReconcile) throw new Error('an earlier flush failed; waiting for recovery');
-      const lap = stopwatch();
-      await this.stores.events.write(flush.events);
-      const eventsMs = lap();
-      flush.committed();
-      this.log.debug({ seq, events: entries.length, ...prepared.timings, eventsMs, persons: flush.meta.upsertPersons.length }, 'flush');
-      this.metrics.eventsIngested.inc(flush.events.events.length);
-      for (const [reason, count] of flush.dropped) this.metrics.eventsDropped.inc({ reason }, count);
-      for (const [warning, count] of flush.warnings) this.metrics.ingestionWarnings.inc({ warning }, count);
-      if (this.lastError) this.log.info('ingestion recovered');
-      this.lastError = null;
-      for (const { ticket } of entries) {
-        ticket.remaining -= 1;
-        if (ticket.remaining === 0 && !ticket.settled) {
-          ticket.settled = true;
-          ticket.resolve();
-        }
-      }
-    } catch (error) {
-      this.failed(error, entries);
+      return;
     } finally {
-      this.metrics.flushSeconds.observe(Number(process.hrtime.bigint() - prepared.started) / 1e9);
+      this.metrics.flushSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    if (this.lastError) this.log.info('ingestion recovered');
+    this.lastError = null;
+    for (const { ticket } of entries) {
+      ticket.remaining -= 1;
+      if (ticket.remaining === 0 && !ticket.settled) {
+        ticket.settled = true;
+        ticket.resolve();
+      }
     }
   }
 
   /** A failed flush: its requests get a 503 and the SDKs retry; uuids make the retry safe. */
   private failed(error: unknown, entries: Entry[]): void {
-    this.needsReconcile = true;
     this.metrics.flushFailures.inc();
     const err = error instanceof Error ? error : new Error(String(error));
     if (!this.lastError) this.log.error({ err, events: entries.length }, 'flush failed; the requests get 503 and clients retry');
@@ -234,13 +268,22 @@ export class IngestBuffer {
     }
   }
 
-  /** Stops accepting and flushes everything pending. */
+  /**
+   * Stops accepting, flushes everything pending, and lets the event store take what it can;
+   * the flush log keeps the rest for the next start.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.clearTimer();
+    this.mirror.stopRetrying();
     while (this.flushing || this.pending.length > 0) {
       if (!this.flushing) this.flushing = this.flushLoop();
       await this.flushing;
     }
+    await this.mirror.settled();
+    await this.flushLog.close(this.mirror.mirroredSeq);
   }
 }
+
+/** Logged at start-up when a store gets acknowledged flushes replayed from the flush log. */
+export const REPLAY_MESSAGE = 'replaying acknowledged flushes from the flush log';

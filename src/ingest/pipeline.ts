@@ -4,7 +4,7 @@
  * store. Each step gives an outcome (stored, or dropped with a counted reason); nothing throws
  * for a bad event.
  */
-import type { EventStoreWrite, IngestChanges, IngestSnapshot, IngestSnapshotRequest, StoredEvent } from '../store/types.js';
+import type { IngestChanges, IngestSnapshot, IngestSnapshotRequest, StoredEvent } from '../store/types.js';
 import { DefinitionCache, DefinitionCollector } from './definitions.js';
 import { GroupWorkingSet } from './groups.js';
 import { PersonWorkingSet, personUpdateOf, personUuidFor, type MergeWarning } from './persons.js';
@@ -24,11 +24,12 @@ export interface PipelineDeps {
 }
 
 export interface FlushPlan {
-  meta: IngestChanges;
-  events: EventStoreWrite;
+  /** For the metadata store (and, with the events, for the flush log). */
+  changes: IngestChanges;
+  events: StoredEvent[];
   dropped: Map<DropReason, number>;
   warnings: Map<MergeWarning, number>;
-  /** Call after both stores committed. */
+  /** Call after the metadata store committed. */
   committed: () => void;
 }
 
@@ -146,28 +147,19 @@ export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: 
       person_id: personId,
       timestamp: event.timestamp,
       created_at: deps.now,
-      properties,
+      properties_json: JSON.stringify(properties),
       elements_chain: event.elementsChain,
       groups: groupColumns,
     });
   }
 
-  const personChanges = persons.changes();
-  const meta: IngestChanges = {
+  const changes: IngestChanges = {
     flushSeq,
-    ...personChanges,
+    ...persons.changes(),
     ...groups.changes(),
     ...definitions.changes(),
     eventUuids: uuids,
   };
-  const events: EventStoreWrite = {
-    flushSeq,
-    events: stored,
-    upsertPersons: personChanges.upsertPersons,
-    deletePersons: personChanges.deletePersons,
-    reassignDistinctIds: personChanges.reassignDistinctIds,
-    setDistinctIds: personChanges.setDistinctIds,
-  };
-  return { meta, events, dropped, warnings, committed: () => definitions.commit() };
+  return { changes, events: stored, dropped, warnings, committed: () => definitions.commit() };
 }
 

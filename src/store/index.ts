@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { DuckDbEventStore } from './duckdb/event-store.js';
+import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';
 import type { EventStore, MetaStore } from './types.js';
 
@@ -10,25 +10,23 @@ export interface Stores {
   events: EventStore;
 }
 
-/** Opens the configured engines once, then repairs what a crash between their commits left. */
-export async function openStores(config: Config, log: Logger): Promise<Stores> {
+/** Opens the configured engines once (the ingest buffer then replays what either lacks). */
+export async function openStores(config: Config): Promise<Stores> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const meta = SqliteMetaStore.open(config.dataDir);
-  const events = await DuckDbEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit });
-  await reconcile({ meta, events }, log);
+  const events = await ThreadedEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit });
   return { meta, events };
 }
 
 /**
- * Metadata commits before events. If the process died between the two commits of a flush,
- * that flush was never acknowledged: forget its uuids so the client's retry is stored, and
+ * Data directories written before the flush log existed acknowledged a flush only after both
+ * commits; a crash between them left the metadata store ahead, with nothing to replay. Such
+ * flushes were never acknowledged: forget their uuids so the clients' retries are stored, and
  * rebuild the event store's person mirror from the metadata store.
  */
-export async function reconcile(stores: Stores, log: Logger): Promise<void> {
-  const metaSeq = await stores.meta.ingest.committedFlushSeq();
+export async function repairWithoutFlushLog(stores: Stores, log: Logger): Promise<void> {
   const eventSeq = await stores.events.committedFlushSeq();
-  if (metaSeq <= eventSeq) return;
-  log.warn({ metaSeq, eventSeq }, 'recovering from an interrupted flush');
+  log.warn({ eventSeq }, 'recovering from an interrupted flush of an earlier version');
   // Mirror first: forgetting the uuids also lowers the metadata seq, which marks recovery as
   // done; a crash between the two steps must leave it still to do, not a stale mirror.
   await stores.events.rebuildPersonMirror(stores.meta.ingest.allPersons());

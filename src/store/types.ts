@@ -2,6 +2,7 @@
  * The two storage interfaces. Callers only see these; the engines behind them
  * (SQLite + DuckDB embedded today, PostgreSQL + ClickHouse later) are chosen once at start-up.
  */
+import type { EncodedFlush } from './flush-record.js';
 import type { FeatureFlag } from '../flags/types.js';
 import type { JsonObject } from '../ingest/types.js';
 
@@ -329,11 +330,19 @@ export interface IngestChanges {
 
 export interface IngestStore {
   loadSnapshot(request: IngestSnapshotRequest): Promise<IngestSnapshot>;
-  /** Applies every change of one flush atomically and records `flushSeq` as committed. */
+  /**
+   * Applies every change of one flush atomically and records `flushSeq` as applied. It need not
+   * be durable yet: the flush log holds the flush until `makeDurable` has run.
+   */
   applyChanges(changes: IngestChanges): Promise<void>;
-  /** Highest flush sequence committed to this store (0 when none). */
+  /** Makes every change applied so far durable (before the flush log lets go of them). */
+  makeDurable(): Promise<void>;
+  /** Highest flush sequence applied to this store (0 when none). */
   committedFlushSeq(): Promise<number>;
-  /** Crash recovery: forget uuids recorded by flushes the event store never committed. */
+  /**
+   * Repair of a data directory written before the flush log existed, where a crash between the
+   * two commits left flushes the event store never got: forget their uuids so the retries are stored.
+   */
   forgetUuidsAfter(flushSeq: number): Promise<void>;
   /** All persons and distinct ids, to rebuild the event store's person mirror after a crash. */
   allPersons(): AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>;
@@ -365,12 +374,14 @@ export interface StoredEvent {
   person_id: string | null;
   timestamp: Date;
   created_at: Date;
-  properties: JsonObject;
+  /** The properties as JSON text (written once, for the flush log and the event store). */
+  properties_json: string;
   elements_chain: string;
   /** `$group_0` … `$group_4`, '' when absent. */
   groups: [string, string, string, string, string];
 }
 
+/** One flush's part for the event store, decoded. */
 export interface EventStoreWrite {
   flushSeq: number;
   events: StoredEvent[];
@@ -386,9 +397,14 @@ export interface EventQuery {
   params: unknown[];
 }
 
+export type { EncodedFlush };
+
 export interface EventStore {
-  /** Appends events and mirrors person changes in one transaction; records `flushSeq`. */
-  write(batch: EventStoreWrite): Promise<void>;
+  /**
+   * Appends the events and mirrors the person changes of consecutive flushes (as
+   * flush-record.ts encodes them), in order, in one transaction; records the last one's seq.
+   */
+  write(flushes: EncodedFlush[]): Promise<void>;
   committedFlushSeq(): Promise<number>;
   /** Replaces the whole person mirror (crash recovery). */
   rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void>;

@@ -15,6 +15,7 @@ import { StatsCache } from '../../events-api/stats.js';
 import type { TypeLookup } from '../../events-api/typed-compile.js';
 import { canonicalUuid } from '../../util/uuid.js';
 import type { Cursor } from '../../events-api/types.js';
+import type { EventStore } from '../../store/types.js';
 import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues } from '../../events-api/values.js';
 import { projectFor } from '../auth.js';
 import type { AppContext } from '../context.js';
@@ -25,6 +26,18 @@ import { eventsQuerystring, eventSchema, listResponse, valuesQuerystring } from 
 import { apiRoute } from './route.js';
 
 type ProjectParams = { project_id: string };
+
+/**
+ * The event store follows capture by a few milliseconds (ingest/mirror.ts). Reads wait for it,
+ * so an event acknowledged before a request is in its answer; when the event store is further
+ * behind than this (a long checkpoint, a failing disk), the answer is served from what it has.
+ */
+const QUERYABLE_WAIT_MS = 10_000;
+
+async function queryableEvents(ctx: AppContext): Promise<EventStore> {
+  await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+  return ctx.stores.events;
+}
 
 async function sendCsv(reply: FastifyReply, body: AsyncIterable<string>, filename: string): Promise<FastifyReply> {
   reply.header('content-type', 'text/csv; charset=utf-8');
@@ -58,8 +71,8 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const query = readEventsQuery(request.query, project.id, new Date());
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id));
-      if (format === 'csv') return sendCsv(reply, await csvExport(ctx.stores.events, plan, paging), 'events.csv');
-      const run = runner(ctx.stores.events, plan.hogqlAttr);
+      if (format === 'csv') return sendCsv(reply, await csvExport(await queryableEvents(ctx), plan, paging), 'events.csv');
+      const run = runner(await queryableEvents(ctx), plan.hogqlAttr);
       if (plan.select?.grouped) {
         const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
         return { ...envelope(request, ctx, paging, page), columns, types };
@@ -85,7 +98,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const format = readFormat(request.query, request.headers.accept);
       const key = text(request.query, 'key');
       if (key === null) throw validationError('You must provide a key.', 'key', 'required');
-      const values = await propertyValues(runner(ctx.stores.events, null), {
+      const values = await propertyValues(runner(await queryableEvents(ctx), null), {
         projectId: project.id,
         key,
         eventNames: eventNames(request.query.event_name),
@@ -111,7 +124,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const format = readFormat(request.query, request.headers.accept);
       const uuid = canonicalUuid(request.params.id);
       if (!uuid) throw validationError('Invalid UUID', null, 'invalid');
-      const found = await eventById(runner(ctx.stores.events, null), persons, project.id, uuid);
+      const found = await eventById(runner(await queryableEvents(ctx), null), persons, project.id, uuid);
       if (!found) throw notFound(`No events exist for event UUID ${uuid}`);
       if (format === 'csv') return sendCsv(reply, eventsCsv([[found.row]]), 'event.csv');
       return found.event;

@@ -8,7 +8,8 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import type { EventQuery, EventStore, EventStoreWrite, PersonRecord } from '../types.js';
+import { decodeFlushRecord, eventStoreWriteOf } from '../flush-record.js';
+import type { EncodedFlush, EventQuery, EventStore, EventStoreWrite, PersonRecord } from '../types.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { duckMigrations } from './schema.js';
 
@@ -44,7 +45,7 @@ class Serial {
   }
 }
 
-interface DuckOptions {
+export interface DuckOptions {
   memoryLimit?: string;
   threads?: number;
 }
@@ -143,9 +144,10 @@ export class DuckDbEventStore implements EventStore {
     this.invalidated = false;
   }
 
-  async write(batch: EventStoreWrite): Promise<void> {
-    await this.writeBatch(batch);
-    this.rowsSinceCheckpoint += batch.events.length;
+  async write(flushes: EncodedFlush[]): Promise<void> {
+    const batches = flushes.map((flush) => eventStoreWriteOf(decodeFlushRecord(flush.bytes)));
+    await this.writeBatches(batches);
+    for (const batch of batches) this.rowsSinceCheckpoint += batch.events.length;
     const due = this.rowsSinceCheckpoint >= CHECKPOINT_EVERY_ROWS || this.walBytes() >= CHECKPOINT_WAL_BYTES;
     if (due && !this.checkpointing) {
       this.rowsSinceCheckpoint = 0;
@@ -159,20 +161,23 @@ export class DuckDbEventStore implements EventStore {
     return fileBytes(`${this.file}.wal`);
   }
 
-  private writeBatch(batch: EventStoreWrite): Promise<void> {
+  private writeBatches(batches: EventStoreWrite[]): Promise<void> {
+    const lastSeq = batches[batches.length - 1]?.flushSeq;
+    // The sequence is our own counter, written into the statement text.
+    if (!Number.isSafeInteger(lastSeq)) throw new Error(`invalid flush sequence ${lastSeq}`);
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
       await c.run('BEGIN TRANSACTION');
       try {
-        if (batch.events.length > 0) {
+        if (batches.some((batch) => batch.events.length > 0)) {
           const appender = await c.createAppender('events');
-          appendEvents(appender, batch);
+          for (const batch of batches) await appendEvents(appender, batch);
           appender.closeSync();
         }
-        await this.mirrorPersons(batch);
-        // One round trip for both (each costs a thread-pool hop); the sequence is our own counter.
-        if (!Number.isSafeInteger(batch.flushSeq)) throw new Error(`invalid flush sequence ${batch.flushSeq}`);
-        await c.run(`UPDATE sync_state SET value = ${batch.flushSeq} WHERE key = 'flush_seq'; COMMIT`);
+        // Person changes depend on each other (a merge, then an update of the merged person).
+        for (const batch of batches) await this.mirrorPersons(batch);
+        // One round trip for both (each costs a thread-pool hop).
+        await c.run(`UPDATE sync_state SET value = ${lastSeq} WHERE key = 'flush_seq'; COMMIT`);
       } catch (error) {
         await c.run('ROLLBACK').catch(() => undefined);
         throw error;
@@ -338,14 +343,19 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
+/** Appender calls run on the main thread: long appends let other work in this often. */
+const YIELD_EVERY_ROWS = 2_048;
+const afterIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * UUIDs are appended as text (DuckDB casts them natively, cheaper than building UUID values in
  * JS); values shared by the whole flush are built once.
  */
-function appendEvents(appender: DuckDBAppender, batch: EventStoreWrite): void {
+async function appendEvents(appender: DuckDBAppender, batch: EventStoreWrite): Promise<void> {
   const flushSeq = BigInt(batch.flushSeq);
   let createdAt: Date | null = null;
   let createdAtValue = timestampValue(new Date(0));
+  let rows = 0;
   for (const e of batch.events) {
     if (e.created_at !== createdAt) {
       createdAt = e.created_at;
@@ -359,11 +369,12 @@ function appendEvents(appender: DuckDBAppender, batch: EventStoreWrite): void {
     else appender.appendNull();
     appender.appendTimestamp(timestampValue(e.timestamp));
     appender.appendTimestamp(createdAtValue);
-    appender.appendVarchar(JSON.stringify(e.properties));
+    appender.appendVarchar(e.properties_json);
     appender.appendVarchar(e.elements_chain);
     for (const group of e.groups) appender.appendVarchar(group);
     appender.appendBigInt(flushSeq);
     appender.endRow();
+    if (++rows % YIELD_EVERY_ROWS === 0) await afterIo();
   }
 }
 

@@ -60,6 +60,8 @@ export class SqliteIngestStore implements IngestStore {
       ),
       insertEventProperty: db.prepare('INSERT OR IGNORE INTO event_properties (project_id, event, property) VALUES (?, ?, ?)'),
       insertUuid: db.prepare('INSERT OR IGNORE INTO event_uuids (project_id, uuid, flush_seq) VALUES (?, ?, ?)'),
+      syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
+      syncFull: db.prepare('PRAGMA synchronous = FULL'),
       setFlushSeq: db.prepare("INSERT INTO ingest_state (key, value) VALUES ('flush_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
       getFlushSeq: db.prepare("SELECT value FROM ingest_state WHERE key = 'flush_seq'"),
       personsByDistinctIds: db.prepare(
@@ -123,9 +125,23 @@ export class SqliteIngestStore implements IngestStore {
     return snapshot;
   }
 
+  /**
+   * Without an fsync of its own (synchronous = NORMAL for this transaction only): the flush log
+   * has made the flush durable already, and replays it if a power cut takes this commit away.
+   */
   async applyChanges(changes: IngestChanges): Promise<void> {
     const s = this.statements;
     const now = new Date().toISOString();
+    s.syncNormal.run();
+    try {
+      this.applyInTransaction(changes, now);
+    } finally {
+      s.syncFull.run();
+    }
+  }
+
+  private applyInTransaction(changes: IngestChanges, now: string): void {
+    const s = this.statements;
     this.write(() => {
       for (const r of changes.reassignDistinctIds) s.reassign.run(r.to_person_uuid, r.project_id, r.from_person_uuid);
       for (const d of changes.setDistinctIds) s.setDistinctId.run(d.project_id, d.distinct_id, d.person_uuid);
@@ -157,6 +173,12 @@ export class SqliteIngestStore implements IngestStore {
       for (const u of changes.eventUuids) s.insertUuid.run(u.project_id, uuidToBytes(u.uuid), changes.flushSeq);
       s.setFlushSeq.run(changes.flushSeq);
     });
+  }
+
+  /** A committed transaction with the default synchronous = FULL syncs the WAL, and so every earlier commit. */
+  async makeDurable(): Promise<void> {
+    const s = this.statements;
+    this.write(() => s.setFlushSeq.run((s.getFlushSeq.get() as { value: number } | undefined)?.value ?? 0));
   }
 
   /**

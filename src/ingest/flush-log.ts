@@ -1,0 +1,220 @@
+/**
+ * The flush log: where a flush becomes durable. Each flush is appended as one line
+ * (store/flush-record.ts) and fdatasync'ed before its metadata is applied and its requests are
+ * answered; both stores then follow it, and after an unclean stop start-up replays into each
+ * store what that store had not taken. Writes and syncs run on libuv's thread pool, so the main
+ * thread keeps serving requests while the disk works.
+ *
+ * Segments are files named after their first flush; a full one is sealed and a new one begun,
+ * and a sealed segment is deleted once both stores hold all of its flushes. A failed append (or
+ * one whose metadata commit failed afterwards) is cut off again before anything else is
+ * appended, so a segment only ever holds flushes that were committed, plus at most a torn tail
+ * that reading ignores.
+ */
+import fs from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../logger.js';
+import { decodeFlushRecord, type EncodedFlush } from '../store/flush-record.js';
+import type { IngestChanges } from '../store/types.js';
+
+/** A flush read back from the log: its metadata changes, and its bytes for the event store. */
+export interface LoggedFlush {
+  changes: IngestChanges;
+  encoded: EncodedFlush;
+}
+
+/** Segment size after which the next append starts a new one. */
+const SEGMENT_BYTES = 64 * 2 ** 20;
+const SUFFIX = '.log';
+
+interface Segment {
+  file: string;
+  /** Highest flush in the segment (0 while it holds none). */
+  lastSeq: number;
+  bytes: number;
+}
+
+interface OpenSegment extends Segment {
+  handle: FileHandle;
+}
+
+export interface FlushLogOptions {
+  /** Called before a full segment is sealed (the metadata store makes its writes durable). */
+  beforeSeal: () => Promise<void>;
+  segmentBytes?: number;
+}
+
+const segmentName = (firstSeq: number) => `${String(firstSeq).padStart(16, '0')}${SUFFIX}`;
+
+/** fsync of the directory: a new file's name is durable only once its directory is. */
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export class FlushLog {
+  private current: OpenSegment | null = null;
+  /** Where the current segment must be cut back to before the next append, after a failure. */
+  private pendingUndo: { bytes: number; lastSeq: number } | null = null;
+  private lastAppend: { bytes: number; lastSeq: number } | null = null;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly sealed: Segment[],
+    private readonly options: FlushLogOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Opens the log folder and reads every whole record of its segments, oldest first. The
+   * existing segments are sealed: appends go to a new one.
+   */
+  static async open(dir: string, options: FlushLogOptions, log: Logger): Promise<{ flushLog: FlushLog; records: LoggedFlush[] }> {
+    fs.mkdirSync(dir, { recursive: true });
+    const names = fs.readdirSync(dir).filter((name) => name.endsWith(SUFFIX)).sort();
+    const sealed: Segment[] = [];
+    const records: LoggedFlush[] = [];
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const read = readSegment(file, log);
+      if (read.length === 0) {
+        // Nothing whole in it (its first append was torn): its name may be reused by a new segment.
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      for (const record of read) records.push(record);
+      sealed.push({ file, lastSeq: read[read.length - 1].encoded.seq, bytes: fs.statSync(file).size });
+    }
+    return { flushLog: new FlushLog(dir, sealed, options, log), records };
+  }
+
+  /** Appends one flush and waits until it is on disk. On failure nothing of it counts. */
+  async append(flush: EncodedFlush): Promise<void> {
+    await this.undoFailed();
+    const segment = await this.writable(flush.seq);
+    const before = { bytes: segment.bytes, lastSeq: segment.lastSeq };
+    try {
+      await segment.handle.write(flush.bytes, 0, flush.bytes.length, before.bytes);
+      await segment.handle.datasync();
+    } catch (error) {
+      this.pendingUndo = before;
+      await this.undoFailed().catch(() => undefined); // retried before the next append
+      throw error;
+    }
+    segment.bytes = before.bytes + flush.bytes.length;
+    segment.lastSeq = flush.seq;
+    this.lastAppend = before;
+  }
+
+  /** The last append must not count after all (its metadata commit failed): cuts it off. */
+  async undoLastAppend(): Promise<void> {
+    if (!this.lastAppend) return;
+    this.pendingUndo = this.lastAppend;
+    this.lastAppend = null;
+    await this.undoFailed();
+  }
+
+  private async undoFailed(): Promise<void> {
+    const undo = this.pendingUndo;
+    const segment = this.current;
+    if (!undo || !segment) return;
+    await segment.handle.truncate(undo.bytes);
+    await segment.handle.datasync();
+    segment.bytes = undo.bytes;
+    segment.lastSeq = undo.lastSeq;
+    this.pendingUndo = null;
+  }
+
+  /** The segment to append to: a new one when there is none yet or the current one is full. */
+  private async writable(seq: number): Promise<OpenSegment> {
+    if (this.current && this.current.bytes >= (this.options.segmentBytes ?? SEGMENT_BYTES)) await this.seal();
+    if (this.current) return this.current;
+    const file = path.join(this.dir, segmentName(seq));
+    const handle = await open(file, 'w');
+    try {
+      syncDirectory(this.dir);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      fs.rmSync(file, { force: true });
+      throw error;
+    }
+    this.current = { file, handle, lastSeq: 0, bytes: 0 };
+    this.lastAppend = null;
+    return this.current;
+  }
+
+  /** Seals the current segment; its flushes are all in the metadata store once beforeSeal returns. */
+  private async seal(): Promise<void> {
+    const segment = this.current;
+    if (!segment) return;
+    await this.options.beforeSeal();
+    this.current = null;
+    this.lastAppend = null;
+    void segment.handle.close().catch(() => undefined);
+    this.sealed.push({ file: segment.file, lastSeq: segment.lastSeq, bytes: segment.bytes });
+  }
+
+  /**
+   * Deletes the sealed segments whose flushes both stores hold durably (every flush up to
+   * `throughSeq`).
+   */
+  release(throughSeq: number): void {
+    while (this.sealed.length > 0 && this.sealed[0].lastSeq <= throughSeq) {
+      const segment = this.sealed.shift()!;
+      try {
+        fs.rmSync(segment.file, { force: true });
+      } catch (error) {
+        // Kept: it is read again (and skipped) at the next start.
+        this.log.warn({ err: error, file: segment.file }, 'could not delete a flush log segment');
+      }
+    }
+  }
+
+  /** Bytes on disk, for metrics. */
+  get bytes(): number {
+    return this.sealed.reduce((sum, s) => sum + s.bytes, 0) + (this.current?.bytes ?? 0);
+  }
+
+  /** Seals what is open and deletes what both stores hold (a clean stop leaves no segment behind). */
+  async close(throughSeq: number): Promise<void> {
+    await this.undoFailed().catch(() => undefined);
+    try {
+      // A failed append that could not be cut off stays in the open segment, read at the next start.
+      if (!this.pendingUndo) await this.seal();
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not seal the flush log segment; it is read again at the next start');
+    }
+    this.release(throughSeq);
+    await this.current?.handle.close().catch(() => undefined);
+    this.current = null;
+  }
+}
+
+/**
+ * Every whole record of a segment. A line that does not parse ends the segment: it can only be
+ * the torn tail of an append that never completed (appends are cut off again when they fail).
+ */
+function readSegment(file: string, log: Logger): LoggedFlush[] {
+  const bytes = fs.readFileSync(file);
+  const records: LoggedFlush[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end === -1) break; // torn tail: the append never completed
+    try {
+      const line = bytes.subarray(start, end + 1);
+      const { changes, events } = decodeFlushRecord(line);
+      records.push({ changes, encoded: { seq: changes.flushSeq, events: events.length, bytes: line } });
+    } catch (error) {
+      log.warn({ err: error, file, offset: start }, 'flush log segment ends in a damaged record; ignoring the rest of it');
+      break;
+    }
+    start = end + 1;
+  }
+  return records;
+}

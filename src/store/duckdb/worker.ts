@@ -1,0 +1,91 @@
+/**
+ * The worker thread side of ThreadedEventStore: hosts the DuckDB event store and answers its
+ * calls. Each message is `{ id, method, args }`; each answer `{ id, result }` or `{ id, error }`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { EncodedFlush, EventQuery, PersonRecord } from '../types.js';
+import { DuckDbEventStore, type DuckOptions } from './event-store.js';
+
+export interface EventStoreWorkerData {
+  dataDir: string;
+  options: DuckOptions;
+}
+
+export interface WorkerRequest {
+  id: number;
+  method: string;
+  args: unknown[];
+}
+
+export type WorkerAnswer = { id: number; result: unknown } | { id: number; error: { name: string; message: string } };
+
+type PersonRow = { person: PersonRecord; distinct_ids: string[] };
+
+const { dataDir, options } = workerData as EventStoreWorkerData;
+let store: DuckDbEventStore | null = null;
+const streams = new Map<number, AsyncIterator<Record<string, unknown>[]>>();
+/** Person rows of a mirror rebuild, sent in chunks, written when the last one arrived. */
+let rebuildRows: PersonRow[] = [];
+
+async function* each<T>(items: T[]): AsyncIterable<T> {
+  yield* items;
+}
+
+function opened(): DuckDbEventStore {
+  if (!store) throw new Error('the event store is not open');
+  return store;
+}
+
+const handlers: Record<string, (...args: any[]) => unknown> = {
+  open: async () => {
+    store = await DuckDbEventStore.open(dataDir, options);
+  },
+  write: (flushes: EncodedFlush[]) => opened().write(flushes),
+  committedFlushSeq: () => opened().committedFlushSeq(),
+  query: (query: EventQuery) => opened().query(query),
+  ping: () => opened().ping(),
+  sizeBytes: () => opened().sizeBytes(),
+  checkpoint: () => opened().checkpoint(),
+  streamOpen: (streamId: number, query: EventQuery, chunkRows: number) => {
+    streams.set(streamId, opened().stream(query, chunkRows)[Symbol.asyncIterator]());
+  },
+  streamNext: async (streamId: number) => {
+    const iterator = streams.get(streamId);
+    if (!iterator) throw new Error(`no stream ${streamId}`);
+    const next = await iterator.next();
+    if (next.done) streams.delete(streamId);
+    return next.done ? null : next.value;
+  },
+  streamClose: async (streamId: number) => {
+    const iterator = streams.get(streamId);
+    streams.delete(streamId);
+    await iterator?.return?.();
+  },
+  rebuildRows: (rows: PersonRow[]) => {
+    for (const row of rows) rebuildRows.push(row);
+  },
+  rebuildEnd: async () => {
+    const rows = rebuildRows;
+    rebuildRows = [];
+    await opened().rebuildPersonMirror(each(rows));
+  },
+  close: async () => {
+    for (const iterator of streams.values()) await iterator.return?.();
+    streams.clear();
+    await store?.close();
+    store = null;
+  },
+};
+
+parentPort!.on('message', async ({ id, method, args }: WorkerRequest) => {
+  let answer: WorkerAnswer;
+  try {
+    const handler = handlers[method];
+    if (!handler) throw new Error(`unknown event store call ${method}`);
+    answer = { id, result: await handler(...args) };
+  } catch (error) {
+    const err = error instanceof Error ? error : new Error(String(error));
+    answer = { id, error: { name: err.name, message: err.message } };
+  }
+  parentPort!.postMessage(answer);
+});
