@@ -86,7 +86,8 @@ async function load(dataDir: string, projectId: number, total: number): Promise<
       const events = Array.from({ length: Math.min(BATCH, total - from) }, (_, k) => storedEvent(projectId, from + k, total, start));
       const first = from === 0;
       const changes = { ...none, flushSeq: seq, upsertPersons: first ? persons : [], setDistinctIds: first ? ids : [] };
-      await store.write([encodeFlushRecord({ changes, events })]);
+      const flush = encodeFlushRecord({ changes, events });
+      await store.write({ flushes: [flush], from: 0, to: flush.events, after: seq - 1 });
     }
   } finally {
     await store.close();

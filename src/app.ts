@@ -13,8 +13,12 @@ import { ProjectCache } from './http/project-cache.js';
 import { routeModules } from './http/routes.js';
 import { createServer } from './http/server.js';
 
-/** Events per DuckDB transaction when the event store catches up: fewer commits, bounded appends. */
-const MIRROR_EVENTS_PER_WRITE = 20_000;
+/** Events per event-store transaction, at most: two DuckDB row groups. */
+const MIRROR_EVENTS_PER_WRITE = 16_384;
+/** How long acknowledged events may wait for a whole row group before they are written anyway. */
+const MIRROR_MAX_DELAY_MS = 5_000;
+/** Acknowledged bytes the event store may lack before they are written anyway (bounds the flush log's extra disk use). */
+const MIRROR_WRITE_AT_BYTES = 32 * 2 ** 20;
 
 export interface RunningApp {
   app: FastifyInstance;
@@ -55,7 +59,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       maxPendingEvents: config.maxPendingEvents,
       personCacheSize: config.personCacheSize,
       logDir: path.join(config.dataDir, 'flush-log'),
-      mirror: { maxLagEvents: config.eventStoreMaxLagEvents, maxEventsPerWrite: MIRROR_EVENTS_PER_WRITE },
+      mirror: { maxLagEvents: config.eventStoreMaxLagEvents, maxEventsPerWrite: MIRROR_EVENTS_PER_WRITE, maxDelayMs: MIRROR_MAX_DELAY_MS, writeAtBytes: MIRROR_WRITE_AT_BYTES },
       enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
     },
     metrics,

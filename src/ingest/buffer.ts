@@ -91,7 +91,8 @@ export class IngestBuffer {
     const { flushLog, records } = await FlushLog.open(this.options.logDir, { beforeSeal: () => meta.ingest.makeDurable() }, this.log);
     this.flushLog = flushLog;
     let metaSeq = await meta.ingest.committedFlushSeq();
-    const eventSeq = await events.committedFlushSeq();
+    const eventPosition = await events.position();
+    const eventSeq = eventPosition.seq;
     if (metaSeq > eventSeq && !records.some((record) => record.changes.flushSeq === metaSeq)) {
       await repairWithoutFlushLog(this.stores, this.log);
       metaSeq = eventSeq;
@@ -110,7 +111,7 @@ export class IngestBuffer {
     await meta.ingest.makeDurable();
     this.committedSeq = Math.max(metaSeq, eventSeq);
     this.nextSeq = this.committedSeq + 1;
-    this.mirror = new EventMirror(events, eventSeq, this.options.mirror, this.log, (seq) => this.flushLog.release(seq));
+    this.mirror = new EventMirror(events, eventPosition, this.options.mirror, this.log, (seq) => this.flushLog.release(seq));
     for (const record of missed) if (record.encoded.seq > eventSeq) this.mirror.enqueue(record.encoded);
     this.flushLog.release(eventSeq);
   }

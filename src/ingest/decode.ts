@@ -23,7 +23,7 @@ export function decodeCapture(input: CaptureInput): DecodedCapture {
   const hint = compressionHint(firstNonEmpty(input.query.compression, raw.formCompression, input.contentEncoding));
   const text = decodeToText(raw.bytes, hint, LEGACY_PATH.test(input.path), input.maxDecodedBytes);
   const parsed = parseJson(text);
-  return interpretPayload(parsed, input, raw.fromQuery);
+  return interpretPayload(parsed, input, raw.fromQuery, Buffer.byteLength(text));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,7 +250,7 @@ const isWordChar = (ch: string | undefined): boolean => ch !== undefined && /[A-
 // ---------------------------------------------------------------------------------------------
 // Body shapes, token and sent_at
 
-function interpretPayload(parsed: unknown, input: CaptureInput, fromQuery: boolean): DecodedCapture {
+function interpretPayload(parsed: unknown, input: CaptureInput, fromQuery: boolean, payloadBytes: number): DecodedCapture {
   let items: unknown[];
   let envelope: JsonObject | null = null;
   if (Array.isArray(parsed)) {
@@ -281,7 +281,7 @@ function interpretPayload(parsed: unknown, input: CaptureInput, fromQuery: boole
     token = tokenValue(input.query.token) ?? tokenValue(input.query.api_key);
   }
 
-  const result: DecodedCapture = { token, sentAt: requestSentAt(envelope, input.query._), events };
+  const result: DecodedCapture = { token, sentAt: requestSentAt(envelope, input.query._), events, payloadBytes };
   if (droppedNonObjects > 0) result.droppedNonObjects = droppedNonObjects;
   if (objects.length > events.length) result.droppedPerformanceEvents = objects.length - events.length;
   if (envelope?.historical_migration === true) result.historicalMigration = true;

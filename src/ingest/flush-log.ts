@@ -24,8 +24,11 @@ export interface LoggedFlush {
   encoded: EncodedFlush;
 }
 
-/** Segment size after which the next append starts a new one. */
-const SEGMENT_BYTES = 64 * 2 ** 20;
+/**
+ * Segment size after which the next append starts a new one. Only whole sealed segments are
+ * deleted, so this is also how much disk the log holds beyond what the event store lacks.
+ */
+const SEGMENT_BYTES = 16 * 2 ** 20;
 const SUFFIX = '.log';
 
 interface Segment {

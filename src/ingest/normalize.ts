@@ -17,6 +17,8 @@ export interface NormalizeContext {
   ip: string | null;
   /** Largest accepted event in bytes of JSON (default 1 MB, PostHog's Kafka message limit). */
   maxEventBytes?: number;
+  /** Size of the whole payload the event came in: when within the limit, no event needs measuring. */
+  payloadBytes?: number;
 }
 
 export const DEFAULT_MAX_EVENT_BYTES = 1_000_000;
@@ -48,7 +50,8 @@ const drop = (reason: DropReason): { ok: false; reason: DropReason } => ({ ok: f
 
 export function normalizeEvent(raw: JsonObject, ctx: NormalizeContext): Outcome<IncomingEvent> {
   const maxBytes = ctx.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  if (Buffer.byteLength(JSON.stringify(raw)) > maxBytes) return drop('event_too_large');
+  const mayBeTooLarge = ctx.payloadBytes === undefined || ctx.payloadBytes > maxBytes;
+  if (mayBeTooLarge && Buffer.byteLength(JSON.stringify(raw)) > maxBytes) return drop('event_too_large');
 
   const event = cleanIdentifier(raw.event);
   if (!event) return drop('missing_event_name');

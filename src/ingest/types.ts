@@ -26,6 +26,8 @@ export interface DecodedCapture {
   sentAt: Date | null;
   /** Events as sent by the client; each is a plain object (never null/array). */
   events: JsonObject[];
+  /** UTF-8 size of the decoded JSON text: no event in it is larger. */
+  payloadBytes: number;
   /** Batch items that were not JSON objects; count them as drops with reason `not_an_object`. */
   droppedNonObjects?: number;
   /** `$performance_event` items removed while decoding; count them with reason `performance_event`. */

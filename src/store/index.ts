@@ -25,7 +25,7 @@ export async function openStores(config: Config): Promise<Stores> {
  * rebuild the event store's person mirror from the metadata store.
  */
 export async function repairWithoutFlushLog(stores: Stores, log: Logger): Promise<void> {
-  const eventSeq = await stores.events.committedFlushSeq();
+  const eventSeq = (await stores.events.position()).seq;
   log.warn({ eventSeq }, 'recovering from an interrupted flush of an earlier version');
   // Mirror first: forgetting the uuids also lowers the metadata seq, which marks recovery as
   // done; a crash between the two steps must leave it still to do, not a stale mirror.

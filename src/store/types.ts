@@ -381,16 +381,6 @@ export interface StoredEvent {
   groups: [string, string, string, string, string];
 }
 
-/** One flush's part for the event store, decoded. */
-export interface EventStoreWrite {
-  flushSeq: number;
-  events: StoredEvent[];
-  upsertPersons: { project_id: number; uuid: string; properties: JsonObject; is_identified: boolean; created_at: string }[];
-  deletePersons: { project_id: number; uuid: string }[];
-  reassignDistinctIds: { project_id: number; from_person_uuid: string; to_person_uuid: string }[];
-  setDistinctIds: { project_id: number; distinct_id: string; person_uuid: string }[];
-}
-
 /** A compiled, parameterised query for the event store's SQL dialect. */
 export interface EventQuery {
   sql: string;
@@ -399,13 +389,36 @@ export interface EventQuery {
 
 export type { EncodedFlush };
 
+/**
+ * How far the event store got: every flush up to `seq`, and the first `events` events of the
+ * flush after it (a write may end inside a flush).
+ */
+export interface EventStorePosition {
+  seq: number;
+  events: number;
+}
+
+/**
+ * Consecutive flushes for one event-store write: the first taken from its `from`-th event, the
+ * last up to (not including) its `to`-th.
+ */
+export interface EventSlice {
+  flushes: EncodedFlush[];
+  from: number;
+  to: number;
+  /** The last whole flush before the slice (the position's `seq` it starts from). */
+  after: number;
+}
+
 export interface EventStore {
   /**
-   * Appends the events and mirrors the person changes of consecutive flushes (as
-   * flush-record.ts encodes them), in order, in one transaction; records the last one's seq.
+   * Appends a slice's events, and applies the person-mirror changes of every flush whose first
+   * event is in it, in one transaction; records the position reached.
    */
-  write(flushes: EncodedFlush[]): Promise<void>;
-  committedFlushSeq(): Promise<number>;
+  write(slice: EventSlice): Promise<void>;
+  /** Events per write that cost least (writes of a multiple of it are cheapest). */
+  readonly writeUnit: number;
+  position(): Promise<EventStorePosition>;
   /** Replaces the whole person mirror (crash recovery). */
   rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void>;
   /** Runs a compiled read query; rows as plain JS objects (JSON-compatible values). */

@@ -11,44 +11,13 @@ import { describe, test } from 'node:test';
 
 import { FlushLog } from '../../src/ingest/flush-log.js';
 import { createLogger } from '../../src/logger.js';
-import { decodeFlushRecord, encodeFlushRecord, type EncodedFlush } from '../../src/store/flush-record.js';
-import type { IngestChanges, StoredEvent } from '../../src/store/types.js';
+import { decodeFlushRecord } from '../../src/store/flush-record.js';
+import { encodedFlush, flushChanges } from '../helpers/flushes.js';
 
 const log = createLogger('silent');
 
-function changes(flushSeq: number): IngestChanges {
-  return {
-    flushSeq,
-    upsertPersons: [
-      { project_id: 1, uuid: '0190a0b0-0000-7000-8000-000000000001', properties: { email: `p${flushSeq}@example.com` }, is_identified: true, created_at: '2026-01-01T00:00:00.000Z', version: flushSeq },
-    ],
-    deletePersons: [],
-    reassignDistinctIds: [],
-    setDistinctIds: [{ project_id: 1, distinct_id: `user-${flushSeq}`, person_uuid: '0190a0b0-0000-7000-8000-000000000001' }],
-    newGroupTypes: [],
-    upsertGroups: [],
-    propertyDefinitions: [],
-    eventDefinitions: [{ project_id: 1, name: 'signed_up', last_seen_at: '2026-01-01T00:00:00.000Z' }],
-    eventProperties: [],
-    eventUuids: [],
-  };
-}
-
-function flush(seq: number, events = 3): EncodedFlush {
-  const stored: StoredEvent[] = Array.from({ length: events }, (_, i) => ({
-    project_id: 1,
-    uuid: `0190a0b0-0000-7000-8000-${String(seq * 1000 + i).padStart(12, '0')}`,
-    event: 'signed_up',
-    distinct_id: `user-${seq}`,
-    person_id: '0190a0b0-0000-7000-8000-000000000001',
-    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, seq, i)),
-    created_at: new Date(Date.UTC(2026, 0, 1)),
-    properties_json: JSON.stringify({ plan: 'pro', seq, note: 'line\nbreak "quoted" ünïcode 🎉' }),
-    elements_chain: '',
-    groups: ['', '', '', '', ''],
-  }));
-  return encodeFlushRecord({ changes: changes(seq), events: stored });
-}
+const flush = encodedFlush;
+const changes = flushChanges;
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-flush-log-'));
 const segments = (dir: string) => fs.readdirSync(dir).filter((name) => name.endsWith('.log')).sort();
@@ -73,8 +42,12 @@ describe('flush records', () => {
   test('anything but a whole record of this format is refused', () => {
     const bytes = flush(1).bytes;
     assert.throws(() => decodeFlushRecord(bytes.subarray(0, bytes.length - 10)));
-    assert.throws(() => decodeFlushRecord(Buffer.from('{"format":2,"changes":{"flushSeq":1},"events":[]}')), /format/);
-    assert.throws(() => decodeFlushRecord(Buffer.from('{"format":1,"changes":{},"events":[]}')), /not a flush record/);
+    const withHeader = (header: string) => Buffer.from(`${Buffer.byteLength(header)} ${header}\n`);
+    assert.doesNotThrow(() => decodeFlushRecord(withHeader('{"format":2,"changes":{"flushSeq":1},"events":[]}')));
+    assert.throws(() => decodeFlushRecord(withHeader('{"format":3,"changes":{"flushSeq":1},"events":[]}')), /format/);
+    assert.throws(() => decodeFlushRecord(withHeader('{"format":2,"changes":{},"events":[]}')), /not a flush record/);
+    assert.throws(() => decodeFlushRecord(Buffer.from('{"format":2,"changes":{"flushSeq":1},"events":[]}\n')), /not a flush record/);
+    assert.throws(() => decodeFlushRecord(withHeader('{"format":2,"changes":{"flushSeq":1},"events":[[1,"u","e","d",null,0,0,"",["","","","",""],5]]}')), /length/);
   });
 });
 

@@ -8,20 +8,17 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { decodeFlushRecord, eventStoreWriteOf } from '../flush-record.js';
-import type { EncodedFlush, EventQuery, EventStore, EventStoreWrite, PersonRecord } from '../types.js';
+import { positionAfter } from '../event-slice.js';
+import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, IngestChanges, PersonRecord, StoredEvent } from '../types.js';
 import { uuidToBigInt } from '../../util/uuid.js';
-import { duckMigrations } from './schema.js';
+import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 
-/**
- * Every checkpoint seals the rows appended since the previous one into row groups of their own,
- * and DuckDB later merges small row groups by rewriting them (measured: multi-second stalls
- * every few hundred thousand events when checkpointing at DuckDB's 16 MB default). Checkpointing
- * once per row group's worth of events (DuckDB's 122,880 rows) keeps row groups full; the WAL
- * bound caps memory and replay time for unusually large events.
- */
-const CHECKPOINT_EVERY_ROWS = 122_880;
+/** Rows that went through the WAL after which the store checkpoints: one row group's worth. */
+const CHECKPOINT_WAL_ROWS = ROW_GROUP_ROWS;
 const CHECKPOINT_WAL_BYTES = 256 * 2 ** 20;
+/** The events database, attached under this name to an in-memory instance (ROW_GROUP_SIZE is an ATTACH option). */
+const DATABASE = 'events_db';
 
 /** 0 for a missing file (there is no WAL right after a checkpoint). */
 function fileBytes(file: string): number {
@@ -60,7 +57,7 @@ export interface DuckOptions {
  */
 async function connect(file: string, options: DuckOptions) {
   // Never fetch extensions at run time: json/icu/parquet are built in.
-  const instance = await DuckDBInstance.create(file, {
+  const instance = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     memory_limit: options.memoryLimit ?? '512MB',
@@ -68,17 +65,28 @@ async function connect(file: string, options: DuckOptions) {
     checkpoint_threshold: '1TB',
   });
   try {
-    const writer = await instance.connect();
+    const setup = await instance.connect();
+    // The path is our own configuration, quoted as an SQL string literal.
+    await setup.run(`ATTACH '${file.replace(/'/g, "''")}' AS ${DATABASE} (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+    setup.closeSync();
+    const writer = await useEvents(instance);
     await migrate(writer);
     // Per-connection scratch tables for set-based mirror updates.
     await writer.run('CREATE TEMP TABLE touched_persons (project_id INTEGER, id UUID)');
     await writer.run('CREATE TEMP TABLE touched_distinct_ids (project_id INTEGER, distinct_id VARCHAR)');
-    const reader = await instance.connect();
+    const reader = await useEvents(instance);
     return { instance, writer, reader };
   } catch (error) {
     instance.closeSync();
     throw error;
   }
+}
+
+/** A connection whose unqualified table names are the events database's. */
+async function useEvents(instance: DuckDBInstance): Promise<DuckDBConnection> {
+  const connection = await instance.connect();
+  await connection.run(`USE ${DATABASE}`);
+  return connection;
 }
 
 /**
@@ -94,9 +102,11 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
  * never wait behind an append. After a fatal error the next call reopens the database.
  */
 export class DuckDbEventStore implements EventStore {
+  readonly writeUnit = ROW_GROUP_ROWS;
   private readonly writes = new Serial();
   private checkpointing: Promise<void> | null = null;
-  private rowsSinceCheckpoint = 0;
+  /** Rows written through the WAL since the last checkpoint. */
+  private walRows = 0;
   private invalidated = false;
   private reopening: Promise<void> | null = null;
 
@@ -144,13 +154,15 @@ export class DuckDbEventStore implements EventStore {
     this.invalidated = false;
   }
 
-  async write(flushes: EncodedFlush[]): Promise<void> {
-    const batches = flushes.map((flush) => eventStoreWriteOf(decodeFlushRecord(flush.bytes)));
-    await this.writeBatches(batches);
-    for (const batch of batches) this.rowsSinceCheckpoint += batch.events.length;
-    const due = this.rowsSinceCheckpoint >= CHECKPOINT_EVERY_ROWS || this.walBytes() >= CHECKPOINT_WAL_BYTES;
+  async write(slice: EventSlice): Promise<void> {
+    const parts = partsOf(slice);
+    const rows = parts.reduce((sum, part) => sum + part.end - part.start, 0);
+    await this.writeParts(parts, positionAfter(slice));
+    // Whole row groups went straight to the file; smaller writes went through the WAL.
+    if (rows < ROW_GROUP_ROWS) this.walRows += rows;
+    const due = this.walRows >= CHECKPOINT_WAL_ROWS || this.walBytes() >= CHECKPOINT_WAL_BYTES;
     if (due && !this.checkpointing) {
-      this.rowsSinceCheckpoint = 0;
+      this.walRows = 0;
       this.checkpointing = this.checkpoint()
         .catch(() => undefined) // a failed checkpoint (disk full) invalidates the instance; the next write reopens it
         .finally(() => (this.checkpointing = null));
@@ -161,23 +173,26 @@ export class DuckDbEventStore implements EventStore {
     return fileBytes(`${this.file}.wal`);
   }
 
-  private writeBatches(batches: EventStoreWrite[]): Promise<void> {
-    const lastSeq = batches[batches.length - 1]?.flushSeq;
-    // The sequence is our own counter, written into the statement text.
-    if (!Number.isSafeInteger(lastSeq)) throw new Error(`invalid flush sequence ${lastSeq}`);
+  private writeParts(parts: SlicePart[], position: EventStorePosition): Promise<void> {
+    // The position is our own counters, written into the statement text.
+    if (!Number.isSafeInteger(position.seq) || !Number.isSafeInteger(position.events)) throw new Error(`invalid position ${JSON.stringify(position)}`);
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
       await c.run('BEGIN TRANSACTION');
       try {
-        if (batches.some((batch) => batch.events.length > 0)) {
+        if (parts.some((part) => part.end > part.start)) {
           const appender = await c.createAppender('events');
-          for (const batch of batches) await appendEvents(appender, batch);
+          for (const part of parts) await appendEvents(appender, part.record.events(part.start, part.end), part.record.changes.flushSeq);
           appender.closeSync();
         }
-        // Person changes depend on each other (a merge, then an update of the merged person).
-        for (const batch of batches) await this.mirrorPersons(batch);
-        // One round trip for both (each costs a thread-pool hop).
-        await c.run(`UPDATE sync_state SET value = ${lastSeq} WHERE key = 'flush_seq'; COMMIT`);
+        // Person changes depend on each other (a merge, then an update of the merged person). A
+        // flush cut at its start had them applied by the write that took its first events.
+        for (const part of parts) if (part.start === 0) await this.mirrorPersons(part.record.changes);
+        // One round trip for the position and the commit (each costs a thread-pool hop).
+        await c.run(
+          `UPDATE sync_state SET value = ${position.seq} WHERE key = 'flush_seq'; ` +
+            `UPDATE sync_state SET value = ${position.events} WHERE key = 'flush_events'; COMMIT`,
+        );
       } catch (error) {
         await c.run('ROLLBACK').catch(() => undefined);
         throw error;
@@ -189,7 +204,7 @@ export class DuckDbEventStore implements EventStore {
    * Person mirror: set-based deletes through temp tables (one scan per flush, not one per
    * person), then appends of the new state.
    */
-  private async mirrorPersons(batch: EventStoreWrite): Promise<void> {
+  private async mirrorPersons(batch: PersonChanges): Promise<void> {
     const c = this.writer;
     for (const r of batch.reassignDistinctIds) {
       await c.run('UPDATE person_distinct_ids SET person_id = $1 WHERE project_id = $2 AND person_id = $3', [
@@ -240,10 +255,11 @@ export class DuckDbEventStore implements EventStore {
     }
   }
 
-  committedFlushSeq(): Promise<number> {
+  position(): Promise<EventStorePosition> {
     return this.guarded(async () => {
-      const reader = await this.writer.runAndReadAll("SELECT value FROM sync_state WHERE key = 'flush_seq'");
-      return Number(reader.getRows()[0]?.[0] ?? 0);
+      const reader = await this.writer.runAndReadAll("SELECT key, value FROM sync_state WHERE key IN ('flush_seq', 'flush_events')");
+      const values = new Map(reader.getRows().map(([key, value]) => [key as string, Number(value)]));
+      return { seq: values.get('flush_seq') ?? 0, events: values.get('flush_events') ?? 0 };
     });
   }
 
@@ -284,7 +300,7 @@ export class DuckDbEventStore implements EventStore {
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
     // A dedicated connection: a long export must not hold the shared reader.
-    const connection = await this.guarded(() => this.instance.connect());
+    const connection = await this.guarded(() => useEvents(this.instance));
     try {
       const result = await connection.stream(query.sql, query.params as DuckDBValue[]);
       let pending: Record<string, unknown>[] = [];
@@ -320,7 +336,7 @@ export class DuckDbEventStore implements EventStore {
    */
   checkpoint(): Promise<void> {
     return this.writes.run(() => this.guarded(async () => {
-      await this.writer.run('CHECKPOINT');
+      await this.writer.run(`CHECKPOINT ${DATABASE}`);
     }));
   }
 
@@ -343,7 +359,23 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
-/** Appender calls run on the main thread: long appends let other work in this often. */
+type PersonChanges = Pick<IngestChanges, 'upsertPersons' | 'deletePersons' | 'reassignDistinctIds' | 'setDistinctIds'>;
+
+/** One flush of a slice, opened, with the events of it the slice takes. */
+interface SlicePart {
+  record: FlushRecordReader;
+  start: number;
+  end: number;
+}
+
+function partsOf({ flushes, from, to }: EventSlice): SlicePart[] {
+  return flushes.map((flush, i) => {
+    const record = readFlushRecord(flush.bytes);
+    return { record, start: i === 0 ? from : 0, end: i === flushes.length - 1 ? to : record.count };
+  });
+}
+
+/** Appender calls may run on the main thread: long appends let other work in this often. */
 const YIELD_EVERY_ROWS = 2_048;
 const afterIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -351,13 +383,13 @@ const afterIo = () => new Promise<void>((resolve) => setImmediate(resolve));
  * UUIDs are appended as text (DuckDB casts them natively, cheaper than building UUID values in
  * JS); values shared by the whole flush are built once.
  */
-async function appendEvents(appender: DuckDBAppender, batch: EventStoreWrite): Promise<void> {
-  const flushSeq = BigInt(batch.flushSeq);
+async function appendEvents(appender: DuckDBAppender, events: Iterable<StoredEvent>, seq: number): Promise<void> {
+  const flushSeq = BigInt(seq);
   let createdAt: Date | null = null;
   let createdAtValue = timestampValue(new Date(0));
   let rows = 0;
-  for (const e of batch.events) {
-    if (e.created_at !== createdAt) {
+  for (const e of events) {
+    if (e.created_at.getTime() !== createdAt?.getTime()) {
       createdAt = e.created_at;
       createdAtValue = timestampValue(createdAt);
     }

@@ -10,8 +10,9 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../util/worker.js';
-import type { EncodedFlush, EventQuery, EventStore, PersonRecord } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord } from '../types.js';
 import type { DuckOptions } from './event-store.js';
+import { ROW_GROUP_ROWS } from './schema.js';
 import type { EventStoreWorkerData, WorkerAnswer, WorkerRequest } from './worker.js';
 
 interface Call {
@@ -23,6 +24,7 @@ interface Call {
 const REBUILD_CHUNK = 5_000;
 
 export class ThreadedEventStore implements EventStore {
+  readonly writeUnit = ROW_GROUP_ROWS;
   private worker: Worker | null = null;
   private opening: Promise<void> | null = null;
   private readonly calls = new Map<number, Call>();
@@ -94,12 +96,12 @@ export class ThreadedEventStore implements EventStore {
   }
 
   /** The flushes' bytes are copied to the thread (a memcpy), where they are decoded. */
-  write(flushes: EncodedFlush[]): Promise<void> {
-    return this.call('write', flushes);
+  write(slice: EventSlice): Promise<void> {
+    return this.call('write', slice);
   }
 
-  committedFlushSeq(): Promise<number> {
-    return this.call('committedFlushSeq');
+  position(): Promise<EventStorePosition> {
+    return this.call('position');
   }
 
   async rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {

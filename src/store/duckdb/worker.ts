@@ -3,7 +3,7 @@
  * calls. Each message is `{ id, method, args }`; each answer `{ id, result }` or `{ id, error }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { EncodedFlush, EventQuery, PersonRecord } from '../types.js';
+import type { EventQuery, EventSlice, PersonRecord } from '../types.js';
 import { DuckDbEventStore, type DuckOptions } from './event-store.js';
 
 export interface EventStoreWorkerData {
@@ -40,8 +40,8 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
   open: async () => {
     store = await DuckDbEventStore.open(dataDir, options);
   },
-  write: (flushes: EncodedFlush[]) => opened().write(flushes),
-  committedFlushSeq: () => opened().committedFlushSeq(),
+  write: (slice: EventSlice) => opened().write(slice),
+  position: () => opened().position(),
   query: (query: EventQuery) => opened().query(query),
   ping: () => opened().ping(),
   sizeBytes: () => opened().sizeBytes(),
