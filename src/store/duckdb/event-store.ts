@@ -10,7 +10,8 @@ import {
 } from '@duckdb/node-api';
 import { positionAfter } from '../event-slice.js';
 import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, IngestChanges, PersonRecord, StoredEvent } from '../types.js';
+import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent } from '../types.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 
@@ -185,9 +186,10 @@ export class DuckDbEventStore implements EventStore {
           for (const part of parts) await appendEvents(appender, part.record.events(part.start, part.end), part.record.changes.flushSeq);
           appender.closeSync();
         }
-        // Person changes depend on each other (a merge, then an update of the merged person). A
-        // flush cut at its start had them applied by the write that took its first events.
-        for (const part of parts) if (part.start === 0) await this.mirrorPersons(part.record.changes);
+        // A flush cut at its start had its person changes applied by the write that took its
+        // first events; the others' are combined into as few statements as order allows.
+        const changes = parts.filter((part) => part.start === 0).map((part) => part.record.changes);
+        for (const run of combinePersonChanges(changes)) await this.mirrorPersons(run);
         // One round trip for the position and the commit (each costs a thread-pool hop).
         await c.run(
           `UPDATE sync_state SET value = ${position.seq} WHERE key = 'flush_seq'; ` +
@@ -358,8 +360,6 @@ export class DuckDbEventStore implements EventStore {
     }
   }
 }
-
-type PersonChanges = Pick<IngestChanges, 'upsertPersons' | 'deletePersons' | 'reassignDistinctIds' | 'setDistinctIds'>;
 
 /** One flush of a slice, opened, with the events of it the slice takes. */
 interface SlicePart {

@@ -69,6 +69,8 @@ export class SqliteIngestStore implements IngestStore {
          WHERE d.project_id = ? AND d.distinct_id IN (SELECT value FROM json_each(?))`,
       ),
       existingUuids: db.prepare('SELECT uuid FROM event_uuids WHERE project_id = ? AND uuid IN (SELECT unhex(value) FROM json_each(?))'),
+      groupTypes: db.prepare('SELECT group_type, group_type_index FROM group_types WHERE project_id = ?'),
+      group: db.prepare('SELECT properties, created_at FROM groups WHERE project_id = ? AND group_type_index = ? AND group_key = ?'),
     };
   }
 
@@ -87,6 +89,7 @@ export class SqliteIngestStore implements IngestStore {
     const q = this.statements;
     for (const [projectId, ids] of request.distinctIds) {
       const mapping = getOrCreate(snapshot.distinctIdToPerson, projectId, () => new Map<string, string>());
+      if (ids.size === 0) continue; // all of them were cached
       const rows = q.personsByDistinctIds.all(projectId, JSON.stringify([...ids])) as (Row & { distinct_id: string })[];
       for (const row of rows) {
         mapping.set(row.distinct_id, row.uuid as string);
@@ -102,7 +105,7 @@ export class SqliteIngestStore implements IngestStore {
 
     for (const projectId of projects) {
       const types = new Map<string, number>();
-      const rows = this.db.prepare('SELECT group_type, group_type_index FROM group_types WHERE project_id = ?').all(projectId) as {
+      const rows = q.groupTypes.all(projectId) as {
         group_type: string;
         group_type_index: number;
       }[];
@@ -112,13 +115,12 @@ export class SqliteIngestStore implements IngestStore {
 
     for (const [projectId, keys] of request.groups) {
       const groups = getOrCreate(snapshot.groups, projectId, () => new Map());
-      const select = this.db.prepare('SELECT properties, created_at FROM groups WHERE project_id = ? AND group_type_index = ? AND group_key = ?');
       const types = snapshot.groupTypes.get(projectId);
       for (const composite of keys) {
         const [type, key] = composite.split('\u0000');
         const index = types?.get(type);
         if (index === undefined) continue; // a type never seen has no groups yet
-        const row = select.get(projectId, index, key) as Row | undefined;
+        const row = q.group.get(projectId, index, key) as Row | undefined;
         if (row) groups.set(groupKeyOf(index, key), { properties: parseJson<JsonObject>(row.properties, {}), created_at: row.created_at as string });
       }
     }
