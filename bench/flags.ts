@@ -46,7 +46,7 @@ function flagDefinitions(): Record<string, unknown>[] {
   return flags;
 }
 
-async function seed(server: TestServer): Promise<void> {
+export async function seed(server: TestServer): Promise<void> {
   for (const flag of flagDefinitions()) {
     const response = await server.api('/api/projects/@current/feature_flags/', { method: 'POST', body: flag });
     if (response.status !== 201) throw new Error(`creating ${flag.key}: ${response.status} ${await response.text()}`);
@@ -64,7 +64,7 @@ async function seed(server: TestServer): Promise<void> {
 }
 
 /** Half the requests are for stored persons; a third name a company; some override a property. */
-function requestBody(tokenField: string, token: string, i: number): Buffer {
+export function requestBody(tokenField: string, token: string, i: number): Buffer {
   const id = i % 2 === 0 ? `person-${i % PERSONS}` : `anonymous-${i}`;
   const body: Record<string, unknown> = { [tokenField]: token, distinct_id: id };
   if (i % 3 === 0) body.groups = { company: `c${i % COMPANIES}` };

@@ -9,6 +9,10 @@ import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { openStores } from './store/index.js';
 import type { AppContext } from './http/context.js';
+import { FlagService } from './flags-service/index.js';
+import type { FlagAnswerDeps } from './http/flags/answer.js';
+import { mainThreadAnswerer, type FlagAnswerer } from './http/flags/answerer.js';
+import { FlagThreads } from './http/flags/flag-threads.js';
 import { ProjectCache } from './http/project-cache.js';
 import { routeModules } from './http/routes.js';
 import { createServer } from './http/server.js';
@@ -67,7 +71,10 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   );
   await buffer.start();
 
-  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects: new ProjectCache(stores.meta.tenancy) };
+  const projects = new ProjectCache(stores.meta.tenancy);
+  const flags = new FlagService(stores.meta.flags, geoip, log);
+  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, geoip);
+  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers };
   const app = createServer(config, log, metrics);
   for (const register of routeModules) await register(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
@@ -87,9 +94,21 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       } finally {
         clearInterval(reaper);
       }
+      await flagAnswers.close();
       await buffer.close();
       await stores.events.close();
       await stores.meta.close();
     })());
   return { app, ctx, address, stop };
+}
+
+/** /decide and /flags on flag threads (their caches cleared whenever the main thread's are), or on the main thread. */
+function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, geoip: GeoIp | null): FlagAnswerer {
+  const onMain = mainThreadAnswerer(deps);
+  if (config.flagThreads === 0) return onMain;
+  const data = { dataDir: config.dataDir, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel };
+  const threads = new FlagThreads(config.flagThreads, data, geoip, onMain, deps.log);
+  deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
+  deps.projects.onInvalidate(() => threads.invalidateProjects());
+  return threads;
 }

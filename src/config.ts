@@ -2,6 +2,7 @@
  * Configuration: read from the environment exactly once at start-up into one typed object.
  * Nothing else in the code base reads `process.env`.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -38,6 +39,8 @@ export interface Config {
   personCacheSize: number;
   /** Acknowledged events the event store may lag behind before flushes wait for it. */
   eventStoreMaxLagEvents: number;
+  /** Worker threads answering /decide and /flags (0 = the main thread answers them). */
+  flagThreads: number;
   /** Public base URL used in pagination links; derived from the request when unset. */
   publicUrl: string | undefined;
   /** Per personal API key, requests per minute on /api/ (0 = unlimited). */
@@ -112,6 +115,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', 200_000, 1, 100_000_000),
     personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', 20_000, 0, 10_000_000),
     eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
+    // One core stays with HTTP, ingestion and the event store's thread.
+    flagThreads: integer(env, 'SIGHTLINE_FLAG_THREADS', Math.min(4, Math.max(1, os.availableParallelism() - 1)), 0, 64),
     publicUrl: env.SIGHTLINE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined,
     apiRateLimitPerMinute: integer(env, 'SIGHTLINE_API_RATE_LIMIT_PER_MINUTE', 480, 0, 1_000_000),
     maxConnections: integer(env, 'SIGHTLINE_MAX_CONNECTIONS', 10_000, 1, 1_000_000),

@@ -37,6 +37,7 @@ function projectFlags(all: StoredFlag[]): ProjectFlags {
 
 export class FlagCache {
   private readonly entries = new Map<number, { flags: Promise<ProjectFlags>; expires: number }>();
+  private readonly listeners: ((projectId: number) => void)[] = [];
 
   constructor(
     private readonly store: FlagStore,
@@ -59,5 +60,11 @@ export class FlagCache {
 
   invalidate(projectId: number): void {
     this.entries.delete(projectId);
+    for (const listener of this.listeners) listener(projectId);
+  }
+
+  /** Caches elsewhere (flag threads) that must forget a project whenever this one does. */
+  onInvalidate(listener: (projectId: number) => void): void {
+    this.listeners.push(listener);
   }
 }

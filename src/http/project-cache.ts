@@ -7,6 +7,7 @@ const MAX_ENTRIES = 10_000;
 /** Project lookups by public token on the hot path (capture, flags), with short-lived misses. */
 export class ProjectCache {
   private readonly entries = new Map<string, { project: Project | null; expires: number }>();
+  private readonly listeners: (() => void)[] = [];
 
   constructor(private readonly tenancy: TenancyStore) {}
 
@@ -23,5 +24,11 @@ export class ProjectCache {
   /** Called when a project changes (settings, new token). */
   invalidate(): void {
     this.entries.clear();
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Caches elsewhere (flag threads) that must forget projects whenever this one does. */
+  onInvalidate(listener: () => void): void {
+    this.listeners.push(listener);
   }
 }

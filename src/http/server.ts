@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
-import { ApiError, payloadTooLarge } from './errors.js';
+import { ApiError, toApiError } from './errors.js';
 
 export function createServer(config: Config, log: Logger, metrics: Metrics): FastifyInstance {
   const app = Fastify({
@@ -57,8 +57,9 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
   });
 
   // Browsers: echo the Origin and allow credentials on every response (posthog-js works with
-  // or without credentials), and answer every preflight.
-  app.addHook('onRequest', async (request, reply) => {
+  // or without credentials), and answer every preflight. Hooks on every request are callback
+  // hooks: an async one costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
     if (origin) {
       reply.header('access-control-allow-origin', origin);
@@ -67,6 +68,7 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
     } else {
       reply.header('access-control-allow-origin', '*');
     }
+    done();
   });
   app.options('/*', async (request, reply) => {
     reply.header('access-control-allow-methods', 'GET, POST, PATCH, PUT, DELETE, OPTIONS');
@@ -76,8 +78,19 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
     return reply.code(204).send();
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    metrics.httpRequests.inc({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
+  const requestCounters = new Map<string, { inc(): void }>();
+  app.addHook('onResponse', (request, reply, done) => {
+    // One labelled child per method, route and status, found by a string key rather than by
+    // prom-client hashing the label object on every request.
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let counter = requestCounters.get(key);
+    if (!counter) {
+      counter = metrics.httpRequests.labels({ method: request.method, route, status: String(reply.statusCode) });
+      requestCounters.set(key, counter);
+    }
+    counter.inc();
+    done();
   });
 
   app.setNotFoundHandler(async (request, reply) => {
@@ -125,25 +138,3 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
-
-/** Maps anything thrown into the spec's error shape; unknown errors become a logged 500. */
-export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const e = error as FastifyError & { validation?: { instancePath?: string; params?: Record<string, unknown> }[] };
-  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge();
-  if (e.code === 'FST_ERR_BAD_URL') return new ApiError(400, 'invalid_request', 'invalid_url', 'Malformed URL: invalid percent-encoding.', null);
-  if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiError(414, 'invalid_request', 'uri_too_long', 'A path segment of the URL is too long.', null);
-  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || e instanceof SyntaxError) {
-    return new ApiError(400, 'validation_error', 'parse_error', `Malformed JSON body: ${e.message}`, null);
-  }
-  if (e.validation) {
-    const first = e.validation[0];
-    const attr = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '__') || (first?.params?.missingProperty as string | undefined) || null;
-    return new ApiError(400, 'validation_error', 'invalid_input', e.message, attr);
-  }
-  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError(415, 'invalid_request', 'unsupported_media_type', e.message, null);
-  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return new ApiError(e.statusCode, 'invalid_request', e.code?.toLowerCase() ?? 'invalid_request', e.message, null);
-  }
-  return new ApiError(500, 'server_error', 'error', 'A server error occurred.', null);
-}

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { makeReason } from '../../src/flags/reasons.js';
 import type { FlagResult, ReasonCode } from '../../src/flags/types.js';
 import type { FlagEvaluation } from '../../src/flags-service/index.js';
-import { decideBody } from '../../src/http/flags/decide.js';
+import { decideBody } from '../../src/http/flags/answer.js';
 import { encodePayload, flagDetails, legacyFlags } from '../../src/http/flags/format.js';
 import { indexOfKey, toJson } from '../../src/http/flags/json-text.js';
 import type { StoredFlag } from '../../src/store/types.js';

@@ -12,7 +12,6 @@ import type { FlagWrite, StoredFlag, User } from '../../store/types.js';
 import { projectFor } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
-import { flagServiceFor } from '../flags/service.js';
 import { envelope, pageQuery, paginated, readPage } from './pagination.js';
 import { searchWords } from './params.js';
 import { apiRoute } from './route.js';
@@ -103,7 +102,7 @@ function checkNoDependents(target: FeatureFlag, flags: FeatureFlag[]): void {
 
 export async function registerFeatureFlagRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const store = ctx.stores.meta.flags;
-  const service = flagServiceFor(ctx);
+  const service = ctx.flags;
   const base = { scope: 'feature_flag', tag: 'feature_flags' };
   const projectParams = params({ project_id: 'Project id, or @current' });
   const flagParams = params({ project_id: 'Project id, or @current', id: 'Feature flag id' });

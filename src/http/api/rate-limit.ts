@@ -23,10 +23,11 @@ export async function registerApiRateLimit(app: FastifyInstance, ctx: AppContext
   if (limit === 0) return;
   const windows = new Map<string, { start: number; count: number }>();
 
-  app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
+  // A callback hook: it runs on every request, and an async one costs a promise each time.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!request.url.startsWith('/api/')) return done();
     const key = presentedKey(request);
-    if (!key) return;
+    if (!key) return done();
     const id = sha256Hex(key);
     const now = Date.now();
     let window = windows.get(id);
@@ -38,6 +39,6 @@ export async function registerApiRateLimit(app: FastifyInstance, ctx: AppContext
       windows.set(id, window);
     }
     window.count += 1;
-    if (window.count > limit) throw throttled(Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000)));
+    done(window.count > limit ? throttled(Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000))) : undefined);
   });
 }

@@ -14,7 +14,6 @@ import { notFound, permissionDenied } from '../errors.js';
 import { apiRoute } from '../api/route.js';
 import { encodePayload } from './format.js';
 import { projectForToken } from './request.js';
-import { flagServiceFor } from './service.js';
 
 type TokenQuery = { token?: string; send_cohorts?: string };
 
@@ -35,7 +34,7 @@ const definitionsResponse = {
 /** The project a token names, provided the key's user belongs to its organization. */
 async function projectOfToken(ctx: AppContext, principal: Principal, token: string | undefined): Promise<Project> {
   if (!token) return (await projectFor(ctx, principal, '@current')).project;
-  const project = await projectForToken(ctx, token);
+  const project = await projectForToken(ctx.projects, token);
   const membership = await ctx.stores.meta.tenancy.getMembership(project.organization_id, principal.user.id);
   if (!membership) throw permissionDenied("You don't have access to the project.");
   return project;
@@ -72,7 +71,7 @@ function matches(header: string | undefined, etag: string): boolean {
 }
 
 export async function registerFlagDefinitionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const service = flagServiceFor(ctx);
+  const service = ctx.flags;
   const base = { scope: 'feature_flag', tag: 'feature_flags', method: 'GET' as const };
 
   const send = async (project: Project, request: FastifyRequest, reply: FastifyReply) => {

@@ -122,3 +122,9 @@ export class JsonObjectBytes extends OrderedMembers<MemberBytes> {
 export function sendJson(reply: FastifyReply, body: Record<string, unknown>): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(toJson(body));
 }
+
+/** A finished answer (answer.ts): status and JSON bytes, possibly from another thread. */
+export function sendAnswer(reply: FastifyReply, answer: { status: number; body: Uint8Array }): FastifyReply {
+  const body = Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(body);
+}

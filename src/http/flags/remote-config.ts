@@ -7,7 +7,6 @@ import type { FastifyInstance } from 'fastify';
 import type { FlagService } from '../../flags-service/index.js';
 import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
-import { flagServiceFor } from './service.js';
 
 /** What the browser SDK reads: gzip bodies, the batched endpoint, and every optional feature off. */
 export function remoteConfig(hasFeatureFlags: boolean) {
@@ -42,7 +41,7 @@ const scriptJson = (value: unknown) =>
   JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
 export async function registerRemoteConfigRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const service = flagServiceFor(ctx);
+  const service = ctx.flags;
   const configFor = async (token: string) => {
     const project = await ctx.projects.byToken(token);
     if (!project) throw notFound('Unknown project token.');

@@ -9,7 +9,6 @@ import { isPlainObject } from '../../ingest/normalize.js';
 import type { JsonObject } from '../../ingest/types.js';
 import type { Project } from '../../store/types.js';
 import { clientIp } from '../../util/ip.js';
-import type { AppContext } from '../context.js';
 import { ApiError, invalidPayload, invalidProjectKey, validationError } from '../errors.js';
 
 const MAX_DISTINCT_ID_LENGTH = 200;
@@ -37,33 +36,61 @@ export function queryOf(request: FastifyRequest): Record<string, string | undefi
   return query;
 }
 
+/** What answering a /decide or /flags POST needs of the HTTP request: plain data, so a worker thread can answer it. */
+export interface FlagHttpRequest {
+  path: string;
+  query: Record<string, string | undefined>;
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+  /** Client address for GeoIP. */
+  ip: string | null;
+  body: Uint8Array;
+}
+
+export function flagHttpRequest(request: FastifyRequest): FlagHttpRequest {
+  return {
+    path: request.url.split('?')[0],
+    query: queryOf(request),
+    contentType: header(request, 'content-type'),
+    contentEncoding: header(request, 'content-encoding'),
+    // The spec lets X-Forwarded-For name the address used for GeoIP, proxy or not: a client can
+    // only change its own location, which it could also do with person_properties.
+    ip: clientIp(request.socket.remoteAddress, header(request, 'x-forwarded-for'), true),
+    body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+  };
+}
+
 /** 401 for a missing or unknown project token. */
-export async function projectForToken(ctx: AppContext, token: string | null | undefined): Promise<Project> {
+export async function projectForToken(projects: ProjectLookup, token: string | null | undefined): Promise<Project> {
   if (!token) {
     throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'API key not provided. You can find your project API key in Sightline project settings.', undefined);
   }
-  const project = await ctx.projects.byToken(token);
+  const project = await projects.byToken(token);
   if (!project) throw invalidProjectKey();
   return project;
 }
 
-export async function readFlagRequest(request: FastifyRequest, ctx: AppContext): Promise<{ project: Project; flags: FlagRequest }> {
-  const query = queryOf(request);
+export interface ProjectLookup {
+  byToken(token: string): Promise<Project | null>;
+}
+
+export async function readFlagRequest(
+  input: FlagHttpRequest,
+  projects: ProjectLookup,
+  maxDecodedBytes: number,
+): Promise<{ project: Project; flags: FlagRequest }> {
   const decoded = decodeCapture({
-    path: request.url.split('?')[0],
-    query,
-    contentType: header(request, 'content-type'),
-    contentEncoding: header(request, 'content-encoding'),
-    body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-    maxDecodedBytes: ctx.config.decodedLimitBytes,
+    path: input.path,
+    query: input.query,
+    contentType: input.contentType,
+    contentEncoding: input.contentEncoding,
+    body: Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength),
+    maxDecodedBytes,
   });
   const body = decoded.events.length === 1 ? decoded.events[0] : null;
   if (!body) throw invalidPayload('expected one JSON object');
-  const project = await projectForToken(ctx, decoded.token ?? query.token);
-  // The spec lets X-Forwarded-For name the address used for GeoIP, proxy or not: a client can
-  // only change its own location, which it could also do with person_properties.
-  const ip = clientIp(request.socket.remoteAddress, header(request, 'x-forwarded-for'), true);
-  return { project, flags: parseFlagRequest(body, ip) };
+  const project = await projectForToken(projects, decoded.token ?? input.query.token);
+  return { project, flags: parseFlagRequest(body, input.ip) };
 }
 
 const text = (value: unknown): string | null =>

@@ -1,0 +1,113 @@
+/**
+ * Worker threads that answer /decide and /flags (answer.ts), so that flag evaluation uses the
+ * cores the main thread does not: on the main thread it took turns with HTTP parsing and
+ * ingestion (~85 µs of a ~190 µs request). Each thread has its own connection to the metadata
+ * store and its own caches of projects and flags, cleared by a message whenever the management
+ * API changes them here. GeoIP answers come from the main thread's lookup (the database would
+ * cost each thread ~45 MB).
+ *
+ * A thread that dies fails nothing: its requests in flight, and every request while no thread
+ * is alive, are answered on the main thread, and the next request starts a new thread.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { GeoLookup } from '../../ingest/geoip.js';
+import type { Logger } from '../../logger.js';
+import { startWorker } from '../../util/worker.js';
+import type { FlagAnswer, FlagRoute } from './answer.js';
+import type { FlagAnswerer } from './answerer.js';
+import type { FlagHttpRequest } from './request.js';
+import type { FlagThreadData, FlagThreadMessage, FlagThreadReply, FlagThreadRequest } from './flag-worker.js';
+
+interface Pending {
+  route: FlagRoute;
+  input: FlagHttpRequest;
+  resolve: (answer: FlagAnswer) => void;
+}
+
+class FlagThread {
+  readonly pending = new Map<number, Pending>();
+  /** Requests of this event-loop turn, posted together (one wake-up of the thread, not one each). */
+  outbox: FlagThreadRequest[] = [];
+
+  constructor(readonly worker: Worker) {}
+}
+
+export class FlagThreads implements FlagAnswerer {
+  private readonly threads: (FlagThread | null)[];
+  private next = 0;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    count: number,
+    private readonly data: FlagThreadData,
+    private readonly geo: GeoLookup | null,
+    /** Answers on the main thread when no flag thread can. */
+    private readonly fallback: FlagAnswerer,
+    private readonly log: Logger,
+  ) {
+    this.threads = Array.from({ length: count }, () => null);
+    for (let i = 0; i < count; i++) this.threads[i] = this.start(i);
+  }
+
+  private start(slot: number): FlagThread {
+    const thread = new FlagThread(startWorker(import.meta.url, 'flag-worker', { workerData: this.data }));
+    thread.worker.on('message', (replies: FlagThreadReply[]) => {
+      for (const reply of replies) {
+        const pending = thread.pending.get(reply.id);
+        thread.pending.delete(reply.id);
+        pending?.resolve(reply.answer);
+      }
+    });
+    const lost = (error: Error) => {
+      if (this.threads[slot] !== thread) return;
+      this.threads[slot] = null;
+      if (!this.closed) this.log.error({ err: error }, 'a flag thread stopped; its requests are answered on the main thread');
+      for (const { route, input, resolve } of thread.pending.values()) void this.fallback.answer(route, input).then(resolve);
+      thread.pending.clear();
+    };
+    thread.worker.on('error', lost);
+    thread.worker.on('exit', (code) => lost(new Error(`flag thread exited with code ${code}`)));
+    // Idle threads must not keep a stopping process alive.
+    thread.worker.unref();
+    return thread;
+  }
+
+  answer(route: FlagRoute, input: FlagHttpRequest): Promise<FlagAnswer> {
+    if (this.closed) return this.fallback.answer(route, input);
+    const slot = this.next;
+    this.next = (this.next + 1) % this.threads.length;
+    const thread = (this.threads[slot] ??= this.start(slot));
+    const id = this.nextId++;
+    const geo = input.ip && this.geo ? this.geo.lookup(input.ip) : null;
+    return new Promise((resolve) => {
+      thread.pending.set(id, { route, input, resolve });
+      if (thread.outbox.length === 0) setImmediate(() => this.post(thread));
+      thread.outbox.push({ id, route, input, geo });
+    });
+  }
+
+  private post(thread: FlagThread): void {
+    const requests = thread.outbox;
+    thread.outbox = [];
+    const message: FlagThreadMessage = { type: 'answer', requests };
+    thread.worker.postMessage(message);
+  }
+
+  invalidateFlags(projectId: number): void {
+    this.broadcast({ type: 'invalidate-flags', projectId });
+  }
+
+  invalidateProjects(): void {
+    this.broadcast({ type: 'invalidate-projects' });
+  }
+
+  private broadcast(message: FlagThreadMessage): void {
+    for (const thread of this.threads) thread?.worker.postMessage(message);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.threads.map((thread) => thread?.worker.terminate()));
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * A flag thread (flag-threads.ts): answers /decide and /flags from its own connection to the
+ * metadata store and its own caches, which the main thread's messages clear.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { FlagService } from '../../flags-service/index.js';
+import type { GeoLookup, GeoProperties } from '../../ingest/geoip.js';
+import { createLogger } from '../../logger.js';
+import type { LogLevel } from '../../config.js';
+import { SqliteMetaStore } from '../../store/sqlite/meta-store.js';
+import { ProjectCache } from '../project-cache.js';
+import { answerFlagRequest, type FlagAnswer, type FlagRoute } from './answer.js';
+import type { FlagHttpRequest } from './request.js';
+
+export interface FlagThreadData {
+  dataDir: string;
+  maxDecodedBytes: number;
+  logLevel: LogLevel;
+}
+
+export interface FlagThreadRequest {
+  id: number;
+  route: FlagRoute;
+  input: FlagHttpRequest;
+  geo: GeoProperties | null;
+}
+
+export type FlagThreadMessage =
+  | { type: 'answer'; requests: FlagThreadRequest[] }
+  | { type: 'invalidate-flags'; projectId: number }
+  | { type: 'invalidate-projects' };
+
+export interface FlagThreadReply {
+  id: number;
+  answer: FlagAnswer;
+}
+
+const MAX_LOCATIONS = 10_000;
+
+const data = workerData as FlagThreadData;
+const log = createLogger(data.logLevel);
+const meta = SqliteMetaStore.open(data.dataDir);
+// The main thread's GeoIP answers for the addresses of the requests it sends.
+const locations = new Map<string, GeoProperties | null>();
+const geo: GeoLookup = { lookup: (ip) => locations.get(ip) ?? null };
+const service = new FlagService(meta.flags, geo, log);
+const deps = { projects: new ProjectCache(meta.tenancy), service, maxDecodedBytes: data.maxDecodedBytes, log };
+
+// Answers finished in one event-loop turn go back together.
+let outbox: FlagThreadReply[] = [];
+function reply(answer: FlagThreadReply): void {
+  if (outbox.length === 0) {
+    setImmediate(() => {
+      parentPort!.postMessage(outbox);
+      outbox = [];
+    });
+  }
+  outbox.push(answer);
+}
+
+async function answer({ id, route, input, geo }: FlagThreadRequest): Promise<void> {
+  if (input.ip) {
+    if (locations.size >= MAX_LOCATIONS) locations.clear();
+    locations.set(input.ip, geo);
+  }
+  reply({ id, answer: await answerFlagRequest(route, input, deps) });
+}
+
+parentPort!.on('message', (message: FlagThreadMessage) => {
+  if (message.type === 'invalidate-flags') return service.cache.invalidate(message.projectId);
+  if (message.type === 'invalidate-projects') return deps.projects.invalidate();
+  for (const request of message.requests) void answer(request);
+});
