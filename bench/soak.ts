@@ -3,8 +3,8 @@
  * highest /batch/ throughput; then, for SOAK_MINUTES (default 10), /batch/ runs at half of it,
  * open loop (requests leave on schedule, whatever the answers take), with /decide?v=3 and
  * events-list traffic alongside. The server's RSS is sampled every 10 s. Printed as markdown:
- * RSS trend, p99 per minute (must stay within 2× of minute 1), errors (must be 0), and stored
- * events == acknowledged events at the end. Exits 1 when a criterion fails.
+ * RSS trend (must stay flat), p99 per minute (must stay within 2× of minute 1), errors (must be
+ * 0), and stored events == acknowledged events at the end. Exits 1 when a criterion fails.
  *
  * SOAK_MINUTES, SOAK_WARMUP_SECONDS (30), SOAK_BATCH_EVENTS (100), SOAK_DECIDE_PER_SECOND (20),
  * SOAK_LIST_PER_SECOND (2).
@@ -107,7 +107,11 @@ const fileMb = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size /
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
 
-/** gzip /batch/ bodies without uuids (the server assigns fresh ones, so every event is new). */
+/**
+ * gzip /batch/ bodies without uuids (the server assigns fresh ones, so every event is new) and
+ * with an `offset` instead of a timestamp: bodies are reused for the whole run, and events must
+ * happen when they are sent, as live traffic does, not all within the second the pool was made.
+ */
 function batchPool(token: string, count: number): Buffer[] {
   const pool: Buffer[] = [];
   let i = 0;
@@ -115,6 +119,8 @@ function batchPool(token: string, count: number): Buffer[] {
     const batch = Array.from({ length: BATCH_EVENTS }, () => {
       const event = makeEvent(i++, 5000);
       delete event.uuid;
+      delete event.timestamp;
+      event.offset = i % 1000;
       return event;
     });
     pool.push(zlib.gzipSync(JSON.stringify({ api_key: token, batch })));
@@ -280,9 +286,13 @@ async function main(): Promise<void> {
     }
     const rssSlope = slope(rss);
     const rssValues = rss.map(([, v]) => v);
+    const rssMean = rssValues.reduce((sum, v) => sum + v, 0) / rssValues.length;
+    // Flat: no trend of more than 1 % of the mean a minute (10 % over ten minutes).
+    const rssFlat = rssSlope <= rssMean / 100;
     const errorsByKind = new Map<string, number>();
     for (const error of client.errors) errorsByKind.set(error, (errorsByKind.get(error) ?? 0) + 1);
     const checks: [string, boolean, string][] = [
+      ['RSS flat (trend at most 1 % of the mean per minute)', rssFlat, `${fmt(rssSlope, 1)} MB/min, mean ${fmt(rssMean)} MB`],
       ['p99 of /batch/ within 2× of minute 1, every minute', worstRatio <= 2, `worst ${fmt(worstRatio, 2)}×`],
       ['errors', client.errors.length === 0, client.errors.length === 0 ? '0' : [...errorsByKind].map(([e, n]) => `${n} × ${e}`).join('; ')],
       ['stored == acknowledged', stored === client.acknowledgedEvents, `stored ${fmt(stored)} (metrics: ${fmt(ingested)}), acknowledged ${fmt(client.acknowledgedEvents)}`],

@@ -2,8 +2,8 @@
  * The flush log: where a flush becomes durable. Each flush is appended as one line
  * (store/flush-record.ts) and fdatasync'ed before its metadata is applied and its requests are
  * answered; both stores then follow it, and after an unclean stop start-up replays into each
- * store what that store had not taken. Writes and syncs run on libuv's thread pool, so the main
- * thread keeps serving requests while the disk works.
+ * store what that store had not taken. Writes and syncs run on a thread of their own
+ * (util/file-thread.ts), so the main thread keeps serving requests while the disk works.
  *
  * Segments are files named after their first flush; a full one is sealed and a new one begun,
  * and a sealed segment is deleted once both stores hold all of its flushes. A failed append (or
@@ -12,11 +12,11 @@
  * that reading ignores.
  */
 import fs from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { decodeFlushRecord, type EncodedFlush } from '../store/flush-record.js';
 import type { IngestChanges } from '../store/types.js';
+import { FileThread } from '../util/file-thread.js';
 
 /** A flush read back from the log: its metadata changes, and its bytes for the event store. */
 export interface LoggedFlush {
@@ -39,7 +39,7 @@ interface Segment {
 }
 
 interface OpenSegment extends Segment {
-  handle: FileHandle;
+  fd: number;
 }
 
 export interface FlushLogOptions {
@@ -50,21 +50,12 @@ export interface FlushLogOptions {
 
 const segmentName = (firstSeq: number) => `${String(firstSeq).padStart(16, '0')}${SUFFIX}`;
 
-/** fsync of the directory: a new file's name is durable only once its directory is. */
-function syncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 export class FlushLog {
   private current: OpenSegment | null = null;
   /** Where the current segment must be cut back to before the next append, after a failure. */
   private pendingUndo: { bytes: number; lastSeq: number } | null = null;
   private lastAppend: { bytes: number; lastSeq: number } | null = null;
+  private readonly files = new FileThread();
 
   private constructor(
     private readonly dir: string,
@@ -102,8 +93,7 @@ export class FlushLog {
     const segment = await this.writable(flush.seq);
     const before = { bytes: segment.bytes, lastSeq: segment.lastSeq };
     try {
-      await segment.handle.write(flush.bytes, 0, flush.bytes.length, before.bytes);
-      await segment.handle.datasync();
+      await this.files.append(segment.fd, flush.bytes, before.bytes);
     } catch (error) {
       this.pendingUndo = before;
       await this.undoFailed().catch(() => undefined); // retried before the next append
@@ -126,8 +116,7 @@ export class FlushLog {
     const undo = this.pendingUndo;
     const segment = this.current;
     if (!undo || !segment) return;
-    await segment.handle.truncate(undo.bytes);
-    await segment.handle.datasync();
+    await this.files.truncate(segment.fd, undo.bytes);
     segment.bytes = undo.bytes;
     segment.lastSeq = undo.lastSeq;
     this.pendingUndo = null;
@@ -138,15 +127,8 @@ export class FlushLog {
     if (this.current && this.current.bytes >= (this.options.segmentBytes ?? SEGMENT_BYTES)) await this.seal();
     if (this.current) return this.current;
     const file = path.join(this.dir, segmentName(seq));
-    const handle = await open(file, 'w');
-    try {
-      syncDirectory(this.dir);
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      fs.rmSync(file, { force: true });
-      throw error;
-    }
-    this.current = { file, handle, lastSeq: 0, bytes: 0 };
+    const fd = await this.files.create(file);
+    this.current = { file, fd, lastSeq: 0, bytes: 0 };
     this.lastAppend = null;
     return this.current;
   }
@@ -158,7 +140,7 @@ export class FlushLog {
     await this.options.beforeSeal();
     this.current = null;
     this.lastAppend = null;
-    void segment.handle.close().catch(() => undefined);
+    void this.files.close(segment.fd).catch(() => undefined);
     this.sealed.push({ file: segment.file, lastSeq: segment.lastSeq, bytes: segment.bytes });
   }
 
@@ -193,8 +175,9 @@ export class FlushLog {
       this.log.warn({ err: error }, 'could not seal the flush log segment; it is read again at the next start');
     }
     this.release(throughSeq);
-    await this.current?.handle.close().catch(() => undefined);
+    if (this.current) await this.files.close(this.current.fd).catch(() => undefined);
     this.current = null;
+    await this.files.stop();
   }
 }
 

@@ -59,8 +59,9 @@ export function encodeFlushRecord({ changes, events }: FlushRecord): EncodedFlus
   const header = JSON.stringify({ format: FORMAT, changes: rest, events: columns } satisfies Header);
   const headerBytes = Buffer.byteLength(header);
   const prefix = `${headerBytes} `;
-  // One exact allocation, each part written once.
-  const bytes = Buffer.allocUnsafe(prefix.length + headerBytes + propertiesBytes + 1);
+  // One exact allocation, each part written once; shared memory, so that the threads it goes to
+  // (the flush log's file thread, the event store's) see it without a copy.
+  const bytes = Buffer.from(new SharedArrayBuffer(prefix.length + headerBytes + propertiesBytes + 1));
   let at = bytes.write(prefix, 0, 'latin1');
   at += bytes.write(header, at);
   for (const e of events) at += bytes.write(e.properties_json, at);

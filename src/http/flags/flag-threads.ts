@@ -58,6 +58,7 @@ export class FlagThreads implements FlagAnswerer {
         thread.pending.delete(reply.id);
         pending?.resolve(reply.answer);
       }
+      if (thread.pending.size === 0) thread.worker.unref();
     });
     const lost = (error: Error) => {
       if (this.threads[slot] !== thread) return;
@@ -68,7 +69,7 @@ export class FlagThreads implements FlagAnswerer {
     };
     thread.worker.on('error', lost);
     thread.worker.on('exit', (code) => lost(new Error(`flag thread exited with code ${code}`)));
-    // Idle threads must not keep a stopping process alive.
+    // An idle thread must not keep a stopping process alive; a busy one must (see answer).
     thread.worker.unref();
     return thread;
   }
@@ -81,6 +82,7 @@ export class FlagThreads implements FlagAnswerer {
     const id = this.nextId++;
     const geo = input.ip && this.geo ? this.geo.lookup(input.ip) : null;
     return new Promise((resolve) => {
+      if (thread.pending.size === 0) thread.worker.ref();
       thread.pending.set(id, { route, input, resolve });
       if (thread.outbox.length === 0) setImmediate(() => this.post(thread));
       thread.outbox.push({ id, route, input, geo });
