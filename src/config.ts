@@ -25,6 +25,8 @@ export interface Config {
   eventStore: 'duckdb';
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
+  /** Time limit of an events query in ms (0 = none); exports have none. */
+  queryTimeoutMs: number;
   /** Keys forced at bootstrap (deployments and tests rely on these). */
   bootstrapProjectApiKey: string | undefined;
   bootstrapPersonalApiKey: string | undefined;
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     metaStore: oneOf(env, 'SIGHTLINE_META_STORE', ['sqlite'], 'sqlite'),
     eventStore: oneOf(env, 'SIGHTLINE_EVENT_STORE', ['duckdb'], 'duckdb'),
     duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', '256MB'),
+    queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
     bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,
     geoipEnabled: bool(env, 'SIGHTLINE_GEOIP', true),

@@ -1,9 +1,11 @@
 /**
  * Running compiled statements. The compiler keeps user expressions from failing at run time
  * where it can (TRY_CAST and friends); whatever DuckDB still rejects while evaluating them is
- * the request's fault, so it becomes a 400 naming the HogQL parameter, never a 500.
+ * the request's fault, so it becomes a 400 naming the HogQL parameter, never a 500. A query
+ * stopped at the event store's time limit becomes a 504 `query_timeout`.
  */
-import { validationError } from '../http/errors.js';
+import { ApiError, validationError } from '../http/errors.js';
+import { isQueryTimeout } from '../store/errors.js';
 import type { EventQuery, EventStore } from '../store/types.js';
 
 export type Row = Record<string, unknown>;
@@ -13,6 +15,9 @@ export type Runner = (query: EventQuery) => Promise<Row[]>;
 const EVALUATION_ERROR = /^(Conversion|Invalid Input|Out of Range|Binder|Not implemented) Error: /;
 
 export function queryError(error: unknown, hogqlAttr: string | null): unknown {
+  if (isQueryTimeout(error)) {
+    return new ApiError(504, 'server_error', 'query_timeout', `${(error as Error).message}; narrow it (a shorter time range with after/before, an event name, fewer rows) and try again.`, null);
+  }
   const message = error instanceof Error ? error.message : '';
   if (hogqlAttr === null || !EVALUATION_ERROR.test(message)) return error;
   // First line only: DuckDB appends the offending SQL text, which is ours, not the user's.

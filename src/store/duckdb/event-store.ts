@@ -13,6 +13,7 @@ import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent } from '../types.js';
 import { uuidToBigInt } from '../../util/uuid.js';
+import { Readers } from './readers.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 
 /** Rows that went through the WAL after which the store checkpoints: one row group's worth. */
@@ -46,10 +47,18 @@ class Serial {
 export interface DuckOptions {
   memoryLimit?: string;
   threads?: number;
+  /** Connections queries run on at once (readers.ts). */
+  readers?: number;
+  /** Time limit of a query in ms; 0 = none. Exports (stream) have none: they are long by nature. */
+  queryTimeoutMs?: number;
 }
 
+// Each running query holds one of libuv's four pool threads, which the writer needs too.
+const DEFAULT_READERS = 2;
+const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+
 /**
- * Opens the file, migrates it, and makes the writer (with its scratch tables) and the reader.
+ * Opens the file, migrates it, and makes the writer (with its scratch tables) and the readers.
  *
  * DuckDB's automatic checkpoint is skipped while any other transaction is active, so steady
  * reads (the events list) let the WAL, and the memory holding what it has not folded yet, grow
@@ -75,8 +84,12 @@ async function connect(file: string, options: DuckOptions) {
     // Per-connection scratch tables for set-based mirror updates.
     await writer.run('CREATE TEMP TABLE touched_persons (project_id INTEGER, id UUID)');
     await writer.run('CREATE TEMP TABLE touched_distinct_ids (project_id INTEGER, distinct_id VARCHAR)');
-    const reader = await useEvents(instance);
-    return { instance, writer, reader };
+    const connections: DuckDBConnection[] = [];
+    for (let i = 0; i < (options.readers ?? DEFAULT_READERS); i++) connections.push(await useEvents(instance));
+    const readers = new Readers(connections, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
+    // The readiness probe's own: it must not wait behind slow queries.
+    const probe = await useEvents(instance);
+    return { instance, writer, readers, probe };
   } catch (error) {
     instance.closeSync();
     throw error;
@@ -99,8 +112,8 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
 
 /**
  * The embedded event store: one DuckDB file under the data directory. Writes go through a
- * single connection (one flush at a time); reads use their own connection so that queries
- * never wait behind an append. After a fatal error the next call reopens the database.
+ * single connection (one flush at a time); queries use their own connections (readers.ts) so
+ * that they never wait behind an append. After a fatal error the next call reopens the database.
  */
 export class DuckDbEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
@@ -114,15 +127,16 @@ export class DuckDbEventStore implements EventStore {
   private constructor(
     private instance: DuckDBInstance,
     private writer: DuckDBConnection,
-    private reader: DuckDBConnection,
+    private readers: Readers,
+    private probe: DuckDBConnection,
     private readonly file: string,
     private readonly options: DuckOptions,
   ) {}
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {
     const file = path.join(dataDir, 'events.duckdb');
-    const { instance, writer, reader } = await connect(file, options);
-    return new DuckDbEventStore(instance, writer, reader, file, options);
+    const { instance, writer, readers, probe } = await connect(file, options);
+    return new DuckDbEventStore(instance, writer, readers, probe, file, options);
   }
 
   /** Runs `work` on a usable instance, reopening it first if a fatal error invalidated it. */
@@ -151,7 +165,8 @@ export class DuckDbEventStore implements EventStore {
     const opened = await connect(this.file, this.options);
     this.instance = opened.instance;
     this.writer = opened.writer;
-    this.reader = opened.reader;
+    this.readers = opened.readers;
+    this.probe = opened.probe;
     this.invalidated = false;
   }
 
@@ -294,10 +309,12 @@ export class DuckDbEventStore implements EventStore {
   }
 
   query(query: EventQuery): Promise<Record<string, unknown>[]> {
-    return this.guarded(async () => {
-      const reader = await this.reader.runAndReadAll(query.sql, query.params as DuckDBValue[]);
-      return reader.getRowObjectsJson() as Record<string, unknown>[];
-    });
+    return this.guarded(() =>
+      this.readers.run(async (connection) => {
+        const reader = await connection.runAndReadAll(query.sql, query.params as DuckDBValue[]);
+        return reader.getRowObjectsJson() as Record<string, unknown>[];
+      }),
+    );
   }
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
@@ -321,7 +338,7 @@ export class DuckDbEventStore implements EventStore {
 
   async ping(): Promise<boolean> {
     try {
-      await this.guarded(() => this.reader.run('SELECT 1'));
+      await this.guarded(() => this.probe.run('SELECT 1'));
       return true;
     } catch {
       return false;
@@ -343,7 +360,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private closers(): (() => void)[] {
-    return [() => this.reader.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()];
+    return [() => this.readers.closeAll(), () => this.probe.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()];
   }
 
   async close(): Promise<void> {

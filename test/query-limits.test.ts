@@ -1,0 +1,59 @@
+/**
+ * Queries against the real event store on its thread (temp dir): a query past the time limit is
+ * interrupted and fails as QueryTimeoutError (the name survives the thread), a quick query and
+ * the readiness probe are answered while a slow one runs, and the store serves normally after.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { ThreadedEventStore } from '../src/store/duckdb/threaded.js';
+import { isQueryTimeout } from '../src/store/errors.js';
+import { queryError } from '../src/events-api/run.js';
+import { ApiError } from '../src/http/errors.js';
+import { newTempDir } from './helpers/server.js';
+
+// About 10^12 row pairs: minutes of work unless it is stopped.
+const SLOW = { sql: 'SELECT sum(a.range * b.range) AS s FROM range(1000000) a, range(1000000) b', params: [] };
+const QUICK = { sql: 'SELECT 41 + 1 AS answer', params: [] };
+
+test('a query past the time limit is stopped and reported as a timeout, without holding up others', async () => {
+  const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 300 });
+  try {
+    const started = Date.now();
+    const slow = store.query(SLOW).then(
+      () => null,
+      (error: unknown) => ({ error, ms: Date.now() - started }),
+    );
+    // While the slow query runs (on one reader), another reader and the probe answer at once.
+    assert.deepEqual(await store.query(QUICK), [{ answer: 42 }]);
+    assert.equal(await store.ping(), true);
+    const quickMs = Date.now() - started;
+
+    const outcome = await slow;
+    assert.ok(outcome, 'the slow query must not complete');
+    assert.ok(isQueryTimeout(outcome.error), `expected a timeout, got ${String(outcome.error)}`);
+    assert.ok(outcome.ms >= 300 && outcome.ms < 10_000, `stopped after ${outcome.ms} ms`);
+    assert.ok(quickMs < outcome.ms, `the quick query (${quickMs} ms) waited for the slow one (${outcome.ms} ms)`);
+
+    // The API turns it into a 504 in the spec's error shape.
+    const apiError = queryError(outcome.error, null);
+    assert.ok(apiError instanceof ApiError);
+    assert.deepEqual([apiError.status, apiError.toBody().type, apiError.toBody().code], [504, 'server_error', 'query_timeout']);
+
+    // The interrupted connection is usable again.
+    assert.deepEqual(await store.query(QUICK), [{ answer: 42 }]);
+    assert.deepEqual(await store.query(QUICK), [{ answer: 42 }]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('more queries than readers wait their turn and all complete', async () => {
+  const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 0 });
+  try {
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => store.query({ sql: 'SELECT $1::INTEGER AS i', params: [i] })));
+    assert.deepEqual(answers.map((rows) => rows[0].i), Array.from({ length: 12 }, (_, i) => i));
+  } finally {
+    await store.close();
+  }
+});
