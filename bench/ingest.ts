@@ -31,7 +31,7 @@ const peakRssMb = (pid: number) => {
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 };
 
-function batchBodies(token: string, count: number, perBody: number): Buffer[] {
+export function batchBodies(token: string, count: number, perBody: number): Buffer[] {
   const bodies: Buffer[] = [];
   let i = 0;
   for (let b = 0; b < count; b++) {
@@ -62,7 +62,9 @@ export async function benchIngest(): Promise<string> {
   const BODIES = Number(process.env.BENCH_BATCH_BODIES ?? 200);
   const PER_BODY = 1000;
   const CLIENTS = 4;
-  const server = await startServer({ env: { SIGHTLINE_LOG_LEVEL: 'info' } });
+  // SIGHTLINE_* settings of the bench's own environment reach the server (to compare settings).
+  const overrides = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('SIGHTLINE_'))) as Record<string, string>;
+  const server = await startServer({ env: { SIGHTLINE_LOG_LEVEL: 'info', ...overrides } });
   try {
     process.stderr.write(`generating ${BODIES} gzip bodies of ${PER_BODY} events…\n`);
     const bodies = batchBodies(server.projectKey, BODIES, PER_BODY);
