@@ -42,7 +42,7 @@ export function batchBodies(token: string, count: number, perBody: number): Buff
   return bodies;
 }
 
-function singleBody(token: string, i: number): Buffer {
+export function singleBody(token: string, i: number): Buffer {
   const event = makeEvent(i, 3000);
   (event.properties as Record<string, unknown>).token = token;
   (event.properties as Record<string, unknown>).distinct_id = event.distinct_id;
