@@ -84,15 +84,20 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const stop = () =>
     (stopping ??= (async () => {
       // Stop accepting, answer what is in flight, flush, then close the stores.
+      buffer.beginShutdown();
       const closing = app.close();
       // Node closes idle keep-alive sockets once, when close starts; a socket whose in-flight
       // request is answered later stays open until its keep-alive timeout (65 s) and holds the
       // shutdown past its deadline. Keep reaping until the server is closed.
       const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+      // Queries and exports still running halfway to the shutdown limit are stopped (their
+      // requests get 503), so that they cannot hold the shutdown past it.
+      const interrupter = setTimeout(() => void stores.events.interruptQueries().catch(() => undefined), config.shutdownTimeoutMs / 2);
       try {
         await closing;
       } finally {
         clearInterval(reaper);
+        clearTimeout(interrupter);
       }
       await flagAnswers.close();
       await buffer.close();

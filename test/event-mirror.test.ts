@@ -95,3 +95,28 @@ test('a remainder smaller than a row group is written once it has waited maxDela
   await mirror.settled();
   await store.close();
 });
+
+test('past its lag bound the mirror has no room; a waiting flush learns so within its time limit', async () => {
+  const store = await DuckDbEventStore.open(newTempDir());
+  const mirror = new EventMirror(store, await store.position(), { ...options, maxLagEvents: 10 }, log);
+  mirror.enqueue(encodedFlush(1, 20)); // less than a row group, and nobody needs it yet: it waits
+  const started = Date.now();
+  assert.equal(await mirror.room(200), false);
+  assert.ok(Date.now() - started >= 150, 'it waited for room first');
+  assert.equal(await mirror.caughtUp(1, 30_000), true); // a query needs it: written now
+  assert.equal(await mirror.room(200), true);
+  await mirror.settled();
+  await store.close();
+});
+
+test('a write of a slice the event store already holds is refused: its events are not appended twice', async () => {
+  const store = await DuckDbEventStore.open(newTempDir());
+  const flush = encodedFlush(1, 5);
+  const slice = { flushes: [flush], from: 0, to: 5, after: 0 };
+  await store.write(slice);
+  await assert.rejects(store.write(slice), /the write is skipped/);
+  const [{ n }] = await store.query({ sql: 'SELECT count(*)::INTEGER AS n FROM events', params: [] });
+  assert.equal(n, 5);
+  assert.deepEqual(await store.position(), { seq: 1, events: 0 });
+  await store.close();
+});

@@ -1,7 +1,8 @@
 /**
  * Queries against the real event store on its thread (temp dir): a query past the time limit is
  * interrupted and fails as QueryTimeoutError (the name survives the thread), a quick query and
- * the readiness probe are answered while a slow one runs, and the store serves normally after.
+ * the readiness probe are answered while a slow one runs, time spent waiting for a connection
+ * counts, shutdown interrupts what runs, and the store serves normally after.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -53,6 +54,38 @@ test('more queries than readers wait their turn and all complete', async () => {
   try {
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => store.query({ sql: 'SELECT $1::INTEGER AS i', params: [i] })));
     assert.deepEqual(answers.map((rows) => rows[0].i), Array.from({ length: 12 }, (_, i) => i));
+  } finally {
+    await store.close();
+  }
+});
+
+test('the time limit counts the wait for a connection', async () => {
+  const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 400, readers: 1 });
+  try {
+    const started = Date.now();
+    const outcome = (error: unknown) => ({ error, ms: Date.now() - started });
+    // The second waits for the one connection; its limit runs out while it waits.
+    const [first, second] = await Promise.all([store.query(SLOW).then(() => assert.fail('must time out'), outcome), store.query(SLOW).then(() => assert.fail('must time out'), outcome)]);
+    assert.ok(isQueryTimeout(first.error) && isQueryTimeout(second.error));
+    assert.ok(second.ms < 700, `the queued query failed after ${second.ms} ms, not at its limit (400 ms from arrival)`);
+    assert.deepEqual(await store.query(QUICK), [{ answer: 42 }]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('shutdown interrupts running queries; the API answers them 503', async () => {
+  const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 0 });
+  try {
+    const slow = store.query(SLOW).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await store.interruptQueries();
+    const error = await slow;
+    assert.ok(error instanceof Error && !isQueryTimeout(error), `expected DuckDB's interrupt error, got ${String(error)}`);
+    const apiError = queryError(error, null);
+    assert.ok(apiError instanceof ApiError, `not mapped: ${String(error)}`);
+    assert.deepEqual([apiError.status, apiError.toBody().code], [503, 'shutting_down']);
+    assert.deepEqual(await store.query(QUICK), [{ answer: 42 }]);
   } finally {
     await store.close();
   }

@@ -19,6 +19,10 @@ export function queryError(error: unknown, hogqlAttr: string | null): unknown {
     return new ApiError(504, 'server_error', 'query_timeout', `${(error as Error).message}; narrow it (a shorter time range with after/before, an event name, fewer rows) and try again.`, null);
   }
   const message = error instanceof Error ? error.message : '';
+  if (/^INTERRUPT Error/.test(message)) {
+    // Only shutdown interrupts a query without a timeout (readers.ts answers those first).
+    return new ApiError(503, 'server_error', 'shutting_down', 'The server is shutting down; retry in a moment.', null);
+  }
   if (hogqlAttr === null || !EVALUATION_ERROR.test(message)) return error;
   // First line only: DuckDB appends the offending SQL text, which is ours, not the user's.
   return validationError(`The query could not be run: ${message.split('\n')[0]}`, hogqlAttr);

@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics.js';
 import type { Stores } from '../store/index.js';
 import { repairWithoutFlushLog } from '../store/index.js';
 import { encodeFlushRecord } from '../store/flush-record.js';
+import { afterIo } from '../util/after-io.js';
 import { DefinitionCache } from './definitions.js';
 import { FlushLog } from './flush-log.js';
 import { EventMirror, type MirrorOptions } from './mirror.js';
@@ -55,8 +56,8 @@ function stopwatch(): () => number {
   };
 }
 
-/** Resolves after the event loop has polled for I/O once. */
-const afterIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** How long a flush waits for the event store to fall below its lag bound before its requests get 503. */
+const ROOM_WAIT_MS = 5_000;
 
 export class IngestBuffer {
   private pending: Entry[] = [];
@@ -191,7 +192,13 @@ export class IngestBuffer {
   private async flushLoop(): Promise<void> {
     try {
       while (this.pending.length > 0) {
-        await this.mirror.room();
+        if (!(await this.mirror.room(ROOM_WAIT_MS))) {
+          // Not logged, so not acknowledged: the SDKs retry once the event store has caught up.
+          const waited = this.pending.splice(0);
+          this.metrics.bufferDepth.set(0);
+          this.failed(new BufferFullError(`the event store is ${this.mirror.lagEvents} events behind`), waited);
+          continue;
+        }
         const entries = this.pending.splice(0, this.options.flushMaxEvents);
         this.metrics.bufferDepth.set(this.pending.length);
         await this.flush(entries);
@@ -267,6 +274,14 @@ export class IngestBuffer {
         ticket.reject(err);
       }
     }
+  }
+
+  /**
+   * The first step of a shutdown, before the HTTP server drains: requests in flight must not
+   * wait for an event store that is behind (the flush log keeps what it lacks).
+   */
+  beginShutdown(): void {
+    this.mirror.stopRetrying();
   }
 
   /**

@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
-import { decodeFlushRecord, type EncodedFlush } from '../store/flush-record.js';
+import { decodeFlushRecord, sharedBytes, type EncodedFlush } from '../store/flush-record.js';
 import type { IngestChanges } from '../store/types.js';
 import { FileThread } from '../util/file-thread.js';
 
@@ -193,7 +193,9 @@ function readSegment(file: string, log: Logger): LoggedFlush[] {
     const end = bytes.indexOf(0x0a, start);
     if (end === -1) break; // torn tail: the append never completed
     try {
-      const line = bytes.subarray(start, end + 1);
+      // Its own shared copy: a view of the segment would carry the whole segment to the event store's thread.
+      const line = sharedBytes(end + 1 - start);
+      bytes.copy(line, 0, start, end + 1);
       const { changes, events } = decodeFlushRecord(line);
       records.push({ changes, encoded: { seq: changes.flushSeq, events: events.length, bytes: line } });
     } catch (error) {

@@ -15,8 +15,9 @@
  * flush, until one succeeds: a smaller write needs less free space, and every flush it moves
  * lets the flush log give some back.
  *
- * Bounded: past `maxLagEvents` queued events the buffer waits (and capture turns to 503 once its
- * own queue is full), so a failing event store cannot grow memory without limit.
+ * Bounded: past `maxLagEvents` queued events the buffer waits for room, a few seconds at most,
+ * then answers the waiting requests 503 (SDKs retry), so a failing event store can neither grow
+ * memory without limit nor hold requests open.
  *
  * A queued flush's person records were serialised when it was logged, so later flushes changing
  * the same persons cannot alter what an earlier write mirrors.
@@ -96,10 +97,20 @@ export class EventMirror {
     this.running ??= this.run().finally(() => (this.running = null));
   }
 
-  /** Resolves when the queue is below its bound. */
-  room(): Promise<void> {
-    if (this.closing || this.lagEvents < this.options.maxLagEvents) return Promise.resolve();
-    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  /** True when the queue is below its bound (at once, or within `timeoutMs`); false when it stayed full. */
+  room(timeoutMs: number): Promise<boolean> {
+    if (this.closing || this.lagEvents < this.options.maxLagEvents) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.roomWaiters = this.roomWaiters.filter((waiter) => waiter !== ready);
+        resolve(false);
+      }, timeoutMs);
+      const ready = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.roomWaiters.push(ready);
+    });
   }
 
   /** True once every flush up to `seq` is in the event store; false if `timeoutMs` passes first. */

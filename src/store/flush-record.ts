@@ -46,6 +46,15 @@ interface Header {
   events: EventColumns[];
 }
 
+/**
+ * Memory for a record's bytes, shared: the threads a record goes to (the flush log's file thread,
+ * the event store's) then see it without a copy. A view of an ordinary buffer would instead be
+ * cloned whole, with all of the buffer around it.
+ */
+export function sharedBytes(length: number): Buffer {
+  return Buffer.from(new SharedArrayBuffer(length));
+}
+
 export function encodeFlushRecord({ changes, events }: FlushRecord): EncodedFlush {
   const { eventUuids: _derived, ...rest } = changes;
   const columns = new Array<EventColumns>(events.length);
@@ -59,9 +68,8 @@ export function encodeFlushRecord({ changes, events }: FlushRecord): EncodedFlus
   const header = JSON.stringify({ format: FORMAT, changes: rest, events: columns } satisfies Header);
   const headerBytes = Buffer.byteLength(header);
   const prefix = `${headerBytes} `;
-  // One exact allocation, each part written once; shared memory, so that the threads it goes to
-  // (the flush log's file thread, the event store's) see it without a copy.
-  const bytes = Buffer.from(new SharedArrayBuffer(prefix.length + headerBytes + propertiesBytes + 1));
+  // One exact allocation, each part written once.
+  const bytes = sharedBytes(prefix.length + headerBytes + propertiesBytes + 1);
   let at = bytes.write(prefix, 0, 'latin1');
   at += bytes.write(header, at);
   for (const e of events) at += bytes.write(e.properties_json, at);

@@ -14,7 +14,7 @@ export interface Stores {
 export async function openStores(config: Config): Promise<Stores> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const meta = SqliteMetaStore.open(config.dataDir);
-  const events = await ThreadedEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit, queryTimeoutMs: config.queryTimeoutMs });
+  const events = await ThreadedEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel });
   return { meta, events };
 }
 

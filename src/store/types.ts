@@ -429,5 +429,7 @@ export interface EventStore {
   sizeBytes(): Promise<number>;
   /** Forces a checkpoint (folds the WAL into the main file). */
   checkpoint(): Promise<void>;
+  /** Shutdown: stops the queries and exports running now (their callers get an error). */
+  interruptQueries(): Promise<void>;
   close(): Promise<void>;
 }

@@ -9,41 +9,49 @@ import type { FileOp, FileReply, FileRequest } from './file-thread-worker.js';
 import { startWorker } from './worker.js';
 
 export class FileThread {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private readonly calls = new Map<number, { resolve: (value: number | null) => void; reject: (error: Error) => void }>();
   private nextId = 1;
-  /** Set once the thread is gone: later calls fail at once instead of waiting forever. */
-  private lost: Error | null = null;
+  private stopped = false;
 
-  constructor() {
-    this.worker = startWorker(import.meta.url, 'file-thread-worker');
-    this.worker.on('message', (reply: FileReply) => {
+  /** The running thread, or a new one: a thread that died fails its calls, and the next call starts another. */
+  private thread(): Worker {
+    this.worker ??= this.start();
+    return this.worker;
+  }
+
+  private start(): Worker {
+    const worker = startWorker(import.meta.url, 'file-thread-worker');
+    worker.on('message', (reply: FileReply) => {
       const call = this.calls.get(reply.id);
       this.calls.delete(reply.id);
-      if (this.calls.size === 0) this.worker.unref();
+      if (this.calls.size === 0) worker.unref();
       if (!call) return;
       if ('error' in reply) call.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
       else call.resolve(reply.result);
     });
-    const fail = (error: Error) => {
-      this.lost = error;
+    const lost = (error: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
       for (const call of this.calls.values()) call.reject(error);
       this.calls.clear();
     };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`the file thread exited (code ${code})`)));
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`the file thread exited (code ${code})`)));
     // An idle thread must not keep a stopping process alive; a busy one must (see call).
-    this.worker.unref();
+    worker.unref();
+    return worker;
   }
 
   private call(request: FileOp): Promise<number | null> {
+    if (this.stopped) return Promise.reject(new Error('the file thread was stopped'));
+    const worker = this.thread();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      if (this.lost) return reject(this.lost);
-      if (this.calls.size === 0) this.worker.ref();
+      if (this.calls.size === 0) worker.ref();
       this.calls.set(id, { resolve, reject });
       const message: FileRequest = { id, request };
-      this.worker.postMessage(message);
+      worker.postMessage(message);
     });
   }
 
@@ -66,6 +74,7 @@ export class FileThread {
   }
 
   async stop(): Promise<void> {
-    await this.worker.terminate();
+    this.stopped = true;
+    await this.worker?.terminate();
   }
 }

@@ -60,8 +60,11 @@ function reply(answer: FlagThreadReply): void {
 
 async function answer({ id, route, input, geo }: FlagThreadRequest): Promise<void> {
   if (input.ip) {
-    if (locations.size >= MAX_LOCATIONS) locations.clear();
+    // Least recently sent first out: the entries of requests still being answered are the
+    // newest, so they stay until the lookup (after a few awaits) has read them.
+    locations.delete(input.ip);
     locations.set(input.ip, geo);
+    if (locations.size > MAX_LOCATIONS) locations.delete(locations.keys().next().value!);
   }
   reply({ id, answer: await answerFlagRequest(route, input, deps) });
 }

@@ -12,6 +12,9 @@ import { positionAfter } from '../event-slice.js';
 import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent } from '../types.js';
+import type { LogLevel } from '../../config.js';
+import { createLogger, type Logger } from '../../logger.js';
+import { afterIo } from '../../util/after-io.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers } from './readers.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
@@ -34,6 +37,27 @@ function fileBytes(file: string): number {
 const timestampValue = (date: Date) => new DuckDBTimestampValue(BigInt(date.getTime()) * 1000n);
 const uuidOf = (uuid: string) => uuidValue(uuidToBigInt(uuid));
 
+/**
+ * Fills an appender and closes it (which writes its rows). If anything fails, its buffered rows
+ * are dropped first: otherwise DuckDB would append them when the appender is garbage collected,
+ * into whatever transaction the connection has open then — a retried write stored twice.
+ */
+async function appendTo(c: DuckDBConnection, table: string, fill: (appender: DuckDBAppender) => void | Promise<void>): Promise<void> {
+  const appender = await c.createAppender(table);
+  try {
+    await fill(appender);
+    appender.closeSync();
+  } catch (error) {
+    try {
+      appender.clear();
+      appender.closeSync();
+    } catch {
+      // nothing is buffered any more; closing an appender that failed may fail again
+    }
+    throw error;
+  }
+}
+
 /** Serialises work on one connection: DuckDB transactions are per connection. */
 class Serial {
   private tail: Promise<unknown> = Promise.resolve();
@@ -51,6 +75,8 @@ export interface DuckOptions {
   readers?: number;
   /** Time limit of a query in ms; 0 = none. Exports (stream) have none: they are long by nature. */
   queryTimeoutMs?: number;
+  /** The store logs through a logger of its own: it runs on a worker thread. */
+  logLevel?: LogLevel;
 }
 
 // Each running query holds one of libuv's four pool threads, which the writer needs too.
@@ -112,8 +138,9 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
 
 /**
  * The embedded event store: one DuckDB file under the data directory. Writes go through a
- * single connection (one flush at a time); queries use their own connections (readers.ts) so
- * that they never wait behind an append. After a fatal error the next call reopens the database.
+ * single connection (one at a time, each a slice of one or more flushes); queries use their own
+ * connections (readers.ts) so that they never wait behind an append. After a fatal error the
+ * next call reopens the database.
  */
 export class DuckDbEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
@@ -123,6 +150,9 @@ export class DuckDbEventStore implements EventStore {
   private walRows = 0;
   private invalidated = false;
   private reopening: Promise<void> | null = null;
+  private readonly log: Logger;
+  /** Connections of the exports streaming now (each has its own). */
+  private readonly exports = new Set<DuckDBConnection>();
 
   private constructor(
     private instance: DuckDBInstance,
@@ -131,7 +161,9 @@ export class DuckDbEventStore implements EventStore {
     private probe: DuckDBConnection,
     private readonly file: string,
     private readonly options: DuckOptions,
-  ) {}
+  ) {
+    this.log = createLogger(options.logLevel ?? 'silent');
+  }
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {
     const file = path.join(dataDir, 'events.duckdb');
@@ -173,33 +205,45 @@ export class DuckDbEventStore implements EventStore {
   async write(slice: EventSlice): Promise<void> {
     const parts = partsOf(slice);
     const rows = parts.reduce((sum, part) => sum + part.end - part.start, 0);
-    await this.writeParts(parts, positionAfter(slice));
+    await this.writeParts(parts, { seq: slice.after, events: slice.from }, positionAfter(slice));
     // Whole row groups went straight to the file; smaller writes went through the WAL.
     if (rows < ROW_GROUP_ROWS) this.walRows += rows;
     const due = this.walRows >= CHECKPOINT_WAL_ROWS || this.walBytes() >= CHECKPOINT_WAL_BYTES;
     if (due && !this.checkpointing) {
       this.walRows = 0;
       this.checkpointing = this.checkpoint()
-        .catch(() => undefined) // a failed checkpoint (disk full) invalidates the instance; the next write reopens it
+        // A fatal failure (disk full) invalidates the instance and the next write reopens it;
+        // any other leaves the WAL to the next checkpoint.
+        .catch((error: unknown) => this.onCheckpointFailed(error))
         .finally(() => (this.checkpointing = null));
     }
+  }
+
+  private onCheckpointFailed(error: unknown): void {
+    this.log.warn({ err: error, walBytes: this.walBytes() }, 'event store checkpoint failed; the WAL is folded in by a later one');
   }
 
   private walBytes(): number {
     return fileBytes(`${this.file}.wal`);
   }
 
-  private writeParts(parts: SlicePart[], position: EventStorePosition): Promise<void> {
+  private writeParts(parts: SlicePart[], expected: EventStorePosition, position: EventStorePosition): Promise<void> {
     // The position is our own counters, written into the statement text.
     if (!Number.isSafeInteger(position.seq) || !Number.isSafeInteger(position.events)) throw new Error(`invalid position ${JSON.stringify(position)}`);
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
       await c.run('BEGIN TRANSACTION');
       try {
+        // Compare and set: a write whose earlier attempt was committed after all (its answer was
+        // lost) must not append its events again.
+        const stored = await readPosition(c);
+        if (stored.seq !== expected.seq || stored.events !== expected.events) {
+          throw new Error(`the event store holds ${JSON.stringify(stored)}, not ${JSON.stringify(expected)}; the write is skipped`);
+        }
         if (parts.some((part) => part.end > part.start)) {
-          const appender = await c.createAppender('events');
-          for (const part of parts) await appendEvents(appender, part.record.events(part.start, part.end), part.record.changes.flushSeq);
-          appender.closeSync();
+          await appendTo(c, 'events', async (appender) => {
+            for (const part of parts) await appendEvents(appender, part.record.events(part.start, part.end), part.record.changes.flushSeq);
+          });
         }
         // A flush cut at its start had its person changes applied by the write that took its
         // first events; the others' are combined into as few statements as order allows.
@@ -233,51 +277,47 @@ export class DuckDbEventStore implements EventStore {
     const removedPersons = [...batch.deletePersons, ...batch.upsertPersons];
     if (removedPersons.length > 0) {
       await c.run('DELETE FROM touched_persons');
-      const appender = await c.createAppender('touched_persons');
-      for (const p of removedPersons) {
-        appender.appendInteger(p.project_id);
-        appender.appendVarchar(p.uuid);
-        appender.endRow();
-      }
-      appender.closeSync();
+      await appendTo(c, 'touched_persons', (appender) => {
+        for (const p of removedPersons) {
+          appender.appendInteger(p.project_id);
+          appender.appendVarchar(p.uuid);
+          appender.endRow();
+        }
+      });
       await c.run('DELETE FROM persons USING touched_persons t WHERE persons.project_id = t.project_id AND persons.id = t.id');
     }
     if (batch.setDistinctIds.length > 0) {
       await c.run('DELETE FROM touched_distinct_ids');
-      const appender = await c.createAppender('touched_distinct_ids');
-      for (const d of batch.setDistinctIds) {
-        appender.appendInteger(d.project_id);
-        appender.appendVarchar(d.distinct_id);
-        appender.endRow();
-      }
-      appender.closeSync();
+      await appendTo(c, 'touched_distinct_ids', (appender) => {
+        for (const d of batch.setDistinctIds) {
+          appender.appendInteger(d.project_id);
+          appender.appendVarchar(d.distinct_id);
+          appender.endRow();
+        }
+      });
       await c.run(
         'DELETE FROM person_distinct_ids USING touched_distinct_ids t WHERE person_distinct_ids.project_id = t.project_id AND person_distinct_ids.distinct_id = t.distinct_id',
       );
     }
     if (batch.upsertPersons.length > 0) {
-      const appender = await c.createAppender('persons');
-      for (const p of batch.upsertPersons) appendPerson(appender, p);
-      appender.closeSync();
+      await appendTo(c, 'persons', (appender) => {
+        for (const p of batch.upsertPersons) appendPerson(appender, p);
+      });
     }
     if (batch.setDistinctIds.length > 0) {
-      const appender = await c.createAppender('person_distinct_ids');
-      for (const d of batch.setDistinctIds) {
-        appender.appendInteger(d.project_id);
-        appender.appendVarchar(d.distinct_id);
-        appender.appendVarchar(d.person_uuid);
-        appender.endRow();
-      }
-      appender.closeSync();
+      await appendTo(c, 'person_distinct_ids', (appender) => {
+        for (const d of batch.setDistinctIds) {
+          appender.appendInteger(d.project_id);
+          appender.appendVarchar(d.distinct_id);
+          appender.appendVarchar(d.person_uuid);
+          appender.endRow();
+        }
+      });
     }
   }
 
   position(): Promise<EventStorePosition> {
-    return this.guarded(async () => {
-      const reader = await this.writer.runAndReadAll("SELECT key, value FROM sync_state WHERE key IN ('flush_seq', 'flush_events')");
-      const values = new Map(reader.getRows().map(([key, value]) => [key as string, Number(value)]));
-      return { seq: values.get('flush_seq') ?? 0, events: values.get('flush_events') ?? 0 };
-    });
+    return this.guarded(() => readPosition(this.writer));
   }
 
   rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {
@@ -287,19 +327,19 @@ export class DuckDbEventStore implements EventStore {
       try {
         await c.run('DELETE FROM persons');
         await c.run('DELETE FROM person_distinct_ids');
-        const persons = await c.createAppender('persons');
-        const ids = await c.createAppender('person_distinct_ids');
-        for await (const { person, distinct_ids } of rows) {
-          appendPerson(persons, person);
-          for (const distinctId of distinct_ids) {
-            ids.appendInteger(person.project_id);
-            ids.appendVarchar(distinctId);
-            ids.appendVarchar(person.uuid);
-            ids.endRow();
-          }
-        }
-        persons.closeSync();
-        ids.closeSync();
+        await appendTo(c, 'persons', (persons) =>
+          appendTo(c, 'person_distinct_ids', async (ids) => {
+            for await (const { person, distinct_ids } of rows) {
+              appendPerson(persons, person);
+              for (const distinctId of distinct_ids) {
+                ids.appendInteger(person.project_id);
+                ids.appendVarchar(distinctId);
+                ids.appendVarchar(person.uuid);
+                ids.endRow();
+              }
+            }
+          }),
+        );
         await c.run('COMMIT');
       } catch (error) {
         await c.run('ROLLBACK').catch(() => undefined);
@@ -320,6 +360,7 @@ export class DuckDbEventStore implements EventStore {
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
     // A dedicated connection: a long export must not hold the shared reader.
     const connection = await this.guarded(() => useEvents(this.instance));
+    this.exports.add(connection);
     try {
       const result = await connection.stream(query.sql, query.params as DuckDBValue[]);
       let pending: Record<string, unknown>[] = [];
@@ -332,8 +373,14 @@ export class DuckDbEventStore implements EventStore {
       }
       if (pending.length > 0) yield pending;
     } finally {
+      this.exports.delete(connection);
       connection.closeSync();
     }
+  }
+
+  async interruptQueries(): Promise<void> {
+    this.readers.interruptAll();
+    for (const connection of this.exports) connection.interrupt();
   }
 
   async ping(): Promise<boolean> {
@@ -392,9 +439,8 @@ function partsOf({ flushes, from, to }: EventSlice): SlicePart[] {
   });
 }
 
-/** Appender calls may run on the main thread: long appends let other work in this often. */
+/** Appender calls are synchronous: long appends let the thread's other calls (queries) in this often. */
 const YIELD_EVERY_ROWS = 2_048;
-const afterIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * UUIDs are appended as text (DuckDB casts them natively, cheaper than building UUID values in
@@ -434,6 +480,12 @@ function appendPerson(appender: DuckDBAppender, p: { project_id: number; uuid: s
   appender.appendBoolean(p.is_identified);
   appender.appendTimestamp(timestampValue(new Date(p.created_at)));
   appender.endRow();
+}
+
+async function readPosition(c: DuckDBConnection): Promise<EventStorePosition> {
+  const reader = await c.runAndReadAll("SELECT key, value FROM sync_state WHERE key IN ('flush_seq', 'flush_events')");
+  const values = new Map(reader.getRows().map(([key, value]) => [key as string, Number(value)]));
+  return { seq: values.get('flush_seq') ?? 0, events: values.get('flush_events') ?? 0 };
 }
 
 async function migrate(connection: DuckDBConnection): Promise<void> {

@@ -3,7 +3,7 @@
  * (~15 µs an event), and reading results into JS objects is too: on the main thread they took
  * turns with HTTP, capture decoding and flag evaluation. Here every EventStore call is a message
  * to the thread that owns the database; arguments and rows cross as structured clones, and
- * flushes as the bytes the flush log already holds, decoded on the thread.
+ * flushes as the flush log's bytes, in shared memory, decoded on the thread.
  *
  * If the thread dies, the calls in flight fail and the next call starts a new one, which reopens
  * the database (replaying DuckDB's own WAL).
@@ -29,6 +29,7 @@ export class ThreadedEventStore implements EventStore {
   private opening: Promise<void> | null = null;
   private readonly calls = new Map<number, Call>();
   private nextId = 1;
+  private closed = false;
 
   private constructor(private readonly data: EventStoreWorkerData) {}
 
@@ -40,6 +41,7 @@ export class ThreadedEventStore implements EventStore {
 
   /** A worker with the database open: the one running, or a new one. */
   private ready(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the event store is closed'));
     if (this.worker && !this.opening) return Promise.resolve();
     this.opening ??= this.spawn().finally(() => (this.opening = null));
     return this.opening;
@@ -49,7 +51,9 @@ export class ThreadedEventStore implements EventStore {
     const worker = startWorker(import.meta.url, 'worker', { workerData: this.data });
     this.worker = worker;
     worker.on('message', (answer: WorkerAnswer) => this.settle(answer));
-    worker.on('error', (error) => this.lost(worker, error));
+    // Calls in flight fail at once; a new thread starts only once this one has exited, so that
+    // two DuckDB instances never have the file open together.
+    worker.on('error', (error) => this.failCalls(error));
     worker.on('exit', (code) => this.lost(worker, new Error(`the event store thread exited (code ${code})`)));
     try {
       await this.send(worker, 'open', []);
@@ -77,6 +81,10 @@ export class ThreadedEventStore implements EventStore {
   private lost(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = null;
+    this.failCalls(error);
+  }
+
+  private failCalls(error: Error): void {
     for (const call of this.calls.values()) call.reject(error);
     this.calls.clear();
   }
@@ -95,7 +103,7 @@ export class ThreadedEventStore implements EventStore {
     return this.send<T>(this.worker!, method, args);
   }
 
-  /** The flushes' bytes are copied to the thread (a memcpy), where they are decoded. */
+  /** The flushes' bytes are shared memory (flush-record.ts): the thread decodes them in place. */
   write(slice: EventSlice): Promise<void> {
     return this.call('write', slice);
   }
@@ -153,14 +161,23 @@ export class ThreadedEventStore implements EventStore {
     return this.call('checkpoint');
   }
 
+  async interruptQueries(): Promise<void> {
+    if (this.worker) await this.call('interruptQueries');
+  }
+
   async close(): Promise<void> {
     const worker = this.worker;
-    if (!worker) return;
+    if (!worker) {
+      this.closed = true;
+      return;
+    }
     try {
       await this.call('close');
     } finally {
+      this.closed = true;
       this.worker = null;
       await worker.terminate();
+      this.failCalls(new Error('the event store is closed'));
     }
   }
 }
