@@ -23,7 +23,7 @@
  * the same persons cannot alter what an earlier write mirrors.
  */
 import type { Logger } from '../logger.js';
-import { positionAfter } from '../store/event-slice.js';
+import { positionAfter, sliceEvents } from '../store/event-slice.js';
 import type { EncodedFlush, EventSlice, EventStore, EventStorePosition } from '../store/types.js';
 
 export interface MirrorOptions {
@@ -100,37 +100,23 @@ export class EventMirror {
   /** True when the queue is below its bound (at once, or within `timeoutMs`); false when it stayed full. */
   room(timeoutMs: number): Promise<boolean> {
     if (this.closing || this.lagEvents < this.options.maxLagEvents) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.roomWaiters = this.roomWaiters.filter((waiter) => waiter !== ready);
-        resolve(false);
-      }, timeoutMs);
-      const ready = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      this.roomWaiters.push(ready);
-    });
+    return waitAtMost(
+      timeoutMs,
+      (ready) => this.roomWaiters.push(ready),
+      (ready) => (this.roomWaiters = this.roomWaiters.filter((w) => w !== ready)),
+    );
   }
 
   /** True once every flush up to `seq` is in the event store; false if `timeoutMs` passes first. */
   caughtUp(seq: number, timeoutMs: number): Promise<boolean> {
     if (this.position.seq >= seq || this.queue.length === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.caughtUpWaiters = this.caughtUpWaiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      const waiter: Waiter = {
-        seq,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve(true);
-        },
-      };
-      this.caughtUpWaiters.push(waiter);
-      this.nudge(); // somebody needs the remainder now
-    });
+    const caughtUp = waitAtMost(
+      timeoutMs,
+      (ready) => this.caughtUpWaiters.push({ seq, resolve: ready }),
+      (ready) => (this.caughtUpWaiters = this.caughtUpWaiters.filter((w) => w.resolve !== ready)),
+    );
+    this.nudge(); // somebody needs the remainder now
+    return caughtUp;
   }
 
   private async run(): Promise<void> {
@@ -258,10 +244,17 @@ export class EventMirror {
   }
 }
 
-/** How many events a slice holds. */
-function sliceEvents({ flushes, from, to }: EventSlice): number {
-  if (flushes.length === 1) return to - from;
-  let events = flushes[0].events - from + to;
-  for (let i = 1; i < flushes.length - 1; i++) events += flushes[i].events;
-  return events;
+/** True once `add`'s callback is called; false if `timeoutMs` passes first (the callback is then `remove`d). */
+function waitAtMost(timeoutMs: number, add: (ready: () => void) => void, remove: (ready: () => void) => void): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      remove(ready);
+      resolve(false);
+    }, timeoutMs);
+    const ready = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    add(ready);
+  });
 }

@@ -8,7 +8,7 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { positionAfter } from '../event-slice.js';
+import { positionAfter, sliceEvents } from '../event-slice.js';
 import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent } from '../types.js';
@@ -203,9 +203,8 @@ export class DuckDbEventStore implements EventStore {
   }
 
   async write(slice: EventSlice): Promise<void> {
-    const parts = partsOf(slice);
-    const rows = parts.reduce((sum, part) => sum + part.end - part.start, 0);
-    await this.writeParts(parts, { seq: slice.after, events: slice.from }, positionAfter(slice));
+    const rows = sliceEvents(slice);
+    await this.writeParts(partsOf(slice), { seq: slice.after, events: slice.from }, positionAfter(slice));
     // Whole row groups went straight to the file; smaller writes went through the WAL.
     if (rows < ROW_GROUP_ROWS) this.walRows += rows;
     const due = this.walRows >= CHECKPOINT_WAL_ROWS || this.walBytes() >= CHECKPOINT_WAL_BYTES;

@@ -8,30 +8,26 @@
  * If the thread dies, the calls in flight fail and the next call starts a new one, which reopens
  * the database (replaying DuckDB's own WAL).
  */
-import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../util/worker.js';
+import { WorkerCalls } from '../../util/worker-calls.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord } from '../types.js';
 import type { DuckOptions } from './event-store.js';
 import { ROW_GROUP_ROWS } from './schema.js';
-import type { EventStoreWorkerData, WorkerAnswer, WorkerRequest } from './worker.js';
-
-interface Call {
-  resolve: (value: unknown) => void;
-  reject: (error: Error) => void;
-}
+import type { EventStoreWorkerData } from './worker.js';
 
 /** Person rows per message when the person mirror is rebuilt. */
 const REBUILD_CHUNK = 5_000;
 
 export class ThreadedEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
-  private worker: Worker | null = null;
+  private readonly thread: WorkerCalls;
   private opening: Promise<void> | null = null;
-  private readonly calls = new Map<number, Call>();
-  private nextId = 1;
+  private nextStreamId = 1;
   private closed = false;
 
-  private constructor(private readonly data: EventStoreWorkerData) {}
+  private constructor(data: EventStoreWorkerData) {
+    this.thread = new WorkerCalls(() => startWorker(import.meta.url, 'worker', { workerData: data }), 'event store');
+  }
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<ThreadedEventStore> {
     const store = new ThreadedEventStore({ dataDir, options });
@@ -39,68 +35,23 @@ export class ThreadedEventStore implements EventStore {
     return store;
   }
 
-  /** A worker with the database open: the one running, or a new one. */
+  /** A thread with the database open: the one running, or a new one that opens it first. */
   private ready(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the event store is closed'));
-    if (this.worker && !this.opening) return Promise.resolve();
-    this.opening ??= this.spawn().finally(() => (this.opening = null));
+    if (this.thread.alive && !this.opening) return Promise.resolve();
+    this.opening ??= this.thread
+      .call<void>('open')
+      .catch(async (error: unknown) => {
+        await this.thread.terminate();
+        throw error;
+      })
+      .finally(() => (this.opening = null));
     return this.opening;
-  }
-
-  private async spawn(): Promise<void> {
-    const worker = startWorker(import.meta.url, 'worker', { workerData: this.data });
-    this.worker = worker;
-    worker.on('message', (answer: WorkerAnswer) => this.settle(answer));
-    // Calls in flight fail at once; a new thread starts only once this one has exited, so that
-    // two DuckDB instances never have the file open together.
-    worker.on('error', (error) => this.failCalls(error));
-    worker.on('exit', (code) => this.lost(worker, new Error(`the event store thread exited (code ${code})`)));
-    try {
-      await this.send(worker, 'open', []);
-    } catch (error) {
-      this.worker = null;
-      await worker.terminate();
-      throw error;
-    }
-  }
-
-  private settle(answer: WorkerAnswer): void {
-    const call = this.calls.get(answer.id);
-    if (!call) return;
-    this.calls.delete(answer.id);
-    if ('error' in answer) {
-      const error = new Error(answer.error.message);
-      error.name = answer.error.name;
-      call.reject(error);
-    } else {
-      call.resolve(answer.result);
-    }
-  }
-
-  /** The thread is gone: every call in flight fails, and the next call starts another. */
-  private lost(worker: Worker, error: Error): void {
-    if (this.worker !== worker) return;
-    this.worker = null;
-    this.failCalls(error);
-  }
-
-  private failCalls(error: Error): void {
-    for (const call of this.calls.values()) call.reject(error);
-    this.calls.clear();
-  }
-
-  private send<T>(worker: Worker, method: string, args: unknown[]): Promise<T> {
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.calls.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      const request: WorkerRequest = { id, method, args };
-      worker.postMessage(request);
-    });
   }
 
   private async call<T>(method: string, ...args: unknown[]): Promise<T> {
     await this.ready();
-    return this.send<T>(this.worker!, method, args);
+    return this.thread.call<T>(method, ...args);
   }
 
   /** The flushes' bytes are shared memory (flush-record.ts): the thread decodes them in place. */
@@ -130,7 +81,7 @@ export class ThreadedEventStore implements EventStore {
   }
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
-    const streamId = this.nextId++;
+    const streamId = this.nextStreamId++;
     await this.call('streamOpen', streamId, query, chunkRows);
     let finished = false;
     try {
@@ -162,22 +113,15 @@ export class ThreadedEventStore implements EventStore {
   }
 
   async interruptQueries(): Promise<void> {
-    if (this.worker) await this.call('interruptQueries');
+    if (this.thread.alive) await this.call('interruptQueries');
   }
 
   async close(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) {
-      this.closed = true;
-      return;
-    }
     try {
-      await this.call('close');
+      if (this.thread.alive) await this.call('close');
     } finally {
       this.closed = true;
-      this.worker = null;
-      await worker.terminate();
-      this.failCalls(new Error('the event store is closed'));
+      await this.thread.stop();
     }
   }
 }

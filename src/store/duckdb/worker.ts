@@ -1,8 +1,9 @@
 /**
  * The worker thread side of ThreadedEventStore: hosts the DuckDB event store and answers its
- * calls. Each message is `{ id, method, args }`; each answer `{ id, result }` or `{ id, error }`.
+ * calls (util/worker-calls.ts).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { answerCalls } from '../../util/worker-calls.js';
 import type { EventQuery, EventSlice, PersonRecord } from '../types.js';
 import { DuckDbEventStore, type DuckOptions } from './event-store.js';
 
@@ -10,14 +11,6 @@ export interface EventStoreWorkerData {
   dataDir: string;
   options: DuckOptions;
 }
-
-export interface WorkerRequest {
-  id: number;
-  method: string;
-  args: unknown[];
-}
-
-export type WorkerAnswer = { id: number; result: unknown } | { id: number; error: { name: string; message: string } };
 
 type PersonRow = { person: PersonRecord; distinct_ids: string[] };
 
@@ -78,15 +71,4 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
   },
 };
 
-parentPort!.on('message', async ({ id, method, args }: WorkerRequest) => {
-  let answer: WorkerAnswer;
-  try {
-    const handler = handlers[method];
-    if (!handler) throw new Error(`unknown event store call ${method}`);
-    answer = { id, result: await handler(...args) };
-  } catch (error) {
-    const err = error instanceof Error ? error : new Error(String(error));
-    answer = { id, error: { name: err.name, message: err.message } };
-  }
-  parentPort!.postMessage(answer);
-});
+answerCalls(handlers);

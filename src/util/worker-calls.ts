@@ -1,0 +1,108 @@
+/**
+ * Calls to a worker thread, for the threads that own a resource (the event store's DuckDB, the
+ * flush log's files). Each call is a message `{ id, method, args }`, answered `{ id, result }` or
+ * `{ id, error }`; errors keep their name and code across the thread.
+ *
+ * A thread that dies fails the calls in flight at once, and the next call starts a new one, but
+ * only once the old one has exited: two threads never hold the resource together. The thread
+ * keeps the process alive only while calls are pending, so an idle one never holds up an exit.
+ */
+import { parentPort, type Worker } from 'node:worker_threads';
+
+export interface CallRequest {
+  id: number;
+  method: string;
+  args: unknown[];
+}
+
+export type CallAnswer = { id: number; result: unknown } | { id: number; error: { name: string; message: string; code?: string } };
+
+interface Call {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+export class WorkerCalls {
+  private worker: Worker | null = null;
+  private readonly calls = new Map<number, Call>();
+  private nextId = 1;
+  private stopped = false;
+
+  constructor(
+    /** Starts the thread (util/worker.ts). */
+    private readonly start: () => Worker,
+    /** Names the thread in errors. */
+    private readonly name: string,
+  ) {}
+
+  /** Whether a thread is running (the next call starts one otherwise). */
+  get alive(): boolean {
+    return this.worker !== null;
+  }
+
+  call<T>(method: string, ...args: unknown[]): Promise<T> {
+    if (this.stopped) return Promise.reject(new Error(`the ${this.name} thread was stopped`));
+    const worker = (this.worker ??= this.spawn());
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      if (this.calls.size === 0) worker.ref();
+      this.calls.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      const request: CallRequest = { id, method, args };
+      worker.postMessage(request);
+    });
+  }
+
+  private spawn(): Worker {
+    const worker = this.start();
+    worker.on('message', (answer: CallAnswer) => {
+      const call = this.calls.get(answer.id);
+      this.calls.delete(answer.id);
+      if (this.calls.size === 0) worker.unref();
+      if (!call) return;
+      if ('error' in answer) call.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name, code: answer.error.code }));
+      else call.resolve(answer.result);
+    });
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = null;
+      this.fail(new Error(`the ${this.name} thread exited (code ${code})`));
+    });
+    worker.unref();
+    return worker;
+  }
+
+  private fail(error: Error): void {
+    for (const call of this.calls.values()) call.reject(error);
+    this.calls.clear();
+  }
+
+  /** Ends the running thread (its calls in flight fail); the next call starts another. */
+  async terminate(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+    this.fail(new Error(`the ${this.name} thread was stopped`));
+  }
+
+  /** Ends the thread for good: later calls fail. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.terminate();
+  }
+}
+
+/** The thread's side: answers each call with its handler's result (awaited) or error. */
+export function answerCalls(handlers: Record<string, (...args: any[]) => unknown>): void {
+  parentPort!.on('message', async ({ id, method, args }: CallRequest) => {
+    let answer: CallAnswer;
+    try {
+      const handler = handlers[method];
+      if (!handler) throw new Error(`unknown call ${method}`);
+      answer = { id, result: await handler(...args) };
+    } catch (error) {
+      const err: NodeJS.ErrnoException = error instanceof Error ? error : new Error(String(error));
+      answer = { id, error: { name: err.name, message: err.message, code: err.code } };
+    }
+    parentPort!.postMessage(answer);
+  });
+}
