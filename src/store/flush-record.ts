@@ -10,6 +10,7 @@
  * event store's decoding cost. JSON text holds no raw newline, so the newline ends the record.
  */
 import type { IngestChanges, StoredEvent } from './types.js';
+import { asBuffer } from '../util/bytes.js';
 
 const FORMAT = 2;
 
@@ -90,7 +91,7 @@ export interface FlushRecordReader {
 
 /** Checks that the record is whole and of this format, and parses its header; throws otherwise. */
 export function readFlushRecord(record: Uint8Array): FlushRecordReader {
-  const bytes = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
+  const bytes = asBuffer(record);
   const space = bytes.indexOf(0x20);
   const headerBytes = Number(bytes.toString('latin1', 0, Math.max(space, 0)));
   if (space < 1 || !Number.isSafeInteger(headerBytes) || space + 1 + headerBytes > bytes.length) throw new Error('not a flush record');

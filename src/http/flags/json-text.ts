@@ -6,6 +6,7 @@
  * object.
  */
 import type { FastifyReply } from 'fastify';
+import { asBuffer } from '../../util/bytes.js';
 
 /**
  * JSON standing in for a value inside a body passed to `toJson`, in parts: text, or UTF-8 bytes
@@ -125,6 +126,5 @@ export function sendJson(reply: FastifyReply, body: Record<string, unknown>): Fa
 
 /** A finished answer (answer.ts): status and JSON bytes, possibly from another thread. */
 export function sendAnswer(reply: FastifyReply, answer: { status: number; body: Uint8Array }): FastifyReply {
-  const body = Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
-  return reply.code(answer.status).type('application/json; charset=utf-8').send(body);
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(asBuffer(answer.body));
 }

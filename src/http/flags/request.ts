@@ -10,6 +10,7 @@ import type { JsonObject } from '../../ingest/types.js';
 import type { Project } from '../../store/types.js';
 import { clientIp } from '../../util/ip.js';
 import { ApiError, invalidPayload, invalidProjectKey, validationError } from '../errors.js';
+import { asBuffer } from '../../util/bytes.js';
 
 const MAX_DISTINCT_ID_LENGTH = 200;
 
@@ -84,7 +85,7 @@ export async function readFlagRequest(
     query: input.query,
     contentType: input.contentType,
     contentEncoding: input.contentEncoding,
-    body: Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength),
+    body: asBuffer(input.body),
     maxDecodedBytes,
   });
   const body = decoded.events.length === 1 ? decoded.events[0] : null;
