@@ -45,7 +45,16 @@ test('whole row groups first, the remainder when a query needs it; resumed mid-f
   const dataDir = newTempDir();
   let store = await DuckDbEventStore.open(dataDir);
   const written: number[] = [];
-  let mirror = new EventMirror(store, await store.position(), options, log, (seq) => written.push(seq));
+  // Flushes reported finished (their memory may be reused): each once, and only once stored whole.
+  const finished: number[] = [];
+  const onWritten = (seq: number, done: { seq: number }[]) => {
+    written.push(seq);
+    for (const flush of done) {
+      assert.ok(flush.seq <= seq, `flush ${flush.seq} reported finished while the store holds flushes up to ${seq} only`);
+      finished.push(flush.seq);
+    }
+  };
+  let mirror = new EventMirror(store, await store.position(), options, log, onWritten);
   for (const flush of flushes.slice(0, 4)) mirror.enqueue(flush); // 1.5 row groups
 
   // One row group's worth is written without anybody asking; it ends inside flush 3.
@@ -61,7 +70,8 @@ test('whole row groups first, the remainder when a query needs it; resumed mid-f
   await store.close();
   store = await DuckDbEventStore.open(dataDir);
   assert.deepEqual(await store.position(), firstStop);
-  mirror = new EventMirror(store, await store.position(), options, log, (seq) => written.push(seq));
+  assert.deepEqual(finished, [1, 2]);
+  mirror = new EventMirror(store, await store.position(), options, log, onWritten);
   for (const flush of flushes.slice(2)) mirror.enqueue(flush); // flush 3 again (as start-up replays it), then the rest
   assert.equal(mirror.lagEvents, (FLUSHES - 2) * FLUSH_EVENTS - firstStop.events);
 
@@ -73,6 +83,7 @@ test('whole row groups first, the remainder when a query needs it; resumed mid-f
   assert.equal(mirror.lagEvents, 0);
   assert.deepEqual(await storedUuids(store), expectedUuids(FLUSHES), 'every event once');
   assert.ok(written.includes(FLUSHES));
+  assert.deepEqual(finished, Array.from({ length: FLUSHES }, (_, i) => i + 1), 'every flush reported finished once, in order');
 
   // Flush 3 was split over two writes: its person changes were applied once.
   const persons = await store.query({ sql: 'SELECT id::VARCHAR AS id, properties::VARCHAR AS properties FROM persons', params: [] });

@@ -12,6 +12,7 @@ import type { Stores } from '../store/index.js';
 import { repairWithoutFlushLog } from '../store/index.js';
 import { encodeFlushRecord } from '../store/flush-record.js';
 import { afterIo } from '../util/after-io.js';
+import { SharedBytesPool } from '../util/shared-bytes-pool.js';
 import { DefinitionCache } from './definitions.js';
 import { FlushLog } from './flush-log.js';
 import { EventMirror, type MirrorOptions } from './mirror.js';
@@ -58,6 +59,8 @@ function stopwatch(): () => number {
 
 /** How long a flush waits for the event store to fall below its lag bound before its requests get 503. */
 const ROOM_WAIT_MS = 5_000;
+/** Flush-record memory kept for reuse at most (a few flushes' worth). */
+const RECORD_POOL_BYTES = 64 * 1024 * 1024;
 
 export class IngestBuffer {
   private pending: Entry[] = [];
@@ -69,6 +72,8 @@ export class IngestBuffer {
   private closed = false;
   readonly definitions = new DefinitionCache();
   private readonly persons: PersonCache;
+  /** Memory for flush records, recycled once the event store wrote them. */
+  private readonly recordMemory = new SharedBytesPool(RECORD_POOL_BYTES);
   private flushLog!: FlushLog;
   private mirror!: EventMirror;
   /** Last flush failure, cleared by the next successful flush (shown by /_health). */
@@ -112,7 +117,10 @@ export class IngestBuffer {
     await meta.ingest.makeDurable();
     this.committedSeq = Math.max(metaSeq, eventSeq);
     this.nextSeq = this.committedSeq + 1;
-    this.mirror = new EventMirror(events, eventPosition, this.options.mirror, this.log, (seq) => this.flushLog.release(seq));
+    this.mirror = new EventMirror(events, eventPosition, this.options.mirror, this.log, (seq, finished) => {
+      this.flushLog.release(seq);
+      for (const flush of finished) this.recordMemory.recycle(flush.bytes);
+    });
     for (const record of missed) if (record.encoded.seq > eventSeq) this.mirror.enqueue(record.encoded);
     this.flushLog.release(eventSeq);
   }
@@ -224,7 +232,7 @@ export class IngestBuffer {
       const loadMs = lap();
       const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
       const planMs = lap();
-      const encoded = encodeFlushRecord(flush);
+      const encoded = encodeFlushRecord(flush, (length) => this.recordMemory.take(length));
       await this.flushLog.append(encoded);
       const logMs = lap();
       try {

@@ -75,8 +75,11 @@ export class EventMirror {
     private position: EventStorePosition,
     private readonly options: MirrorOptions,
     private readonly log: Logger,
-    /** Told after every write the event store committed, with the last whole flush it now has. */
-    private readonly onWritten: (seq: number) => void = () => undefined,
+    /**
+     * Told after every write the event store committed: the last whole flush it now has, and the
+     * flushes that write finished (nothing reads their bytes any more).
+     */
+    private readonly onWritten: (seq: number, finished: EncodedFlush[]) => void = () => undefined,
   ) {}
 
   /** The last flush the event store holds whole. */
@@ -208,10 +211,12 @@ export class EventMirror {
 
   /** The event store now holds everything up to `position`. */
   private advance(position: EventStorePosition): void {
+    const finished: EncodedFlush[] = [];
     while (this.queue.length > 0 && this.queue[0].flush.seq <= position.seq) {
       const { flush } = this.queue.shift()!;
       this.queuedEvents -= flush.events;
       this.queuedBytes -= flush.bytes.length;
+      finished.push(flush);
     }
     this.position = position;
     const ready = this.caughtUpWaiters.filter((w) => w.seq <= position.seq);
@@ -224,7 +229,7 @@ export class EventMirror {
       this.roomWaiters = [];
       for (const resolve of waiting) resolve();
     }
-    this.onWritten(position.seq);
+    this.onWritten(position.seq, finished);
   }
 
   /**

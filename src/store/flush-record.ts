@@ -56,7 +56,8 @@ export function sharedBytes(length: number): Buffer {
   return Buffer.from(new SharedArrayBuffer(length));
 }
 
-export function encodeFlushRecord({ changes, events }: FlushRecord): EncodedFlush {
+/** Encodes a flush into memory from `alloc` (shared memory, see `sharedBytes`). */
+export function encodeFlushRecord({ changes, events }: FlushRecord, alloc: (length: number) => Buffer = sharedBytes): EncodedFlush {
   const { eventUuids: _derived, ...rest } = changes;
   const columns = new Array<EventColumns>(events.length);
   let propertiesBytes = 0;
@@ -70,7 +71,7 @@ export function encodeFlushRecord({ changes, events }: FlushRecord): EncodedFlus
   const headerBytes = Buffer.byteLength(header);
   const prefix = `${headerBytes} `;
   // One exact allocation, each part written once.
-  const bytes = sharedBytes(prefix.length + headerBytes + propertiesBytes + 1);
+  const bytes = alloc(prefix.length + headerBytes + propertiesBytes + 1);
   let at = bytes.write(prefix, 0, 'latin1');
   at += bytes.write(header, at);
   for (const e of events) at += bytes.write(e.properties_json, at);
