@@ -7,6 +7,7 @@ import { IngestBuffer } from './ingest/buffer.js';
 import { applyGeoIp, GeoIp } from './ingest/geoip.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { ChangeStamps } from './store/change-stamps.js';
 import { openStores } from './store/index.js';
 import type { AppContext } from './http/context.js';
 import { FlagService } from './flags-service/index.js';
@@ -33,7 +34,9 @@ export interface RunningApp {
 
 export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
   const metrics = createMetrics();
-  const stores = await openStores(config);
+  // Shared with the flag threads' stores, which keep persons they read until these change.
+  const personStamps = new ChangeStamps();
+  const stores = await openStores(config, personStamps);
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
@@ -73,7 +76,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
 
   const projects = new ProjectCache(stores.meta.tenancy);
   const flags = new FlagService(stores.meta.flags, geoip, log);
-  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, geoip);
+  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, geoip, personStamps);
   const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers };
   const app = createServer(config, log, metrics);
   for (const register of routeModules) await register(app, ctx);
@@ -108,10 +111,10 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
 }
 
 /** /decide and /flags on flag threads (their caches cleared whenever the main thread's are), or on the main thread. */
-function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, geoip: GeoIp | null): FlagAnswerer {
+function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, geoip: GeoIp | null, personStamps: ChangeStamps): FlagAnswerer {
   const onMain = mainThreadAnswerer(deps);
   if (config.flagThreads === 0) return onMain;
-  const data = { dataDir: config.dataDir, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel };
+  const data = { dataDir: config.dataDir, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel, personStamps: personStamps.memory };
   const threads = new FlagThreads(config.flagThreads, data, geoip, onMain, deps.log);
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { createFlag, everyone, identify, patchFlag } from './helpers/flags.js';
-import { send } from './helpers/ingest.js';
+import { capture, send } from './helpers/ingest.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const THREADS = 2;
@@ -71,3 +71,68 @@ test('flag threads answer as the main thread does, and see API changes at once',
     assert.equal(await onMain.stop(), 0);
   }
 });
+
+/**
+ * Flag answers keep the persons they read between requests (store/cached-person-reads.ts): every
+ * kind of person change committed by ingestion must still show in the very next answer, on
+ * every flag thread and on the main thread alike.
+ */
+for (const threads of [THREADS, 0]) {
+  test(`persons kept between flag requests never hide a committed change (${threads} flag threads)`, async () => {
+    const server = await startServer({ env: { SIGHTLINE_FLAG_THREADS: String(threads) } });
+    try {
+      await createFlag(server, everyone('pro-only', [{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }]));
+      const proOnly = async (distinctId: string) => {
+        const results = [];
+        // Enough requests in a row to reach every thread (and to be answered from what was kept).
+        for (let i = 0; i < Math.max(threads, 1) * 2; i++) {
+          const reply = await answer(server, '/flags?v=2', { token: server.projectKey, distinct_id: distinctId });
+          assert.equal(reply.status, 200);
+          results.push((reply.body as any).flags['pro-only'].enabled);
+        }
+        assert.ok(results.every((r) => r === results[0]), `threads disagree: ${results}`);
+        return results[0] as boolean;
+      };
+
+      // Unknown, then created with a property; properties changed back and forth.
+      assert.equal(await proOnly('alice'), false);
+      await identify(server, 'alice', { plan: 'pro' });
+      assert.equal(await proOnly('alice'), true, 'a new person');
+      for (const plan of ['free', 'pro', 'free']) {
+        await identify(server, 'alice', { plan });
+        assert.equal(await proOnly('alice'), plan === 'pro', `plan changed to ${plan}`);
+      }
+
+      // An anonymous id, asked for while personless, then merged into a pro person by $identify.
+      assert.equal(await proOnly('anon-7'), false);
+      await identify(server, 'bob', { plan: 'pro' });
+      await identify(server, 'bob', {}, { $anon_distinct_id: 'anon-7' });
+      assert.equal(await proOnly('anon-7'), true, 'the anonymous id now points at bob');
+
+      // An anonymous person of its own, merged into an identified one: its id moves with it.
+      await capture(server, '/batch/', { api_key: server.projectKey, batch: [{ event: '$pageview', distinct_id: 'anon-9', properties: { $set: { plan: 'free' } } }] });
+      assert.equal(await proOnly('anon-9'), false);
+      await identify(server, 'dave', { plan: 'pro' });
+      await identify(server, 'dave', {}, { $anon_distinct_id: 'anon-9' });
+      assert.equal(await proOnly('anon-9'), true, 'the anonymous person was merged into dave');
+
+      // A merged person's other ids move without being named (anon-b is an alias of anon-a).
+      await capture(server, '/batch/', { api_key: server.projectKey, batch: [{ event: '$pageview', distinct_id: 'anon-a', properties: { $set: { plan: 'free' } } }] });
+      await capture(server, '/batch/', { api_key: server.projectKey, batch: [{ event: '$create_alias', distinct_id: 'anon-a', properties: { alias: 'anon-b' } }] });
+      assert.equal(await proOnly('anon-b'), false);
+      await identify(server, 'erin', { plan: 'pro' });
+      // (The alias made anon-a's person identified, which only $merge_dangerously merges away.)
+      await capture(server, '/batch/', { api_key: server.projectKey, batch: [{ event: '$merge_dangerously', distinct_id: 'erin', properties: { alias: 'anon-a' } }] });
+      assert.equal(await proOnly('anon-b'), true, 'anon-b moved to erin with anon-a');
+
+      // An alias for an existing person.
+      await identify(server, 'carol', { plan: 'free' });
+      assert.equal(await proOnly('carol'), false);
+      await capture(server, '/batch/', { api_key: server.projectKey, batch: [{ event: '$create_alias', distinct_id: 'carol-login', properties: { alias: 'carol', $set: { plan: 'pro' } } }] });
+      assert.equal(await proOnly('carol'), true, 'alias: carol now shares the pro person');
+      assert.equal(await proOnly('carol-login'), true);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+}

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { ChangeStamps } from './change-stamps.js';
 import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';
 import type { EventStore, MetaStore } from './types.js';
@@ -11,9 +12,10 @@ export interface Stores {
 }
 
 /** Opens the configured engines once (the ingest buffer then replays what either lacks). */
-export async function openStores(config: Config): Promise<Stores> {
+/** `personStamps`: shared with the threads that open the metadata store too (change-stamps.ts). */
+export async function openStores(config: Config, personStamps = new ChangeStamps()): Promise<Stores> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const meta = SqliteMetaStore.open(config.dataDir);
+  const meta = SqliteMetaStore.open(config.dataDir, personStamps);
   const events = await ThreadedEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel });
   return { meta, events };
 }

@@ -7,6 +7,7 @@ import { FlagService } from '../../flags-service/index.js';
 import type { GeoLookup, GeoProperties } from '../../ingest/geoip.js';
 import { createLogger } from '../../logger.js';
 import type { LogLevel } from '../../config.js';
+import { ChangeStamps } from '../../store/change-stamps.js';
 import { SqliteMetaStore } from '../../store/sqlite/meta-store.js';
 import { ProjectCache } from '../project-cache.js';
 import { answerFlagRequest, type FlagAnswer, type FlagRoute } from './answer.js';
@@ -16,6 +17,8 @@ export interface FlagThreadData {
   dataDir: string;
   maxDecodedBytes: number;
   logLevel: LogLevel;
+  /** The main thread's person change stamps (persons read here are kept until they change). */
+  personStamps: SharedArrayBuffer;
 }
 
 export interface FlagThreadRequest {
@@ -39,7 +42,7 @@ const MAX_LOCATIONS = 10_000;
 
 const data = workerData as FlagThreadData;
 const log = createLogger(data.logLevel);
-const meta = SqliteMetaStore.open(data.dataDir);
+const meta = SqliteMetaStore.open(data.dataDir, new ChangeStamps(data.personStamps));
 // The main thread's GeoIP answers for the addresses of the requests it sends.
 const locations = new Map<string, GeoProperties | null>();
 const geo: GeoLookup = { lookup: (ip) => locations.get(ip) ?? null };

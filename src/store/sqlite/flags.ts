@@ -15,6 +15,8 @@ import type {
   PageOf,
   StoredFlag,
 } from '../types.js';
+import { CachedPersonReads } from '../cached-person-reads.js';
+import type { ChangeStamps } from '../change-stamps.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 import { likeContains } from './definitions.js';
 
@@ -47,10 +49,17 @@ const COLUMNS: { [K in keyof FlagWrite]: (value: FlagWrite[K]) => unknown } = {
   ensure_experience_continuity: (value) => (value ? 1 : 0),
 };
 
+/** Persons kept per thread for flag evaluation (a few MB). */
+const CACHED_PERSONS = 10_000;
+
 export class SqliteFlagStore implements FlagStore {
   private readonly statements;
+  private readonly persons: CachedPersonReads;
 
-  constructor(private readonly db: Sqlite) {
+  constructor(
+    private readonly db: Sqlite,
+    stamps: ChangeStamps,
+  ) {
     this.statements = {
       list: db.prepare('SELECT * FROM feature_flags WHERE project_id = ? AND deleted = 0 ORDER BY id'),
       get: db.prepare('SELECT * FROM feature_flags WHERE project_id = ? AND id = ?'),
@@ -72,6 +81,14 @@ export class SqliteFlagStore implements FlagStore {
         'INSERT INTO flag_hash_key_overrides (project_id, person_uuid, feature_flag_key, hash_key) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
       ),
     };
+    this.persons = new CachedPersonReads(
+      stamps,
+      (projectId, distinctId) => {
+        const row = this.statements.person.get(projectId, distinctId) as { uuid: string; properties: string } | undefined;
+        return row ? { uuid: row.uuid, properties: parseJson<JsonObject>(row.properties, {}) } : null;
+      },
+      CACHED_PERSONS,
+    );
   }
 
   async list(projectId: number): Promise<StoredFlag[]> {
@@ -159,9 +176,9 @@ export class SqliteFlagStore implements FlagStore {
 
   async prepareEvaluation(request: FlagEvaluationRequest): Promise<FlagEvaluationInputs> {
     const { projectId, distinctId } = request;
-    const person = this.statements.person.get(projectId, distinctId) as { uuid: string; properties: string } | undefined;
+    const person = this.persons.get(projectId, distinctId);
     const inputs: FlagEvaluationInputs = {
-      personProperties: person ? parseJson<JsonObject>(person.properties, {}) : null,
+      personProperties: person?.properties ?? null,
       groupTypeMapping: {},
       groupProperties: {},
       hashKeyOverrides: {},

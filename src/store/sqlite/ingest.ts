@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../ingest/types.js';
 import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord } from '../types.js';
 import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';
+import { distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 
 type Row = Record<string, unknown>;
@@ -28,7 +29,11 @@ function getOrCreate<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 export class SqliteIngestStore implements IngestStore {
   private readonly statements;
 
-  constructor(private readonly db: Sqlite) {
+  constructor(
+    private readonly db: Sqlite,
+    /** Bumped for every person and distinct id a commit changed (flag threads cache persons). */
+    private readonly stamps: ChangeStamps,
+  ) {
     this.statements = {
       reassign: db.prepare('UPDATE person_distinct_ids SET person_uuid = ? WHERE project_id = ? AND person_uuid = ?'),
       setDistinctId: db.prepare(
@@ -140,6 +145,15 @@ export class SqliteIngestStore implements IngestStore {
     } finally {
       s.syncFull.run();
     }
+    this.bumpPersonStamps(changes);
+  }
+
+  /** After the commit: a reader that saw the old stamps must read again. */
+  private bumpPersonStamps(changes: IngestChanges): void {
+    for (const d of changes.setDistinctIds) this.stamps.bump(distinctIdKey(d.project_id, d.distinct_id));
+    for (const r of changes.reassignDistinctIds) this.stamps.bump(personKey(r.project_id, r.from_person_uuid));
+    for (const p of changes.deletePersons) this.stamps.bump(personKey(p.project_id, p.uuid));
+    for (const p of changes.upsertPersons) this.stamps.bump(personKey(p.project_id, p.uuid));
   }
 
   private applyInTransaction(changes: IngestChanges, now: string): void {

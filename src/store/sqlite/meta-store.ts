@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MetaStore } from '../types.js';
+import { ChangeStamps } from '../change-stamps.js';
 import { openSqlite, type Sqlite } from './database.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
@@ -14,16 +15,21 @@ export class SqliteMetaStore implements MetaStore {
   readonly definitions: SqliteDefinitionStore;
   readonly flags: SqliteFlagStore;
 
-  private constructor(readonly db: Sqlite, private readonly file: string) {
+  private constructor(
+    readonly db: Sqlite,
+    private readonly file: string,
+    /** Person change stamps: pass the same memory to every thread's store (flag threads). */
+    readonly stamps: ChangeStamps,
+  ) {
     this.tenancy = new SqliteTenancyStore(db);
-    this.ingest = new SqliteIngestStore(db);
+    this.ingest = new SqliteIngestStore(db, stamps);
     this.definitions = new SqliteDefinitionStore(db);
-    this.flags = new SqliteFlagStore(db);
+    this.flags = new SqliteFlagStore(db, stamps);
   }
 
-  static open(dataDir: string): SqliteMetaStore {
+  static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {
     const file = path.join(dataDir, 'meta.sqlite');
-    return new SqliteMetaStore(openSqlite(file), file);
+    return new SqliteMetaStore(openSqlite(file), file, stamps);
   }
 
   async ping(): Promise<boolean> {
