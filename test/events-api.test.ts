@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
 import { createTenant, expectError, expectOk, q } from './helpers/api-fixtures.js';
-import { CHAIN, DAY, HOUR, labels, post, qs, startFixture, type Fixture } from './helpers/events-fixtures.js';
+import { CHAIN, DAY, HOUR, labels, parseCsv, post, qs, startFixture, type Fixture } from './helpers/events-fixtures.js';
 
 let f: Fixture;
 
@@ -24,28 +24,6 @@ const only = async (query: string) => labels(await list(query));
 /** Labels matching a property filter list (or group). */
 const matching = (properties: unknown) => only(qs({ properties }));
 const except = (...drop: string[]) => f.all.filter((n) => !drop.includes(n));
-
-/** Minimal RFC 4180 reader for checking exports. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    } else cell += c;
-  }
-  assert.equal(cell + row.join(''), '', 'the last line ends with CRLF');
-  return rows;
-}
 
 describe('list', () => {
   test('results are newest first with every field of a stored event', async () => {

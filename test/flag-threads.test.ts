@@ -83,7 +83,7 @@ for (const threads of [THREADS, 0]) {
     try {
       await createFlag(server, everyone('pro-only', [{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }]));
       const proOnly = async (distinctId: string) => {
-        const results = [];
+        const results: boolean[] = [];
         // Enough requests in a row to reach every thread (and to be answered from what was kept).
         for (let i = 0; i < Math.max(threads, 1) * 2; i++) {
           const reply = await answer(server, '/flags?v=2', { token: server.projectKey, distinct_id: distinctId });

@@ -2,7 +2,8 @@
  * Running compiled statements. The compiler keeps user expressions from failing at run time
  * where it can (TRY_CAST and friends); whatever DuckDB still rejects while evaluating them is
  * the request's fault, so it becomes a 400 naming the HogQL parameter, never a 500. A query
- * stopped at the event store's time limit becomes a 504 `query_timeout`.
+ * stopped at the event store's time limit becomes a 504 `query_timeout`, one that ran out of the
+ * event store's memory a 503 `out_of_memory`.
  */
 import { ApiError, validationError } from '../http/errors.js';
 import { isQueryTimeout } from '../store/errors.js';
@@ -19,6 +20,15 @@ export function queryError(error: unknown, hogqlAttr: string | null): unknown {
     return new ApiError(504, 'server_error', 'query_timeout', `${(error as Error).message}; narrow it (a shorter time range with after/before, an event name, fewer rows) and try again.`, null);
   }
   const message = error instanceof Error ? error.message : '';
+  if (/^Out of Memory Error/.test(message)) {
+    return new ApiError(
+      503,
+      'server_error',
+      'out_of_memory',
+      'The query needed more memory than the event store may use (SIGHTLINE_DUCKDB_MEMORY_LIMIT); ask for fewer rows (limit), a shorter time range or fewer properties, or raise the limit.',
+      null,
+    );
+  }
   if (/^INTERRUPT Error/.test(message)) {
     // Only shutdown interrupts a query without a timeout (readers.ts answers those first).
     return new ApiError(503, 'server_error', 'shutting_down', 'The server is shutting down; retry in a moment.', null);

@@ -6,7 +6,7 @@ import { validationError } from '../http/errors.js';
 import { HogQLError } from '../query/index.js';
 import type { EventStore } from '../store/types.js';
 import { CSV_CHUNK_ROWS, eventsCsv, primed, tableCsv } from './csv.js';
-import { eventKey, listPage, selectKey } from './list.js';
+import { eventKey, listPage, selectKey, type RowKey } from './list.js';
 import type { PersonLookup } from './persons.js';
 import { buildPlan, type QueryPlan } from './plan.js';
 import { eventResult, selectValues, type EventResult } from './rows.js';
@@ -57,17 +57,59 @@ export async function groupedPage(run: Runner, plan: QueryPlan, limit: number, o
 /** The CSV body; the query has already produced its first chunk when this returns. */
 export async function csvExport(store: EventStore, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
   const select = plan.select;
-  const query = select?.grouped
-    ? groupedQuery(plan, paging.limit, paging.offset)
-    : pageQuery(plan, { ...paging, since: null, withPersonId: !select });
+  const rows = select?.grouped
+    ? store.stream(groupedQuery(plan, paging.limit, paging.offset), CSV_CHUNK_ROWS)
+    : exportWalk(store, plan, paging, select ? selectKey : eventKey);
   let chunks: AsyncIterable<Row[]>;
   try {
-    chunks = await primed(store.stream(query, CSV_CHUNK_ROWS));
+    chunks = await primed(rows);
   } catch (error) {
     throw queryError(error, plan.hogqlAttr);
   }
   if (!select) return eventsCsv(chunks);
   return tableCsv(select.columns, mapChunks(chunks, (row) => selectValues(row, select.types)));
+}
+
+/** Rows of an export's first query, before the size of its rows is known; and the most of any. */
+const FIRST_EXPORT_PAGE_ROWS = 200;
+const MAX_EXPORT_PAGE_ROWS = 100_000;
+
+/**
+ * The rows of an export, read as the list's keyset walk does, one page per query: sorting a whole
+ * export in one query needs memory in proportion to it (100,000 events of 3 KB ran out of 256 MB).
+ * Each page after the first is sized from the bytes of the rows before it to about the store's
+ * `exportPageBytes`.
+ */
+async function* exportWalk(store: EventStore, plan: QueryPlan, paging: Paging, key: RowKey): AsyncGenerator<Row[]> {
+  let { cursor, offset } = paging;
+  let pageRows = FIRST_EXPORT_PAGE_ROWS;
+  for (let remaining = paging.limit; remaining > 0; ) {
+    const limit = Math.min(remaining, pageRows);
+    let last: Row | undefined;
+    let read = 0;
+    let bytes = 0;
+    for await (const chunk of store.stream(pageQuery(plan, { limit, offset, cursor, since: null, withPersonId: !plan.select }), CSV_CHUNK_ROWS)) {
+      read += chunk.length;
+      for (const row of chunk) bytes += rowBytes(row);
+      last = chunk[chunk.length - 1] ?? last;
+      yield chunk;
+    }
+    if (read < limit || !last) return;
+    remaining -= read;
+    offset = 0;
+    cursor = { reverse: cursor?.reverse === true, inclusive: false, ...key(last) };
+    pageRows = Math.min(MAX_EXPORT_PAGE_ROWS, Math.max(1, Math.floor(store.exportPageBytes / (bytes / read))));
+  }
+}
+
+/** About what a row takes in the store's sort: its text, and a few bytes for anything else. */
+function rowBytes(row: Row): number {
+  let bytes = 0;
+  for (const key in row) {
+    const value = row[key];
+    bytes += typeof value === 'string' ? value.length + 16 : 16;
+  }
+  return bytes;
 }
 
 async function* mapChunks<T>(chunks: AsyncIterable<Row[]>, map: (row: Row) => T): AsyncGenerator<T[]> {

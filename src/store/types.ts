@@ -425,6 +425,8 @@ export interface EventStore {
   query(query: EventQuery): Promise<Record<string, unknown>[]>;
   /** Streams a compiled read query in chunks, for exports. */
   stream(query: EventQuery, chunkRows?: number): AsyncIterable<Record<string, unknown>[]>;
+  /** Bytes of rows one export query may sort at once: exports read in pages of about this size. */
+  readonly exportPageBytes: number;
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;
   /** Forces a checkpoint (folds the WAL into the main file). */

@@ -3,6 +3,7 @@
  * with known uuids, timestamps relative to the start of the run, persons (one merged after the
  * fact) and an autocapture chain. Each event carries its label in `properties.n`.
  */
+import assert from 'node:assert/strict';
 import { v7 as uuidv7 } from 'uuid';
 import { expectOk, q } from './api-fixtures.js';
 import { startServer, type TestServer } from './server.js';
@@ -84,3 +85,25 @@ export const qs = (params: Record<string, unknown>) =>
   `?${Object.entries(params)
     .map(([k, v]) => `${k}=${q(v)}`)
     .join('&')}`;
+
+/** Minimal RFC 4180 reader for checking exports. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
+    } else cell += c;
+  }
+  assert.equal(cell + row.join(''), '', 'the last line ends with CRLF');
+  return rows;
+}

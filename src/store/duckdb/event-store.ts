@@ -17,6 +17,7 @@ import { createLogger, type Logger } from '../../logger.js';
 import { afterIo } from '../../util/after-io.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers } from './readers.js';
+import { DEFAULT_MEMORY_LIMIT, exportPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 
 /** Rows that went through the WAL after which the store checkpoints: one row group's worth. */
@@ -81,6 +82,7 @@ export interface DuckOptions {
 
 // Each running query holds one of libuv's four pool threads, which the writer needs too.
 const DEFAULT_READERS = 2;
+
 const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 
 /**
@@ -96,7 +98,7 @@ async function connect(file: string, options: DuckOptions) {
   const instance = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
-    memory_limit: options.memoryLimit ?? '512MB',
+    memory_limit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
     threads: String(options.threads ?? 2),
     checkpoint_threshold: '1TB',
   });
@@ -144,6 +146,7 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
  */
 export class DuckDbEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
+  readonly exportPageBytes: number;
   private readonly writes = new Serial();
   private checkpointing: Promise<void> | null = null;
   /** Rows written through the WAL since the last checkpoint. */
@@ -163,6 +166,7 @@ export class DuckDbEventStore implements EventStore {
     private readonly options: DuckOptions,
   ) {
     this.log = createLogger(options.logLevel ?? 'silent');
+    this.exportPageBytes = exportPageBytes(options);
   }
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {

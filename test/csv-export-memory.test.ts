@@ -1,0 +1,66 @@
+/**
+ * A CSV export larger than the event store may hold in memory at once: read in pages of
+ * `exportPageBytes` (a sixteenth of DuckDB's memory limit), so it completes, with every event
+ * once, newest first, and stops exactly at `limit`. Sorted in one query, 10,000 events of 4 KB
+ * ran out of a 64 MB limit. A JSON page is one query: past the memory it is a clear 503.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { parseCsv, post } from './helpers/events-fixtures.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+const EVENTS = 10_000;
+let server: TestServer;
+
+before(async () => {
+  server = await startServer({ env: { SIGHTLINE_DUCKDB_MEMORY_LIMIT: '64MB', SIGHTLINE_GEOIP: 'false', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' } });
+  const now = Date.now();
+  const filler = 'x'.repeat(4_000);
+  for (let start = 0; start < EVENTS; start += 1_000) {
+    await post(
+      server,
+      Array.from({ length: 1_000 }, (_, k) => ({
+        event: 'big',
+        distinct_id: `u-${(start + k) % 50}`,
+        timestamp: new Date(now - (start + k) * 1000).toISOString(),
+        properties: { i: start + k, filler },
+      })),
+    );
+  }
+});
+
+after(async () => {
+  assert.equal(await server.stop(), 0);
+});
+
+async function exported(limit: number): Promise<number[]> {
+  const response = await server.api(`/api/projects/@current/events/?format=csv&limit=${limit}`);
+  assert.equal(response.status, 200);
+  const [header, ...rows] = parseCsv(await response.text());
+  const i = header.indexOf('properties.i');
+  assert.ok(i >= 0);
+  assert.ok(rows.every((row) => row[header.indexOf('properties.filler')].length === 4_000));
+  return rows.map((row) => Number(row[i]));
+}
+
+test('every event once, newest first, however many pages it takes', async () => {
+  assert.deepEqual(await exported(EVENTS + 100), Array.from({ length: EVENTS }, (_, k) => k));
+});
+
+test('the export stops at its limit, inside a page', async () => {
+  assert.deepEqual(await exported(4_321), Array.from({ length: 4_321 }, (_, k) => k));
+});
+
+test('a JSON page that needs more memory than the limit is a clear 503, and the server goes on', async () => {
+  const response = await server.api('/api/projects/@current/events/?limit=10000');
+  assert.equal(response.status, 503);
+  const body = await response.json();
+  assert.equal(body.type, 'server_error');
+  assert.equal(body.code, 'out_of_memory');
+  assert.match(body.detail, /SIGHTLINE_DUCKDB_MEMORY_LIMIT/);
+  assert.equal(body.attr, null);
+  const smaller = await server.api('/api/projects/@current/events/?limit=500');
+  assert.equal(smaller.status, 200);
+  assert.equal((await smaller.json()).results.length, 500);
+});
