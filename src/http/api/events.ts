@@ -42,7 +42,17 @@ async function queryableEvents(ctx: AppContext): Promise<EventStore> {
 async function sendCsv(reply: FastifyReply, body: AsyncIterable<string>, filename: string): Promise<FastifyReply> {
   reply.header('content-type', 'text/csv; charset=utf-8');
   reply.header('content-disposition', `attachment; filename="${filename}"`);
-  return reply.send(Readable.from(body, { objectMode: false }));
+  return reply.send(Readable.from(logFailure(body, reply), { objectMode: false }));
+}
+
+/** An export failing after its first rows is cut off (the status is sent): the log must say why. */
+async function* logFailure(body: AsyncIterable<string>, reply: FastifyReply): AsyncGenerator<string> {
+  try {
+    yield* body;
+  } catch (error) {
+    reply.log.error({ err: error }, 'CSV export failed after it had started; the response was cut off');
+    throw error;
+  }
 }
 
 export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
