@@ -7,7 +7,9 @@
  * cost each thread ~45 MB).
  *
  * A thread that dies fails nothing: its requests in flight, and every request while no thread
- * is alive, are answered on the main thread, and the next request starts a new thread.
+ * is alive, are answered on the main thread, and the next request starts a new thread. One that
+ * dies soon after it started (say, it cannot open the store) is started again only after a pause
+ * that doubles each time, so a thread that cannot start does not cost every request an attempt.
  */
 import type { Worker } from 'node:worker_threads';
 import type { GeoLookup } from '../../ingest/geoip.js';
@@ -18,6 +20,11 @@ import type { FlagAnswerer } from './answerer.js';
 import type { FlagHttpRequest } from './request.js';
 import type { FlagThreadData, FlagThreadMessage, FlagThreadReply, FlagThreadRequest } from './flag-worker.js';
 
+/** A thread that lived less than this was not well: the next start waits. */
+const SHORT_LIFE_MS = 10_000;
+const FIRST_PAUSE_MS = 1_000;
+const MAX_PAUSE_MS = 60_000;
+
 interface Pending {
   route: FlagRoute;
   input: FlagHttpRequest;
@@ -26,6 +33,7 @@ interface Pending {
 
 class FlagThread {
   readonly pending = new Map<number, Pending>();
+  readonly startedAt = Date.now();
   /** Requests of this event-loop turn, posted together (one wake-up of the thread, not one each). */
   outbox: FlagThreadRequest[] = [];
 
@@ -34,6 +42,8 @@ class FlagThread {
 
 export class FlagThreads implements FlagAnswerer {
   private readonly threads: (FlagThread | null)[];
+  /** Per slot: the pause before its next start, and when that start may happen. */
+  private readonly restarts: { pauseMs: number; notBefore: number }[];
   private next = 0;
   private nextId = 1;
   private closed = false;
@@ -47,6 +57,7 @@ export class FlagThreads implements FlagAnswerer {
     private readonly log: Logger,
   ) {
     this.threads = Array.from({ length: count }, () => null);
+    this.restarts = Array.from({ length: count }, () => ({ pauseMs: 0, notBefore: 0 }));
     for (let i = 0; i < count; i++) this.threads[i] = this.start(i);
   }
 
@@ -63,7 +74,10 @@ export class FlagThreads implements FlagAnswerer {
     const lost = (error: Error) => {
       if (this.threads[slot] !== thread) return;
       this.threads[slot] = null;
-      if (!this.closed) this.log.error({ err: error }, 'a flag thread stopped; its requests are answered on the main thread');
+      const restart = this.restarts[slot];
+      restart.pauseMs = Date.now() - thread.startedAt < SHORT_LIFE_MS ? Math.min(MAX_PAUSE_MS, Math.max(FIRST_PAUSE_MS, restart.pauseMs * 2)) : 0;
+      restart.notBefore = Date.now() + restart.pauseMs;
+      if (!this.closed) this.log.error({ err: error, restartPauseMs: restart.pauseMs }, 'a flag thread stopped; its requests are answered on the main thread');
       for (const { route, input, resolve } of thread.pending.values()) void this.fallback.answer(route, input).then(resolve);
       thread.pending.clear();
     };
@@ -78,7 +92,11 @@ export class FlagThreads implements FlagAnswerer {
     if (this.closed) return this.fallback.answer(route, input);
     const slot = this.next;
     this.next = (this.next + 1) % this.threads.length;
-    const thread = (this.threads[slot] ??= this.start(slot));
+    let thread = this.threads[slot];
+    if (!thread) {
+      if (Date.now() < this.restarts[slot].notBefore) return this.fallback.answer(route, input);
+      thread = this.threads[slot] = this.start(slot);
+    }
     const id = this.nextId++;
     const geo = input.ip && this.geo ? this.geo.lookup(input.ip) : null;
     return new Promise((resolve) => {
