@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { ThreadedEventStore } from '../src/store/duckdb/threaded.js';
-import { isQueryTimeout } from '../src/store/errors.js';
+import { isQueryCancelled, isQueryTimeout } from '../src/store/errors.js';
 import { queryError } from '../src/events-api/run.js';
 import { ApiError } from '../src/http/errors.js';
 import { newTempDir } from './helpers/server.js';
@@ -86,6 +86,39 @@ test('shutdown interrupts running queries; the API answers them 503', async () =
     assert.ok(apiError instanceof ApiError, `not mapped: ${String(error)}`);
     assert.deepEqual([apiError.status, apiError.toBody().code], [503, 'shutting_down']);
     assert.deepEqual(await store.query(QUICK), [{ answer: 42 }]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a query whose client went away is stopped, running or still waiting for a connection', async () => {
+  const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 0, readers: 1 });
+  try {
+    const running = new AbortController();
+    const waiting = new AbortController();
+    const started = Date.now();
+    const outcome = (error: unknown) => ({ error, ms: Date.now() - started });
+    const first = store.query(SLOW, running.signal).then(() => assert.fail('must be cancelled'), outcome);
+    // Queued behind the first on the one connection.
+    const second = store.query(SLOW, waiting.signal).then(() => assert.fail('must be cancelled'), outcome);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    waiting.abort();
+    const queued = await second;
+    assert.ok(isQueryCancelled(queued.error), `expected a cancellation, got ${String(queued.error)}`);
+    running.abort();
+    const stopped = await first;
+    assert.ok(isQueryCancelled(stopped.error), `expected a cancellation, got ${String(stopped.error)}`);
+    assert.ok(stopped.ms < 10_000, `stopped after ${stopped.ms} ms`);
+
+    // The one connection is free again: DuckDB really stopped the first query.
+    assert.deepEqual(await store.query(QUICK), [{ answer: 42 }]);
+    const apiError = queryError(stopped.error, null);
+    assert.ok(apiError instanceof ApiError);
+    assert.deepEqual([apiError.status, apiError.toBody().code], [499, 'client_closed_request']);
+    // Already gone before it was asked: never run.
+    const gone = new AbortController();
+    gone.abort();
+    await assert.rejects(store.query(QUICK, gone.signal), (error: unknown) => isQueryCancelled(error));
   } finally {
     await store.close();
   }

@@ -6,7 +6,7 @@
  * event store's memory a 503 `out_of_memory`.
  */
 import { ApiError, validationError } from '../http/errors.js';
-import { isQueryTimeout } from '../store/errors.js';
+import { isQueryCancelled, isQueryTimeout } from '../store/errors.js';
 import type { EventQuery, EventStore } from '../store/types.js';
 
 export type Row = Record<string, unknown>;
@@ -20,6 +20,10 @@ export function queryError(error: unknown, hogqlAttr: string | null): unknown {
     return new ApiError(504, 'server_error', 'query_timeout', `${(error as Error).message}; narrow it (a shorter time range with after/before, an event name, fewer rows) and try again.`, null);
   }
   const message = error instanceof Error ? error.message : '';
+  if (isQueryCancelled(error)) {
+    // Nobody reads it; the status makes the log line say what happened (as nginx's 499 does).
+    return new ApiError(499, 'invalid_request', 'client_closed_request', 'The client went away; its query was stopped.', null);
+  }
   if (/^Out of Memory Error/.test(message)) {
     return new ApiError(
       503,
@@ -38,10 +42,11 @@ export function queryError(error: unknown, hogqlAttr: string | null): unknown {
   return validationError(`The query could not be run: ${message.split('\n')[0]}`, hogqlAttr);
 }
 
-export function runner(store: EventStore, hogqlAttr: string | null): Runner {
+/** `signal`: aborted when the client went away, which stops the query. */
+export function runner(store: EventStore, hogqlAttr: string | null, signal?: AbortSignal): Runner {
   return async (query) => {
     try {
-      return await store.query(query);
+      return await store.query(query, signal);
     } catch (error) {
       throw queryError(error, hogqlAttr);
     }

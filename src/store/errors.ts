@@ -8,3 +8,13 @@ export class QueryTimeoutError extends Error {
 
 /** By name: errors from the event store's thread arrive as plain Errors that keep their name. */
 export const isQueryTimeout = (error: unknown) => error instanceof Error && error.name === 'QueryTimeoutError';
+
+/** A query stopped because its caller no longer wants it (the client went away). */
+export class QueryCancelledError extends Error {
+  constructor() {
+    super('the query was cancelled: its client went away');
+    this.name = 'QueryCancelledError';
+  }
+}
+
+export const isQueryCancelled = (error: unknown) => error instanceof Error && error.name === 'QueryCancelledError';

@@ -421,8 +421,11 @@ export interface EventStore {
   position(): Promise<EventStorePosition>;
   /** Replaces the whole person mirror (crash recovery). */
   rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void>;
-  /** Runs a compiled read query; rows as plain JS objects (JSON-compatible values). */
-  query(query: EventQuery): Promise<Record<string, unknown>[]>;
+  /**
+   * Runs a compiled read query; rows as plain JS objects (JSON-compatible values). An aborted
+   * `signal` stops it (QueryCancelledError).
+   */
+  query(query: EventQuery, signal?: AbortSignal): Promise<Record<string, unknown>[]>;
   /** Streams a compiled read query in chunks, for exports. */
   stream(query: EventQuery, chunkRows?: number): AsyncIterable<Record<string, unknown>[]>;
   /** Bytes of rows one export query may sort at once: exports read in pages of about this size. */

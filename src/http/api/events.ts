@@ -39,6 +39,15 @@ async function queryableEvents(ctx: AppContext): Promise<EventStore> {
   return ctx.stores.events;
 }
 
+/** Aborted when the client goes away before its answer is sent: its queries are stopped then. */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
 async function sendCsv(reply: FastifyReply, body: AsyncIterable<string>, filename: string): Promise<FastifyReply> {
   reply.header('content-type', 'text/csv; charset=utf-8');
   reply.header('content-disposition', `attachment; filename="${filename}"`);
@@ -82,7 +91,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id));
       if (format === 'csv') return sendCsv(reply, await csvExport(await queryableEvents(ctx), plan, paging), 'events.csv');
-      const run = runner(await queryableEvents(ctx), plan.hogqlAttr);
+      const run = runner(await queryableEvents(ctx), plan.hogqlAttr, clientGone(reply));
       if (plan.select?.grouped) {
         const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
         return { ...envelope(request, ctx, paging, page), columns, types };
@@ -108,7 +117,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const format = readFormat(request.query, request.headers.accept);
       const key = text(request.query, 'key');
       if (key === null) throw validationError('You must provide a key.', 'key', 'required');
-      const values = await propertyValues(runner(await queryableEvents(ctx), null), {
+      const values = await propertyValues(runner(await queryableEvents(ctx), null, clientGone(reply)), {
         projectId: project.id,
         key,
         eventNames: eventNames(request.query.event_name),
@@ -134,7 +143,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
       const format = readFormat(request.query, request.headers.accept);
       const uuid = canonicalUuid(request.params.id);
       if (!uuid) throw validationError('Invalid UUID', null, 'invalid');
-      const found = await eventById(runner(await queryableEvents(ctx), null), persons, project.id, uuid);
+      const found = await eventById(runner(await queryableEvents(ctx), null, clientGone(reply)), persons, project.id, uuid);
       if (!found) throw notFound(`No events exist for event UUID ${uuid}`);
       if (format === 'csv') return sendCsv(reply, eventsCsv([[found.row]]), 'event.csv');
       return found.event;

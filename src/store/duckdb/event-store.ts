@@ -351,12 +351,12 @@ export class DuckDbEventStore implements EventStore {
     }));
   }
 
-  query(query: EventQuery): Promise<Record<string, unknown>[]> {
+  query(query: EventQuery, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
     return this.guarded(() =>
       this.readers.run(async (connection) => {
         const reader = await connection.runAndReadAll(query.sql, query.params as DuckDBValue[]);
         return reader.getRowObjectsJson() as Record<string, unknown>[];
-      }),
+      }, signal),
     );
   }
 

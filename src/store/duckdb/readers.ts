@@ -8,10 +8,11 @@
  * (DuckDB stops at its next check), again every second until it has ended: an interrupt that
  * arrives before DuckDB has started the query is forgotten. Its connection is free again only
  * once the query has really ended, so a timed-out query never holds DuckDB's threads, which the
- * event store's writes need too, for long.
+ * event store's writes need too, for long. A query whose caller went away (its signal aborted)
+ * is stopped the same way, with QueryCancelledError.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { QueryTimeoutError } from '../errors.js';
+import { QueryCancelledError, QueryTimeoutError } from '../errors.js';
 
 const REINTERRUPT_MS = 1_000;
 
@@ -28,8 +29,11 @@ export class Readers {
     this.idle = [...connections];
   }
 
-  /** Runs `work` on a free connection (waiting for one, in order of arrival), within the time limit. */
-  run<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` on a free connection (waiting for one, in order of arrival), within the time
+   * limit; `signal` cancels it (the caller went away) the same way the limit does.
+   */
+  run<T>(work: (connection: DuckDBConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let connection: DuckDBConnection | null = null;
@@ -39,6 +43,22 @@ export class Readers {
         settled = true;
         finish();
       };
+      /** Fails the caller now; a waiting query leaves the queue, a running one is interrupted. */
+      const stop = (error: Error) => {
+        if (settled) return;
+        settle(() => reject(error));
+        if (!connection) {
+          const at = this.waiting.indexOf(begin);
+          if (at !== -1) this.waiting.splice(at, 1);
+          if (deadline) clearTimeout(deadline);
+          signal?.removeEventListener('abort', cancel);
+          return;
+        }
+        const running = connection;
+        running.interrupt();
+        reinterrupt = setInterval(() => running.interrupt(), REINTERRUPT_MS);
+      };
+      const cancel = () => stop(new QueryCancelledError());
       const begin = (free: DuckDBConnection) => {
         connection = free;
         this.running.add(free);
@@ -50,24 +70,14 @@ export class Readers {
           .finally(() => {
             if (deadline) clearTimeout(deadline);
             if (reinterrupt) clearInterval(reinterrupt);
+            signal?.removeEventListener('abort', cancel);
             this.running.delete(free);
             this.release(free);
           });
       };
-      const deadline =
-        this.timeoutMs > 0
-          ? setTimeout(() => {
-              settle(() => reject(new QueryTimeoutError(this.timeoutMs)));
-              if (!connection) {
-                const at = this.waiting.indexOf(begin);
-                if (at !== -1) this.waiting.splice(at, 1);
-                return;
-              }
-              const running = connection;
-              running.interrupt();
-              reinterrupt = setInterval(() => running.interrupt(), REINTERRUPT_MS);
-            }, this.timeoutMs)
-          : null;
+      if (signal?.aborted) return reject(new QueryCancelledError());
+      const deadline = this.timeoutMs > 0 ? setTimeout(() => stop(new QueryTimeoutError(this.timeoutMs)), this.timeoutMs) : null;
+      signal?.addEventListener('abort', cancel, { once: true });
       const free = this.idle.pop();
       if (free) begin(free);
       else this.waiting.push(begin);

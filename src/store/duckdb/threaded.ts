@@ -8,6 +8,7 @@
  * If the thread dies, the calls in flight fail and the next call starts a new one, which reopens
  * the database (replaying DuckDB's own WAL).
  */
+import { QueryCancelledError } from '../errors.js';
 import { startWorker } from '../../util/worker.js';
 import { WorkerCalls } from '../../util/worker-calls.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord } from '../types.js';
@@ -25,6 +26,7 @@ export class ThreadedEventStore implements EventStore {
   private readonly thread: WorkerCalls;
   private opening: Promise<void> | null = null;
   private nextStreamId = 1;
+  private nextQueryId = 1;
   private closed = false;
 
   private constructor(data: EventStoreWorkerData) {
@@ -79,8 +81,16 @@ export class ThreadedEventStore implements EventStore {
     await this.call('rebuildEnd');
   }
 
-  query(query: EventQuery): Promise<Record<string, unknown>[]> {
-    return this.call('query', query);
+  async query(query: EventQuery, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    if (signal?.aborted) throw new QueryCancelledError();
+    const queryId = this.nextQueryId++;
+    const cancel = () => void this.call('cancelQuery', queryId).catch(() => undefined);
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      return await this.call('query', query, queryId);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
   }
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {

@@ -17,6 +17,8 @@ type PersonRow = { person: PersonRecord; distinct_ids: string[] };
 const { dataDir, options } = workerData as EventStoreWorkerData;
 let store: DuckDbEventStore | null = null;
 const streams = new Map<number, AsyncIterator<Record<string, unknown>[]>>();
+/** Queries running or waiting, by the id their caller cancels them with. */
+const queries = new Map<number, AbortController>();
 /** Person rows of a mirror rebuild, sent in chunks, written when the last one arrived. */
 let rebuildRows: PersonRow[] = [];
 
@@ -35,7 +37,16 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
   },
   write: (slice: EventSlice) => opened().write(slice),
   position: () => opened().position(),
-  query: (query: EventQuery) => opened().query(query),
+  query: async (query: EventQuery, queryId: number) => {
+    const cancel = new AbortController();
+    queries.set(queryId, cancel);
+    try {
+      return await opened().query(query, cancel.signal);
+    } finally {
+      queries.delete(queryId);
+    }
+  },
+  cancelQuery: (queryId: number) => queries.get(queryId)?.abort(),
   ping: () => opened().ping(),
   sizeBytes: () => opened().sizeBytes(),
   checkpoint: () => opened().checkpoint(),
