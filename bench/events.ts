@@ -170,7 +170,7 @@ export async function benchEvents(): Promise<string> {
         const p = await plan(c.query);
         const run = runner(direct, p.hogqlAttr);
         if (p.select?.grouped) await groupedPage(run, p, 100, 0);
-        else await walkPage(run, persons, p, readPaging({}, 'json'), directCache);
+        else await walkPage(run, persons, p, readPaging({}, 'json'), directCache, direct.pageBytes);
       });
       const naive = await timed(() => naiveSql(direct, plan, c.query), 3_000, 3);
       const p50 = (t: { runs: number[] }) => percentile(t.runs, 50);

@@ -11,9 +11,10 @@
  */
 import type { QueryPlan } from './plan.js';
 import type { Row, Runner } from './run.js';
-import { pageQuery } from './sql.js';
+import { pageQuery, type PageRequest } from './sql.js';
 import { matchStats, type MatchStats, type StatsCache } from './stats.js';
 import type { Cursor, Paging } from './types.js';
+import { collectRows, walkRows } from './walk.js';
 
 const MIN_SPAN_MS = 1_000;
 const GROWTH = 8;
@@ -31,9 +32,9 @@ export type RowKey = (row: Row) => { timestamp: string; uuid: string };
 export const eventKey: RowKey = (row) => ({ timestamp: row.ts as string, uuid: row.id as string });
 export const selectKey: RowKey = (row) => ({ timestamp: row.__ts as string, uuid: row.__uuid as string });
 
-export async function listPage(run: Runner, plan: QueryPlan, paging: Paging, cache: StatsCache, key: RowKey): Promise<ListPage> {
+export async function listPage(run: Runner, plan: QueryPlan, paging: Paging, cache: StatsCache, key: RowKey, pageBytes: number): Promise<ListPage> {
   const stats = await matchStats(run, plan, cache);
-  const fetched = stats.n === 0 ? [] : await fetchRows(run, plan, paging, stats);
+  const fetched = stats.n === 0 ? [] : await fetchRows(run, plan, paging, stats, (page) => collectRows(walkRows((part) => run(pageQuery(plan, part)), page, key, pageBytes)));
   const more = fetched.length > paging.limit;
   const reverse = paging.cursor?.reverse === true;
   const rows = fetched.slice(0, paging.limit);
@@ -56,11 +57,14 @@ export async function listPage(run: Runner, plan: QueryPlan, paging: Paging, cac
   return { count: stats.n, rows, next, previous };
 }
 
-/** limit + 1 rows (the extra one tells whether there is a next page). */
-async function fetchRows(run: Runner, plan: QueryPlan, paging: Paging, stats: MatchStats): Promise<Row[]> {
+/**
+ * limit + 1 rows (the extra one tells whether there is a next page); `read` reads a page's rows
+ * (a long page a part per query, walk.ts).
+ */
+async function fetchRows(run: Runner, plan: QueryPlan, paging: Paging, stats: MatchStats, read: (page: PageRequest) => Promise<Row[]>): Promise<Row[]> {
   const page = { limit: paging.limit + 1, offset: paging.offset, cursor: paging.cursor };
   const needed = paging.offset + paging.limit + 1;
-  const everything = () => run(pageQuery(plan, { ...page, since: null }));
+  const everything = () => read({ ...page, since: null });
   // Walking back up (a `previous` link) is bounded below by the cursor itself.
   if (paging.cursor?.reverse || stats.lo === null || stats.hi === null || stats.n <= needed) return everything();
   const cursorMs = paging.cursor ? Date.parse(`${paging.cursor.timestamp}Z`) : Infinity;
@@ -69,7 +73,7 @@ async function fetchRows(run: Runner, plan: QueryPlan, paging: Paging, stats: Ma
   for (;;) {
     const since = upper - span;
     if (since <= stats.lo) return everything();
-    const rows = await run(pageQuery(plan, { ...page, since: new Date(since) }));
+    const rows = await read({ ...page, since: new Date(since) });
     if (rows.length === page.limit) return rows;
     span *= GROWTH;
   }

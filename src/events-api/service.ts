@@ -6,7 +6,7 @@ import { validationError } from '../http/errors.js';
 import { HogQLError } from '../query/index.js';
 import type { EventStore } from '../store/types.js';
 import { CSV_CHUNK_ROWS, eventsCsv, primed, tableCsv } from './csv.js';
-import { eventKey, listPage, selectKey, type RowKey } from './list.js';
+import { eventKey, listPage, selectKey } from './list.js';
 import type { PersonLookup } from './persons.js';
 import { buildPlan, type QueryPlan } from './plan.js';
 import { eventResult, selectValues, type EventResult } from './rows.js';
@@ -15,6 +15,7 @@ import { eventByIdQuery, groupedQuery, pageQuery } from './sql.js';
 import type { StatsCache } from './stats.js';
 import { compileTyped, type TypeLookup } from './typed-compile.js';
 import type { Cursor, EventsQuery, Paging } from './types.js';
+import { walkRows } from './walk.js';
 
 export async function planRequest(query: EventsQuery, lookup: TypeLookup): Promise<QueryPlan> {
   try {
@@ -36,9 +37,10 @@ export interface JsonPage {
 }
 
 /** Stored events, or the rows of a `select` that does not aggregate. */
-export async function walkPage(run: Runner, persons: PersonLookup, plan: QueryPlan, paging: Paging, cache: StatsCache): Promise<JsonPage> {
+/** `pageBytes`: the event store's `pageBytes` (a long page is read a part per query). */
+export async function walkPage(run: Runner, persons: PersonLookup, plan: QueryPlan, paging: Paging, cache: StatsCache, pageBytes: number): Promise<JsonPage> {
   const select = plan.select;
-  const { rows, ...page } = await listPage(run, plan, paging, cache, select ? selectKey : eventKey);
+  const { rows, ...page } = await listPage(run, plan, paging, cache, select ? selectKey : eventKey, pageBytes);
   if (select) return { ...page, columns: select.columns, types: select.types, results: rows.map((row) => selectValues(row, select.types)) };
   const people = await persons(plan.projectId, rows.map((row) => row.distinct_id as string));
   return { ...page, results: rows.map((row) => eventResult(row, people)) };
@@ -59,7 +61,12 @@ export async function csvExport(store: EventStore, plan: QueryPlan, paging: Pagi
   const select = plan.select;
   const rows = select?.grouped
     ? store.stream(groupedQuery(plan, paging.limit, paging.offset), CSV_CHUNK_ROWS)
-    : exportWalk(store, plan, paging, select ? selectKey : eventKey);
+    : walkRows(
+        (page) => store.stream(pageQuery(plan, page), CSV_CHUNK_ROWS),
+        { ...paging, since: null, withPersonId: !select },
+        select ? selectKey : eventKey,
+        store.pageBytes,
+      );
   let chunks: AsyncIterable<Row[]>;
   try {
     chunks = await primed(rows);
@@ -68,48 +75,6 @@ export async function csvExport(store: EventStore, plan: QueryPlan, paging: Pagi
   }
   if (!select) return eventsCsv(chunks);
   return tableCsv(select.columns, mapChunks(chunks, (row) => selectValues(row, select.types)));
-}
-
-/** Rows of an export's first query, before the size of its rows is known; and the most of any. */
-const FIRST_EXPORT_PAGE_ROWS = 200;
-const MAX_EXPORT_PAGE_ROWS = 100_000;
-
-/**
- * The rows of an export, read as the list's keyset walk does, one page per query: sorting a whole
- * export in one query needs memory in proportion to it (100,000 events of 3 KB ran out of 256 MB).
- * Each page after the first is sized from the bytes of the rows before it to about the store's
- * `exportPageBytes`.
- */
-async function* exportWalk(store: EventStore, plan: QueryPlan, paging: Paging, key: RowKey): AsyncGenerator<Row[]> {
-  let { cursor, offset } = paging;
-  let pageRows = FIRST_EXPORT_PAGE_ROWS;
-  for (let remaining = paging.limit; remaining > 0; ) {
-    const limit = Math.min(remaining, pageRows);
-    let last: Row | undefined;
-    let read = 0;
-    let bytes = 0;
-    for await (const chunk of store.stream(pageQuery(plan, { limit, offset, cursor, since: null, withPersonId: !plan.select }), CSV_CHUNK_ROWS)) {
-      read += chunk.length;
-      for (const row of chunk) bytes += rowBytes(row);
-      last = chunk[chunk.length - 1] ?? last;
-      yield chunk;
-    }
-    if (read < limit || !last) return;
-    remaining -= read;
-    offset = 0;
-    cursor = { reverse: cursor?.reverse === true, inclusive: false, ...key(last) };
-    pageRows = Math.min(MAX_EXPORT_PAGE_ROWS, Math.max(1, Math.floor(store.exportPageBytes / (bytes / read))));
-  }
-}
-
-/** About what a row takes in the store's sort: its text, and a few bytes for anything else. */
-function rowBytes(row: Row): number {
-  let bytes = 0;
-  for (const key in row) {
-    const value = row[key];
-    bytes += typeof value === 'string' ? value.length + 16 : 16;
-  }
-  return bytes;
 }
 
 async function* mapChunks<T>(chunks: AsyncIterable<Row[]>, map: (row: Row) => T): AsyncGenerator<T[]> {

@@ -428,8 +428,8 @@ export interface EventStore {
   query(query: EventQuery, signal?: AbortSignal): Promise<Record<string, unknown>[]>;
   /** Streams a compiled read query in chunks, for exports. */
   stream(query: EventQuery, chunkRows?: number): AsyncIterable<Record<string, unknown>[]>;
-  /** Bytes of rows one export query may sort at once: exports read in pages of about this size. */
-  readonly exportPageBytes: number;
+  /** Bytes of rows one query should sort at most: long reads (exports, long list pages) go a page of about this size per query. */
+  readonly pageBytes: number;
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;
   /** Forces a checkpoint (folds the WAL into the main file). */

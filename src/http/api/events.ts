@@ -96,7 +96,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
         const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
         return { ...envelope(request, ctx, paging, page), columns, types };
       }
-      const page = await walkPage(run, persons, plan, paging, counts);
+      const page = await walkPage(run, persons, plan, paging, counts, ctx.stores.events.pageBytes);
       const at = (cursor: Cursor | null) => cursor && link(request, ctx, { cursor: encodeCursor(cursor), offset: null });
       const { count, next, previous, ...rest } = page;
       return { count, next: at(next), previous: at(previous), ...rest };

@@ -17,7 +17,7 @@ import { createLogger, type Logger } from '../../logger.js';
 import { afterIo } from '../../util/after-io.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers } from './readers.js';
-import { DEFAULT_MEMORY_LIMIT, exportPageBytes } from './memory.js';
+import { DEFAULT_MEMORY_LIMIT, pageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 
 /** Rows that went through the WAL after which the store checkpoints: one row group's worth. */
@@ -146,7 +146,7 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
  */
 export class DuckDbEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
-  readonly exportPageBytes: number;
+  readonly pageBytes: number;
   private readonly writes = new Serial();
   private checkpointing: Promise<void> | null = null;
   /** Rows written through the WAL since the last checkpoint. */
@@ -166,7 +166,7 @@ export class DuckDbEventStore implements EventStore {
     private readonly options: DuckOptions,
   ) {
     this.log = createLogger(options.logLevel ?? 'silent');
-    this.exportPageBytes = exportPageBytes(options);
+    this.pageBytes = pageBytes(options);
   }
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {

@@ -13,7 +13,7 @@ import { startWorker } from '../../util/worker.js';
 import { WorkerCalls } from '../../util/worker-calls.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord } from '../types.js';
 import type { DuckOptions } from './event-store.js';
-import { exportPageBytes } from './memory.js';
+import { pageBytes } from './memory.js';
 import { ROW_GROUP_ROWS } from './schema.js';
 import type { EventStoreWorkerData } from './worker.js';
 
@@ -22,7 +22,7 @@ const REBUILD_CHUNK = 5_000;
 
 export class ThreadedEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
-  readonly exportPageBytes: number;
+  readonly pageBytes: number;
   private readonly thread: WorkerCalls;
   private opening: Promise<void> | null = null;
   private nextStreamId = 1;
@@ -30,7 +30,7 @@ export class ThreadedEventStore implements EventStore {
   private closed = false;
 
   private constructor(data: EventStoreWorkerData) {
-    this.exportPageBytes = exportPageBytes(data.options);
+    this.pageBytes = pageBytes(data.options);
     this.thread = new WorkerCalls(() => startWorker(import.meta.url, 'worker', { workerData: data }), 'event store');
   }
 
