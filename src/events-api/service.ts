@@ -36,8 +36,10 @@ export interface JsonPage {
   types?: string[];
 }
 
-/** Stored events, or the rows of a `select` that does not aggregate. */
-/** `pageBytes`: the event store's `pageBytes` (a long page is read a part per query). */
+/**
+ * Stored events, or the rows of a `select` that does not aggregate. `pageBytes`: the event
+ * store's, for reading a long page a part per query.
+ */
 export async function walkPage(run: Runner, persons: PersonLookup, plan: QueryPlan, paging: Paging, cache: StatsCache, pageBytes: number): Promise<JsonPage> {
   const select = plan.select;
   const { rows, ...page } = await listPage(run, plan, paging, cache, select ? selectKey : eventKey, pageBytes);

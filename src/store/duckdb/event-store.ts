@@ -17,7 +17,7 @@ import { createLogger, type Logger } from '../../logger.js';
 import { afterIo } from '../../util/after-io.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers } from './readers.js';
-import { DEFAULT_MEMORY_LIMIT, pageBytes } from './memory.js';
+import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 
 /** Rows that went through the WAL after which the store checkpoints: one row group's worth. */
@@ -166,7 +166,7 @@ export class DuckDbEventStore implements EventStore {
     private readonly options: DuckOptions,
   ) {
     this.log = createLogger(options.logLevel ?? 'silent');
-    this.pageBytes = pageBytes(options);
+    this.pageBytes = readPageBytes(options);
   }
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {

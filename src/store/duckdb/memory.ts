@@ -10,7 +10,7 @@ export const DEFAULT_MEMORY_LIMIT = '512MB';
  * A read page's share of DuckDB's memory limit (events-api/walk.ts): sorting a page takes a few
  * times its bytes, and the event store's writes and the other queries need the rest.
  */
-export function pageBytes(options: DuckOptions): number {
+export function readPageBytes(options: DuckOptions): number {
   const match = /^(\d+(?:\.\d+)?)\s*(K|M|G)i?B$/i.exec((options.memoryLimit ?? DEFAULT_MEMORY_LIMIT).trim());
   const units = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 } as const;
   const limit = match ? Number(match[1]) * units[match[2].toUpperCase() as keyof typeof units] : 256 * 2 ** 20; // config.ts admits only sizes the pattern reads

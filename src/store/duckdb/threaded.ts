@@ -13,7 +13,7 @@ import { startWorker } from '../../util/worker.js';
 import { WorkerCalls } from '../../util/worker-calls.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord } from '../types.js';
 import type { DuckOptions } from './event-store.js';
-import { pageBytes } from './memory.js';
+import { readPageBytes } from './memory.js';
 import { ROW_GROUP_ROWS } from './schema.js';
 import type { EventStoreWorkerData } from './worker.js';
 
@@ -30,7 +30,7 @@ export class ThreadedEventStore implements EventStore {
   private closed = false;
 
   private constructor(data: EventStoreWorkerData) {
-    this.pageBytes = pageBytes(data.options);
+    this.pageBytes = readPageBytes(data.options);
     this.thread = new WorkerCalls(() => startWorker(import.meta.url, 'worker', { workerData: data }), 'event store');
   }
 
