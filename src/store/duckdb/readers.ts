@@ -19,7 +19,8 @@ const REINTERRUPT_MS = 1_000;
 export class Readers {
   private readonly idle: DuckDBConnection[];
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
-  private readonly running = new Set<DuckDBConnection>();
+  /** Connections running a query, with the timer that re-interrupts it once it must stop. */
+  private readonly running = new Map<DuckDBConnection, NodeJS.Timeout | null>();
 
   constructor(
     private readonly connections: DuckDBConnection[],
@@ -37,7 +38,6 @@ export class Readers {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let connection: DuckDBConnection | null = null;
-      let reinterrupt: NodeJS.Timeout | null = null;
       const settle = (finish: () => void) => {
         if (settled) return;
         settled = true;
@@ -54,14 +54,12 @@ export class Readers {
           signal?.removeEventListener('abort', cancel);
           return;
         }
-        const running = connection;
-        running.interrupt();
-        reinterrupt = setInterval(() => running.interrupt(), REINTERRUPT_MS);
+        this.interruptUntilEnded(connection);
       };
       const cancel = () => stop(new QueryCancelledError());
       const begin = (free: DuckDBConnection) => {
         connection = free;
-        this.running.add(free);
+        this.running.set(free, null);
         work(free)
           .then(
             (value) => settle(() => resolve(value)),
@@ -69,6 +67,7 @@ export class Readers {
           )
           .finally(() => {
             if (deadline) clearTimeout(deadline);
+            const reinterrupt = this.running.get(free);
             if (reinterrupt) clearInterval(reinterrupt);
             signal?.removeEventListener('abort', cancel);
             this.running.delete(free);
@@ -90,9 +89,18 @@ export class Readers {
     else this.idle.push(connection);
   }
 
+  /**
+   * Interrupts the connection's query now and every second until it has ended: an interrupt
+   * that reaches DuckDB before the query has started is forgotten.
+   */
+  private interruptUntilEnded(connection: DuckDBConnection): void {
+    connection.interrupt();
+    if (this.running.get(connection) === null) this.running.set(connection, setInterval(() => connection.interrupt(), REINTERRUPT_MS));
+  }
+
   /** Shutdown: running queries are interrupted (their callers get DuckDB's interrupt error). */
   interruptAll(): void {
-    for (const connection of this.running) connection.interrupt();
+    for (const connection of this.running.keys()) this.interruptUntilEnded(connection);
   }
 
   closeAll(): void {
