@@ -16,8 +16,11 @@ import { newTempDir } from './helpers/server.js';
 // About 10^12 row pairs: minutes of work unless it is stopped.
 const SLOW = { sql: 'SELECT sum(a.range * b.range) AS s FROM range(1000000) a, range(1000000) b', params: [] };
 const QUICK = { sql: 'SELECT 41 + 1 AS answer', params: [] };
+// A test whose slow query is never stopped fails here instead of holding the whole run (it did
+// once in a fresh-clone run, not reproduced since; shutdown now re-interrupts as the others do).
+const SLOW_LIMIT = { timeout: 60_000 };
 
-test('a query past the time limit is stopped and reported as a timeout, without holding up others', async () => {
+test('a query past the time limit is stopped and reported as a timeout, without holding up others', SLOW_LIMIT, async () => {
   const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 300 });
   try {
     const started = Date.now();
@@ -59,7 +62,7 @@ test('more queries than readers wait their turn and all complete', async () => {
   }
 });
 
-test('the time limit counts the wait for a connection', async () => {
+test('the time limit counts the wait for a connection', SLOW_LIMIT, async () => {
   const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 400, readers: 1 });
   try {
     const started = Date.now();
@@ -74,7 +77,7 @@ test('the time limit counts the wait for a connection', async () => {
   }
 });
 
-test('shutdown interrupts running queries; the API answers them 503', async () => {
+test('shutdown interrupts running queries; the API answers them 503', SLOW_LIMIT, async () => {
   const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 0 });
   try {
     const slow = store.query(SLOW).catch((error: unknown) => error);
@@ -91,7 +94,7 @@ test('shutdown interrupts running queries; the API answers them 503', async () =
   }
 });
 
-test('a query whose client went away is stopped, running or still waiting for a connection', async () => {
+test('a query whose client went away is stopped, running or still waiting for a connection', SLOW_LIMIT, async () => {
   const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 0, readers: 1 });
   try {
     const running = new AbortController();
