@@ -80,6 +80,9 @@ export class WorkerCalls {
   async terminate(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
+    // An idle thread is unref'd: the exit it is waiting for must keep the process alive too, or
+    // the event loop can run dry first and leave this promise pending for good.
+    worker?.ref();
     await worker?.terminate();
     this.fail(new Error(`the ${this.name} thread was stopped`));
   }

@@ -128,6 +128,12 @@ export class FlagThreads implements FlagAnswerer {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.threads.map((thread) => thread?.worker.terminate()));
+    // Ref'd first (idle threads are not): the wait for their exit must keep the process alive.
+    await Promise.all(
+      this.threads.map((thread) => {
+        thread?.worker.ref();
+        return thread?.worker.terminate();
+      }),
+    );
   }
 }
