@@ -82,7 +82,6 @@ export interface DuckOptions {
 
 // Each running query holds one of libuv's four pool threads, which the writer needs too.
 const DEFAULT_READERS = 2;
-
 const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 
 /**

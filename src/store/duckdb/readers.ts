@@ -43,6 +43,11 @@ export class Readers {
         settled = true;
         finish();
       };
+      /** The deadline and the cancel listener, once the query has ended or left the queue. */
+      const done = () => {
+        if (deadline) clearTimeout(deadline);
+        signal?.removeEventListener('abort', cancel);
+      };
       /** Fails the caller now; a waiting query leaves the queue, a running one is interrupted. */
       const stop = (error: Error) => {
         if (settled) return;
@@ -50,8 +55,7 @@ export class Readers {
         if (!connection) {
           const at = this.waiting.indexOf(begin);
           if (at !== -1) this.waiting.splice(at, 1);
-          if (deadline) clearTimeout(deadline);
-          signal?.removeEventListener('abort', cancel);
+          done();
           return;
         }
         this.interruptUntilEnded(connection);
@@ -66,10 +70,9 @@ export class Readers {
             (error: unknown) => settle(() => reject(error)),
           )
           .finally(() => {
-            if (deadline) clearTimeout(deadline);
+            done();
             const reinterrupt = this.running.get(free);
             if (reinterrupt) clearInterval(reinterrupt);
-            signal?.removeEventListener('abort', cancel);
             this.running.delete(free);
             this.release(free);
           });
