@@ -62,9 +62,13 @@ export class WorkerCalls {
       if ('error' in answer) call.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name, code: answer.error.code }));
       else call.resolve(answer.result);
     });
-    worker.on('error', (error) => this.fail(error));
+    // A replaced thread (terminate() already failed its calls) must not fail its successor's.
+    worker.on('error', (error) => {
+      if (this.worker === worker) this.fail(error);
+    });
     worker.on('exit', (code) => {
-      if (this.worker === worker) this.worker = null;
+      if (this.worker !== worker) return;
+      this.worker = null;
       this.fail(new Error(`the ${this.name} thread exited (code ${code})`));
     });
     worker.unref();
