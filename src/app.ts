@@ -35,8 +35,8 @@ export interface RunningApp {
 export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
   const metrics = createMetrics();
   // Shared with the flag threads' stores, which keep persons they read until these change.
-  const personStamps = new ChangeStamps();
-  const stores = await openStores(config, personStamps);
+  const changeStamps = new ChangeStamps();
+  const stores = await openStores(config, changeStamps);
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
@@ -76,7 +76,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
 
   const projects = new ProjectCache(stores.meta.tenancy);
   const flags = new FlagService(stores.meta.flags, geoip, log);
-  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, geoip, personStamps);
+  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, geoip, changeStamps);
   const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers };
   const app = createServer(config, log, metrics);
   for (const register of routeModules) await register(app, ctx);
@@ -111,10 +111,10 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
 }
 
 /** /decide and /flags on flag threads (their caches cleared whenever the main thread's are), or on the main thread. */
-function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, geoip: GeoIp | null, personStamps: ChangeStamps): FlagAnswerer {
+function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, geoip: GeoIp | null, changeStamps: ChangeStamps): FlagAnswerer {
   const onMain = mainThreadAnswerer(deps);
   if (config.flagThreads === 0) return onMain;
-  const data = { dataDir: config.dataDir, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel, personStamps: personStamps.memory };
+  const data = { dataDir: config.dataDir, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel, changeStamps: changeStamps.memory };
   const threads = new FlagThreads(config.flagThreads, data, geoip, onMain, deps.log);
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());

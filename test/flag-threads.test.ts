@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { createFlag, everyone, identify, patchFlag } from './helpers/flags.js';
+import { createFlag, everyone, groupIdentify, identify, patchFlag } from './helpers/flags.js';
 import { capture, send } from './helpers/ingest.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -77,22 +77,27 @@ test('flag threads answer as the main thread does, and see API changes at once',
  * kind of person change committed by ingestion must still show in the very next answer, on
  * every flag thread and on the main thread alike.
  */
+/**
+ * Whether `flag` is enabled for the request `body`, asked enough times in a row to reach every
+ * thread and to be answered from what was kept; every answer must agree.
+ */
+async function enabledEverywhere(server: TestServer, threads: number, flag: string, body: Record<string, unknown>): Promise<boolean> {
+  const results: boolean[] = [];
+  for (let i = 0; i < Math.max(threads, 1) * 2; i++) {
+    const reply = await answer(server, '/flags?v=2', { token: server.projectKey, ...body });
+    assert.equal(reply.status, 200);
+    results.push((reply.body as any).flags[flag].enabled);
+  }
+  assert.ok(results.every((r) => r === results[0]), `threads disagree: ${results}`);
+  return results[0] as boolean;
+}
+
 for (const threads of [THREADS, 0]) {
   test(`persons kept between flag requests never hide a committed change (${threads} flag threads)`, async () => {
     const server = await startServer({ env: { SIGHTLINE_FLAG_THREADS: String(threads) } });
     try {
       await createFlag(server, everyone('pro-only', [{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }]));
-      const proOnly = async (distinctId: string) => {
-        const results: boolean[] = [];
-        // Enough requests in a row to reach every thread (and to be answered from what was kept).
-        for (let i = 0; i < Math.max(threads, 1) * 2; i++) {
-          const reply = await answer(server, '/flags?v=2', { token: server.projectKey, distinct_id: distinctId });
-          assert.equal(reply.status, 200);
-          results.push((reply.body as any).flags['pro-only'].enabled);
-        }
-        assert.ok(results.every((r) => r === results[0]), `threads disagree: ${results}`);
-        return results[0] as boolean;
-      };
+      const proOnly = (distinctId: string) => enabledEverywhere(server, threads, 'pro-only', { distinct_id: distinctId });
 
       // Unknown, then created with a property; properties changed back and forth.
       assert.equal(await proOnly('alice'), false);
@@ -131,6 +136,36 @@ for (const threads of [THREADS, 0]) {
       await capture(server, '/batch/', { api_key: server.projectKey, batch: [{ event: '$create_alias', distinct_id: 'carol-login', properties: { alias: 'carol', $set: { plan: 'pro' } } }] });
       assert.equal(await proOnly('carol'), true, 'alias: carol now shares the pro person');
       assert.equal(await proOnly('carol-login'), true);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+}
+
+/** The same for groups and group types, which flag evaluation keeps too. */
+for (const threads of [THREADS, 0]) {
+  test(`groups kept between flag requests never hide a committed change (${threads} flag threads)`, async () => {
+    const server = await startServer({ env: { SIGHTLINE_FLAG_THREADS: String(threads) } });
+    try {
+      const enterprise = { key: 'plan', value: ['enterprise'], operator: 'exact', type: 'group', group_type_index: 0 };
+      await createFlag(server, everyone('enterprise-only', [enterprise], { aggregation_group_type_index: 0 }));
+      const enterpriseOnly = (key: string) => enabledEverywhere(server, threads, 'enterprise-only', { distinct_id: 'u1', groups: { company: key } });
+
+      // Asked before any group type exists (an empty type list is kept), then the type and the
+      // group are created by one $groupidentify.
+      assert.equal(await enterpriseOnly('acme'), false);
+      await groupIdentify(server, 'company', 'acme', { plan: 'enterprise' });
+      assert.equal(await enterpriseOnly('acme'), true, 'a new group type and group');
+
+      for (const plan of ['free', 'enterprise', 'free']) {
+        await groupIdentify(server, 'company', 'acme', { plan });
+        assert.equal(await enterpriseOnly('acme'), plan === 'enterprise', `plan changed to ${plan}`);
+      }
+
+      // A group asked for before it existed.
+      assert.equal(await enterpriseOnly('globex'), false);
+      await groupIdentify(server, 'company', 'globex', { plan: 'enterprise' });
+      assert.equal(await enterpriseOnly('globex'), true, 'a new group of a known type');
     } finally {
       assert.equal(await server.stop(), 0);
     }

@@ -1,5 +1,5 @@
 /**
- * Change stamps of persons, shared by every thread that opens the metadata store, so a thread can
+ * Change stamps of persons and groups, shared by every thread that opens the metadata store, so a thread can
  * keep what it read and still never answer from data that changed since: the writer bumps a key's
  * stamp after committing a change to it, and a reader trusts its copy while the stamp it saw
  * before reading is unchanged. Keys share a fixed table of slots by hash; two keys in one slot
@@ -29,6 +29,12 @@ export const distinctIdKey = (projectId: number, distinctId: string) => `d${proj
 
 /** The stamp key of a person (its properties, or its removal). */
 export const personKey = (projectId: number, personUuid: string) => `p${projectId}\u0000${personUuid}`;
+
+/** The stamp key of a group (its properties). */
+export const groupKey = (projectId: number, groupTypeIndex: number, key: string) => `g${projectId}\u0000${groupTypeIndex}\u0000${key}`;
+
+/** The stamp key of a project's group types. */
+export const groupTypesKey = (projectId: number) => `t${projectId}`;
 
 /** FNV-1a over UTF-16 code units: fast, and spreads similar ids well enough for a slot table. */
 function slotOf(key: string): number {

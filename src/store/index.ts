@@ -12,10 +12,10 @@ export interface Stores {
 }
 
 /** Opens the configured engines once (the ingest buffer then replays what either lacks). */
-/** `personStamps`: shared with the threads that open the metadata store too (change-stamps.ts). */
-export async function openStores(config: Config, personStamps = new ChangeStamps()): Promise<Stores> {
+/** `changeStamps`: shared with the threads that open the metadata store too (change-stamps.ts). */
+export async function openStores(config: Config, changeStamps = new ChangeStamps()): Promise<Stores> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const meta = SqliteMetaStore.open(config.dataDir, personStamps);
+  const meta = SqliteMetaStore.open(config.dataDir, changeStamps);
   const events = await ThreadedEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel });
   return { meta, events };
 }

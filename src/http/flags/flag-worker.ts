@@ -17,8 +17,8 @@ export interface FlagThreadData {
   dataDir: string;
   maxDecodedBytes: number;
   logLevel: LogLevel;
-  /** The main thread's person change stamps (persons read here are kept until they change). */
-  personStamps: SharedArrayBuffer;
+  /** The main thread's change stamps (persons and groups read here are kept until they change). */
+  changeStamps: SharedArrayBuffer;
 }
 
 export interface FlagThreadRequest {
@@ -42,7 +42,7 @@ const MAX_LOCATIONS = 10_000;
 
 const data = workerData as FlagThreadData;
 const log = createLogger(data.logLevel);
-const meta = SqliteMetaStore.open(data.dataDir, new ChangeStamps(data.personStamps));
+const meta = SqliteMetaStore.open(data.dataDir, new ChangeStamps(data.changeStamps));
 // The main thread's GeoIP answers for the addresses of the requests it sends.
 const locations = new Map<string, GeoProperties | null>();
 const geo: GeoLookup = { lookup: (ip) => locations.get(ip) ?? null };

@@ -16,7 +16,8 @@ import type {
   StoredFlag,
 } from '../types.js';
 import { CachedPersonReads } from '../cached-person-reads.js';
-import type { ChangeStamps } from '../change-stamps.js';
+import { groupKey, groupTypesKey, type ChangeStamps } from '../change-stamps.js';
+import { StampedCache } from '../stamped-cache.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 import { likeContains } from './definitions.js';
 
@@ -49,12 +50,17 @@ const COLUMNS: { [K in keyof FlagWrite]: (value: FlagWrite[K]) => unknown } = {
   ensure_experience_continuity: (value) => (value ? 1 : 0),
 };
 
-/** Persons kept per thread for flag evaluation (a few MB). */
+/** Persons, and groups and group-type lists, kept per thread for flag evaluation (a few MB each). */
 const CACHED_PERSONS = 10_000;
+const CACHED_GROUPS = 10_000;
 
 export class SqliteFlagStore implements FlagStore {
   private readonly statements;
   private readonly persons: CachedPersonReads;
+  /** Per project, group type index → name. */
+  private readonly groupTypeLists: StampedCache<Record<string, string>>;
+  /** Group properties; null for a group never identified. */
+  private readonly groups: StampedCache<JsonObject | null>;
 
   constructor(
     private readonly db: Sqlite,
@@ -89,6 +95,8 @@ export class SqliteFlagStore implements FlagStore {
       },
       CACHED_PERSONS,
     );
+    this.groupTypeLists = new StampedCache(stamps, CACHED_GROUPS);
+    this.groups = new StampedCache(stamps, CACHED_GROUPS);
   }
 
   async list(projectId: number): Promise<StoredFlag[]> {
@@ -166,12 +174,26 @@ export class SqliteFlagStore implements FlagStore {
     return this.statements.remove.run(projectId, id).changes > 0;
   }
 
+  /** Shared between callers: never changed in place. */
   async groupTypeMapping(projectId: number): Promise<Record<string, string>> {
-    const mapping: Record<string, string> = {};
-    for (const row of this.statements.groupTypes.all(projectId) as { group_type: string; group_type_index: number }[]) {
-      mapping[String(row.group_type_index)] = row.group_type;
-    }
-    return mapping;
+    return this.groupTypes(projectId);
+  }
+
+  private groupTypes(projectId: number): Record<string, string> {
+    return this.groupTypeLists.get(groupTypesKey(projectId), () => {
+      const mapping: Record<string, string> = {};
+      for (const row of this.statements.groupTypes.all(projectId) as { group_type: string; group_type_index: number }[]) {
+        mapping[String(row.group_type_index)] = row.group_type;
+      }
+      return mapping;
+    });
+  }
+
+  private groupProperties(projectId: number, index: number, key: string): JsonObject | null {
+    return this.groups.get(groupKey(projectId, index, key), () => {
+      const row = this.statements.group.get(projectId, index, key) as { properties: string } | undefined;
+      return row ? parseJson<JsonObject>(row.properties, {}) : null;
+    });
   }
 
   async prepareEvaluation(request: FlagEvaluationRequest): Promise<FlagEvaluationInputs> {
@@ -184,12 +206,12 @@ export class SqliteFlagStore implements FlagStore {
       hashKeyOverrides: {},
     };
     if (Object.keys(request.groups).length > 0) {
-      inputs.groupTypeMapping = await this.groupTypeMapping(projectId);
+      inputs.groupTypeMapping = this.groupTypes(projectId);
       for (const [index, name] of Object.entries(inputs.groupTypeMapping)) {
         const key = request.groups[name];
         if (key === undefined) continue;
-        const row = this.statements.group.get(projectId, Number(index), key) as { properties: string } | undefined;
-        if (row) inputs.groupProperties[name] = parseJson<JsonObject>(row.properties, {});
+        const properties = this.groupProperties(projectId, Number(index), key);
+        if (properties) inputs.groupProperties[name] = properties;
       }
     }
     if (request.continuity) inputs.hashKeyOverrides = this.continuityOverrides(projectId, person?.uuid ?? null, request.continuity);

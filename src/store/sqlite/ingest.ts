@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../ingest/types.js';
 import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord } from '../types.js';
 import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';
-import { distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
+import { distinctIdKey, groupKey, groupTypesKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 
 type Row = Record<string, unknown>;
@@ -145,15 +145,17 @@ export class SqliteIngestStore implements IngestStore {
     } finally {
       s.syncFull.run();
     }
-    this.bumpPersonStamps(changes);
+    this.bumpStamps(changes);
   }
 
   /** After the commit: a reader that saw the old stamps must read again. */
-  private bumpPersonStamps(changes: IngestChanges): void {
+  private bumpStamps(changes: IngestChanges): void {
     for (const d of changes.setDistinctIds) this.stamps.bump(distinctIdKey(d.project_id, d.distinct_id));
     for (const r of changes.reassignDistinctIds) this.stamps.bump(personKey(r.project_id, r.from_person_uuid));
     for (const p of changes.deletePersons) this.stamps.bump(personKey(p.project_id, p.uuid));
     for (const p of changes.upsertPersons) this.stamps.bump(personKey(p.project_id, p.uuid));
+    for (const t of changes.newGroupTypes) this.stamps.bump(groupTypesKey(t.project_id));
+    for (const g of changes.upsertGroups) this.stamps.bump(groupKey(g.project_id, g.group_type_index, g.group_key));
   }
 
   private applyInTransaction(changes: IngestChanges, now: string): void {
