@@ -6,11 +6,11 @@
  * API changes them here. GeoIP answers come from the main thread's lookup (the database would
  * cost each thread ~45 MB).
  *
- * Threads start with the first request each would answer. A thread that dies fails nothing: its
- * requests in flight, and every request while no thread is alive, are answered on the main
- * thread, and the next request starts a new thread. One that
- * dies soon after it started (say, it cannot open the store) is started again only after a pause
- * that doubles each time, so a thread that cannot start does not cost every request an attempt.
+ * A thread that dies fails nothing: its requests in flight, and every request while no thread
+ * is alive, are answered on the main thread, and the next request starts a new thread, which
+ * gets requests once it is ready (has loaded and opened its store). One that dies soon after it
+ * started (say, it cannot open the store) is started again only after a pause that doubles each
+ * time, so a thread that cannot start does not cost every request an attempt.
  */
 import type { Worker } from 'node:worker_threads';
 import type { GeoLookup } from '../../ingest/geoip.js';
@@ -19,7 +19,7 @@ import { startWorker } from '../../util/worker.js';
 import type { FlagAnswer, FlagRoute } from './answer.js';
 import type { FlagAnswerer } from './answerer.js';
 import type { FlagHttpRequest } from './request.js';
-import type { FlagThreadData, FlagThreadMessage, FlagThreadReply, FlagThreadRequest } from './flag-worker.js';
+import type { FlagThreadData, FlagThreadMessage, FlagThreadOutput, FlagThreadRequest } from './flag-worker.js';
 
 /** A thread that lived less than this was not well: the next start waits. */
 const SHORT_LIFE_MS = 10_000;
@@ -35,6 +35,8 @@ interface Pending {
 class FlagThread {
   readonly pending = new Map<number, Pending>();
   readonly startedAt = Date.now();
+  /** Whether it has opened its store: until then its requests are answered on the main thread. */
+  ready = false;
   /** Requests of this event-loop turn, posted together (one wake-up of the thread, not one each). */
   outbox: FlagThreadRequest[] = [];
 
@@ -57,16 +59,19 @@ export class FlagThreads implements FlagAnswerer {
     private readonly fallback: FlagAnswerer,
     private readonly log: Logger,
   ) {
-    // Each thread starts with the first request sent its way: a service that answers no flags
-    // does not pay ~40 MB of memory per thread.
     this.threads = Array.from({ length: count }, () => null);
     this.restarts = Array.from({ length: count }, () => ({ pauseMs: 0, notBefore: 0 }));
+    for (let i = 0; i < count; i++) this.threads[i] = this.start(i);
   }
 
   private start(slot: number): FlagThread {
     const thread = new FlagThread(startWorker(import.meta.url, 'flag-worker', { workerData: this.data }));
-    thread.worker.on('message', (replies: FlagThreadReply[]) => {
-      for (const reply of replies) {
+    thread.worker.on('message', (output: FlagThreadOutput) => {
+      if (output.type === 'ready') {
+        thread.ready = true;
+        return;
+      }
+      for (const reply of output.replies) {
         const pending = thread.pending.get(reply.id);
         thread.pending.delete(reply.id);
         pending?.resolve(reply.answer);
@@ -99,6 +104,7 @@ export class FlagThreads implements FlagAnswerer {
       if (Date.now() < this.restarts[slot].notBefore) return this.fallback.answer(route, input);
       thread = this.threads[slot] = this.start(slot);
     }
+    if (!thread.ready) return this.fallback.answer(route, input);
     const id = this.nextId++;
     const geo = input.ip && this.geo ? this.geo.lookup(input.ip) : null;
     return new Promise((resolve) => {

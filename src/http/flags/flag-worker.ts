@@ -38,6 +38,9 @@ export interface FlagThreadReply {
   answer: FlagAnswer;
 }
 
+/** What a flag thread posts: once that it is ready to answer, then answers. */
+export type FlagThreadOutput = { type: 'ready' } | { type: 'answers'; replies: FlagThreadReply[] };
+
 const MAX_LOCATIONS = 10_000;
 
 const data = workerData as FlagThreadData;
@@ -54,7 +57,7 @@ let outbox: FlagThreadReply[] = [];
 function reply(answer: FlagThreadReply): void {
   if (outbox.length === 0) {
     setImmediate(() => {
-      parentPort!.postMessage(outbox);
+      post({ type: 'answers', replies: outbox });
       outbox = [];
     });
   }
@@ -72,8 +75,11 @@ async function answer({ id, route, input, geo }: FlagThreadRequest): Promise<voi
   reply({ id, answer: await answerFlagRequest(route, input, deps) });
 }
 
+const post = (output: FlagThreadOutput) => parentPort!.postMessage(output);
+
 parentPort!.on('message', (message: FlagThreadMessage) => {
   if (message.type === 'invalidate-flags') return service.cache.invalidate(message.projectId);
   if (message.type === 'invalidate-projects') return deps.projects.invalidate();
   for (const request of message.requests) void answer(request);
 });
+post({ type: 'ready' });
