@@ -135,3 +135,22 @@ test('a query that runs out of the event store memory is a 503 out_of_memory', (
   assert.deepEqual([apiError.status, apiError.toBody().type, apiError.toBody().code, apiError.toBody().attr], [503, 'server_error', 'out_of_memory', null]);
   assert.match(String(apiError.toBody().detail), /SIGHTLINE_DUCKDB_MEMORY_LIMIT/);
 });
+
+test('shutdown stops exports too, even one whose query had not started when the interrupt came', SLOW_LIMIT, async () => {
+  const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 0 });
+  try {
+    const started = Date.now();
+    const rows = store.stream(SLOW)[Symbol.asyncIterator]();
+    const first = rows.next().then(
+      () => assert.fail('the export must be interrupted'),
+      (error: unknown) => error,
+    );
+    // Sent at once: it reaches the event store's thread before the export's query has started.
+    await store.interruptQueries();
+    const error = await first;
+    assert.ok(error instanceof Error, `expected DuckDB's interrupt error, got ${String(error)}`);
+    assert.ok(Date.now() - started < 10_000, `stopped after ${Date.now() - started} ms`);
+  } finally {
+    await store.close();
+  }
+});

@@ -16,7 +16,7 @@ import type { LogLevel } from '../../config.js';
 import { createLogger, type Logger } from '../../logger.js';
 import { afterIo } from '../../util/after-io.js';
 import { uuidToBigInt } from '../../util/uuid.js';
-import { Readers } from './readers.js';
+import { Readers, REINTERRUPT_MS } from './readers.js';
 import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 
@@ -155,6 +155,8 @@ export class DuckDbEventStore implements EventStore {
   private readonly log: Logger;
   /** Connections of the exports streaming now (each has its own). */
   private readonly exports = new Set<DuckDBConnection>();
+  /** At shutdown, interrupts the exports until they have ended. */
+  private exportInterrupter: NodeJS.Timeout | null = null;
 
   private constructor(
     private instance: DuckDBInstance,
@@ -380,9 +382,17 @@ export class DuckDbEventStore implements EventStore {
     }
   }
 
+  /**
+   * Shutdown: queries and exports are interrupted now and every second until they have ended,
+   * as the time limit does (an interrupt that reaches DuckDB before a query starts is forgotten).
+   */
   async interruptQueries(): Promise<void> {
     this.readers.interruptAll();
-    for (const connection of this.exports) connection.interrupt();
+    const interruptExports = () => {
+      for (const connection of this.exports) connection.interrupt();
+    };
+    interruptExports();
+    this.exportInterrupter ??= setInterval(interruptExports, REINTERRUPT_MS).unref();
   }
 
   async ping(): Promise<boolean> {
@@ -413,6 +423,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    if (this.exportInterrupter) clearInterval(this.exportInterrupter);
     await this.checkpointing;
     await this.checkpoint().catch(() => undefined);
     await this.reopening?.catch(() => undefined);

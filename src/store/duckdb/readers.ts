@@ -14,7 +14,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { QueryCancelledError, QueryTimeoutError } from '../errors.js';
 
-const REINTERRUPT_MS = 1_000;
+/** How often a query that must stop is interrupted again (event-store.ts's exports too). */
+export const REINTERRUPT_MS = 1_000;
 
 export class Readers {
   private readonly idle: DuckDBConnection[];
