@@ -57,7 +57,9 @@ export class WorkerCalls {
     worker.on('message', (answer: CallAnswer) => {
       const call = this.calls.get(answer.id);
       this.calls.delete(answer.id);
-      if (this.calls.size === 0) worker.unref();
+      // Not a thread being terminated: an answer that arrives after terminate() began (say, to a
+      // call nobody awaited) must not let the process exit before the thread has.
+      if (this.calls.size === 0 && this.worker === worker) worker.unref();
       if (!call) return;
       if ('error' in answer) call.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name, code: answer.error.code }));
       else call.resolve(answer.result);

@@ -76,7 +76,8 @@ export class FlagThreads implements FlagAnswerer {
         thread.pending.delete(reply.id);
         pending?.resolve(reply.answer);
       }
-      if (thread.pending.size === 0) thread.worker.unref();
+      // Once closing, a late answer must not unref a thread whose exit close() waits for.
+      if (thread.pending.size === 0 && !this.closed) thread.worker.unref();
     });
     const lost = (error: Error) => {
       if (this.threads[slot] !== thread) return;
