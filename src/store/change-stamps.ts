@@ -1,9 +1,9 @@
 /**
- * Change stamps of persons and groups, shared by every thread that opens the metadata store, so a thread can
- * keep what it read and still never answer from data that changed since: the writer bumps a key's
- * stamp after committing a change to it, and a reader trusts its copy while the stamp it saw
- * before reading is unchanged. Keys share a fixed table of slots by hash; two keys in one slot
- * only cost each other an extra read.
+ * Change stamps of persons and groups, shared by every thread that opens the metadata store, so
+ * a thread can keep what it read and still never answer from data that changed since: the writer
+ * bumps a key's stamp after committing a change to it, and a reader trusts its copy while the
+ * stamp it saw before reading is unchanged. Keys share a fixed table of slots by hash; two keys in
+ * one slot only cost each other an extra read.
  */
 const SLOTS = 1 << 16;
 

@@ -52,6 +52,8 @@ const geo: GeoLookup = { lookup: (ip) => locations.get(ip) ?? null };
 const service = new FlagService(meta.flags, geo, log);
 const deps = { projects: new ProjectCache(meta.tenancy), service, maxDecodedBytes: data.maxDecodedBytes, log };
 
+const post = (output: FlagThreadOutput) => parentPort!.postMessage(output);
+
 // Answers finished in one event-loop turn go back together.
 let outbox: FlagThreadReply[] = [];
 function reply(answer: FlagThreadReply): void {
@@ -75,11 +77,10 @@ async function answer({ id, route, input, geo }: FlagThreadRequest): Promise<voi
   reply({ id, answer: await answerFlagRequest(route, input, deps) });
 }
 
-const post = (output: FlagThreadOutput) => parentPort!.postMessage(output);
-
 parentPort!.on('message', (message: FlagThreadMessage) => {
   if (message.type === 'invalidate-flags') return service.cache.invalidate(message.projectId);
   if (message.type === 'invalidate-projects') return deps.projects.invalidate();
   for (const request of message.requests) void answer(request);
 });
+// The store is open: requests may come now.
 post({ type: 'ready' });
