@@ -86,9 +86,8 @@ export class WorkerCalls {
   async terminate(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    // An idle thread is unref'd: the exit it is waiting for must keep the process alive too, or
-    // the event loop can run dry first and leave this promise pending for good.
-    worker?.ref();
+    // Worker.terminate() refs the thread until its exit; the answer handler above no longer
+    // unrefs it once it is not `this.worker`.
     await worker?.terminate();
     this.fail(new Error(`the ${this.name} thread was stopped`));
   }

@@ -137,12 +137,7 @@ export class FlagThreads implements FlagAnswerer {
 
   async close(): Promise<void> {
     this.closed = true;
-    // Ref'd first (idle threads are not): the wait for their exit must keep the process alive.
-    await Promise.all(
-      this.threads.map((thread) => {
-        thread?.worker.ref();
-        return thread?.worker.terminate();
-      }),
-    );
+    // Worker.terminate() refs each thread until its exit (and, closed, no answer unrefs it).
+    await Promise.all(this.threads.map((thread) => thread?.worker.terminate()));
   }
 }
