@@ -6,6 +6,7 @@
  * later flushes (DuckDB skips older row groups by their min/max). Filters that read persons are
  * never kept: a merge changes which old rows match.
  */
+import { setNewest } from '../util/bounded-map.js';
 import type { QueryPlan } from './plan.js';
 import { timestampMs } from './rows.js';
 import type { Runner } from './run.js';
@@ -34,9 +35,7 @@ export class StatsCache {
   }
 
   set(key: string, seq: number, stats: MatchStats): void {
-    this.entries.delete(key);
-    this.entries.set(key, { seq, stats });
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    setNewest(this.entries, key, { seq, stats }, MAX_ENTRIES);
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import type { JsonObject } from '../ingest/types.js';
 import { distinctIdKey, personKey, type ChangeStamps } from './change-stamps.js';
+import { setNewest } from '../util/bounded-map.js';
 
 export interface StoredPerson {
   uuid: string;
@@ -49,9 +50,7 @@ export class CachedPersonReads {
       if (person?.uuid !== first.uuid) return person; // moved to another person meanwhile: not kept
       entry = { person, distinctIdStamp, personStamp };
     }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    setNewest(this.entries, key, entry, this.maxEntries);
     return entry.person;
   }
 

@@ -4,6 +4,7 @@
  * unchanged, so a committed change is seen by the next read, as without the cache.
  */
 import type { ChangeStamps } from './change-stamps.js';
+import { setNewest } from '../util/bounded-map.js';
 
 export class StampedCache<T> {
   private readonly entries = new Map<string, { value: T; stamp: number }>();
@@ -20,9 +21,7 @@ export class StampedCache<T> {
     const kept = this.entries.get(stampKey);
     if (kept !== undefined && kept.stamp === stamp) return kept.value;
     const value = read();
-    this.entries.delete(stampKey);
-    this.entries.set(stampKey, { value, stamp });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    setNewest(this.entries, stampKey, { value, stamp }, this.maxEntries);
     return value;
   }
 }

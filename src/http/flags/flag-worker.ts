@@ -9,6 +9,7 @@ import { createLogger } from '../../logger.js';
 import type { LogLevel } from '../../config.js';
 import { ChangeStamps } from '../../store/change-stamps.js';
 import { SqliteMetaStore } from '../../store/sqlite/meta-store.js';
+import { setNewest } from '../../util/bounded-map.js';
 import { ProjectCache } from '../project-cache.js';
 import { answerFlagRequest, type FlagAnswer, type FlagRoute } from './answer.js';
 import type { FlagHttpRequest } from './request.js';
@@ -70,9 +71,7 @@ async function answer({ id, route, input, geo }: FlagThreadRequest): Promise<voi
   if (input.ip) {
     // Least recently sent first out: the entries of requests still being answered are the
     // newest, so they stay until the lookup (after a few awaits) has read them.
-    locations.delete(input.ip);
-    locations.set(input.ip, geo);
-    if (locations.size > MAX_LOCATIONS) locations.delete(locations.keys().next().value!);
+    setNewest(locations, input.ip, geo, MAX_LOCATIONS);
   }
   reply({ id, answer: await answerFlagRequest(route, input, deps) });
 }
