@@ -34,7 +34,7 @@ export interface RunningApp {
 
 export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
   const metrics = createMetrics();
-  // Shared with the flag threads' stores, which keep persons they read until these change.
+  // Shared with the flag threads' stores, which keep persons and groups they read until these change.
   const changeStamps = new ChangeStamps();
   const stores = await openStores(config, changeStamps);
   const created = await bootstrapIfEmpty(stores.meta, {

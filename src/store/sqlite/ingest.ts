@@ -31,7 +31,7 @@ export class SqliteIngestStore implements IngestStore {
 
   constructor(
     private readonly db: Sqlite,
-    /** Bumped for every person and distinct id a commit changed (flag threads cache persons). */
+    /** Bumped for every distinct id, person, group and group-type list a commit changed (flag threads keep them). */
     private readonly stamps: ChangeStamps,
   ) {
     this.statements = {

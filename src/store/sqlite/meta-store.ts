@@ -18,7 +18,7 @@ export class SqliteMetaStore implements MetaStore {
   private constructor(
     readonly db: Sqlite,
     private readonly file: string,
-    /** Person change stamps: pass the same memory to every thread's store (flag threads). */
+    /** Change stamps of persons and groups: pass the same memory to every thread's store (flag threads). */
     readonly stamps: ChangeStamps,
   ) {
     this.tenancy = new SqliteTenancyStore(db);
