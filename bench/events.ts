@@ -32,6 +32,7 @@ import { SqliteMetaStore } from '../src/store/sqlite/meta-store.js';
 import type { EventStore, PersonRecord, StoredEvent } from '../src/store/types.js';
 import { newTempDir, startServer, type TestServer } from '../test/helpers/server.js';
 import { makeEvent } from './events-gen.js';
+import { ownSettings } from './ingest.js';
 import { percentile } from './load.js';
 
 const DISTINCT_IDS = 3000;
@@ -39,13 +40,7 @@ const BATCH = 50_000;
 const DAY_MS = 86_400_000;
 const SPAN_MS = 30 * DAY_MS;
 const CHAIN = 'button.btn.btn-primary:nth-child="1"nth-of-type="1"text="Sign up";form:nth-child="2"nth-of-type="1";body:nth-child="1"nth-of-type="1"';
-// SIGHTLINE_* settings of the bench's own environment reach the server (to compare settings).
-const ENV = {
-  SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0',
-  SIGHTLINE_GEOIP: 'false',
-  SIGHTLINE_LOG_LEVEL: 'info',
-  ...(Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('SIGHTLINE_'))) as Record<string, string>),
-};
+const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false', SIGHTLINE_LOG_LEVEL: 'info', ...ownSettings() };
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
