@@ -176,6 +176,9 @@ describe('posthog-js in Chromium', () => {
 
   test('closing the page flushes the queue with sendBeacon', async () => {
     requireChromium();
+    // Closing cancels requests in flight: the capture answers the wire test checks must be in
+    // first (on a busy machine some were not, and that test failed).
+    await waitFor(() => captureRequests().every((r) => r.status !== undefined), () => `capture requests still unanswered before the close; ${diagnostics()}`);
     await page.evaluate(() => (window as any).posthog.capture('browser last words'));
     await page.close({ runBeforeUnload: true });
     const beacons = await readBeacons(context, pages!.origin);
