@@ -383,7 +383,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Shutdown: queries and exports are interrupted now and every second until they have ended,
+   * Shutdown: queries and exports are interrupted now and every 100 ms until they have ended,
    * as the time limit does (an interrupt that reaches DuckDB before a query starts is forgotten).
    */
   async interruptQueries(): Promise<void> {
@@ -424,6 +424,7 @@ export class DuckDbEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.exportInterrupter) clearInterval(this.exportInterrupter);
+    await this.readers.stopAll();
     await this.checkpointing;
     await this.checkpoint().catch(() => undefined);
     await this.reopening?.catch(() => undefined);

@@ -5,7 +5,7 @@
  *
  * Each query has a time limit, counted from its arrival (waiting for a connection included).
  * At the deadline the caller gets QueryTimeoutError at once, and the query is interrupted
- * (DuckDB stops at its next check), again every second until it has ended: an interrupt that
+ * (DuckDB stops at its next check), again every 100 ms until it has ended: an interrupt that
  * arrives before DuckDB has started the query is forgotten. Its connection is free again only
  * once the query has really ended, so a timed-out query never holds DuckDB's threads, which the
  * event store's writes need too, for long. A query whose caller went away (its signal aborted)
@@ -15,13 +15,15 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { QueryCancelledError, QueryTimeoutError } from '../errors.js';
 
 /** How often a query that must stop is interrupted again (event-store.ts's exports too). */
-export const REINTERRUPT_MS = 1_000;
+export const REINTERRUPT_MS = 100;
 
 export class Readers {
   private readonly idle: DuckDBConnection[];
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
   /** Connections running a query, with the timer that re-interrupts it once it must stop. */
   private readonly running = new Map<DuckDBConnection, NodeJS.Timeout | null>();
+  /** Settled once each running query has ended and its connection is free. */
+  private readonly ends = new Set<Promise<void>>();
 
   constructor(
     private readonly connections: DuckDBConnection[],
@@ -65,7 +67,7 @@ export class Readers {
       const begin = (free: DuckDBConnection) => {
         connection = free;
         this.running.set(free, null);
-        work(free)
+        const ended: Promise<void> = work(free)
           .then(
             (value) => settle(() => resolve(value)),
             (error: unknown) => settle(() => reject(error)),
@@ -75,8 +77,10 @@ export class Readers {
             const reinterrupt = this.running.get(free);
             if (reinterrupt) clearInterval(reinterrupt);
             this.running.delete(free);
+            this.ends.delete(ended);
             this.release(free);
           });
+        this.ends.add(ended);
       };
       if (signal?.aborted) return reject(new QueryCancelledError());
       const deadline = this.timeoutMs > 0 ? setTimeout(() => stop(new QueryTimeoutError(this.timeoutMs)), this.timeoutMs) : null;
@@ -94,7 +98,7 @@ export class Readers {
   }
 
   /**
-   * Interrupts the connection's query now and every second until it has ended: an interrupt
+   * Interrupts the connection's query now and every 100 ms until it has ended: an interrupt
    * that reaches DuckDB before the query has started is forgotten.
    */
   private interruptUntilEnded(connection: DuckDBConnection): void {
@@ -105,6 +109,16 @@ export class Readers {
   /** Shutdown: running queries are interrupted (their callers get DuckDB's interrupt error). */
   interruptAll(): void {
     for (const connection of this.running.keys()) this.interruptUntilEnded(connection);
+  }
+
+  /**
+   * Before closing: interrupts the running queries until they have ended, and waits for that.
+   * Closing a connection whose query still runs blocks this thread until the query ends, and
+   * with it the re-interrupts: a query whose first interrupt was forgotten then ran on for good.
+   */
+  async stopAll(): Promise<void> {
+    this.interruptAll();
+    await Promise.all([...this.ends]);
   }
 
   closeAll(): void {
