@@ -171,3 +171,46 @@ for (const threads of [THREADS, 0]) {
     }
   });
 }
+
+/**
+ * Answers come back from the flag threads through a ring of shared memory and are sent from
+ * reused memory (flag-threads.ts): under many requests in flight at once, each must get its own
+ * answer, intact, including answers too large for the ring (which come by message instead).
+ */
+test('answers of many requests in flight at once each reach their own request, intact', async () => {
+  const server = await startServer({ env: { SIGHTLINE_FLAG_THREADS: String(THREADS) } });
+  try {
+    const DIGITS = 10;
+    // Bigger than the 2 MiB ring: the answers that carry it cannot go through it.
+    const bigPayload = 'x'.repeat(2.5 * 1024 * 1024);
+    for (let digit = 0; digit < DIGITS; digit++) {
+      const payload = digit === 7 ? bigPayload : `payload of ${digit} `.repeat(digit * 40);
+      await createFlag(server, everyone(`digit-${digit}`, [{ key: 'last', value: [String(digit)], operator: 'exact', type: 'person' }], { payloads: { true: JSON.stringify(payload) } }));
+    }
+    const REQUESTS = 1500;
+    const CONNECTIONS = 40;
+    let next = 0;
+    const wrong: string[] = [];
+    const client = async () => {
+      while (next < REQUESTS) {
+        const i = next++;
+        const digit = i % DIGITS;
+        const reply = await send(server, '/flags?v=2', {
+          body: JSON.stringify({ token: server.projectKey, distinct_id: `user-${i}`, person_properties: { last: String(digit) } }),
+          headers: { 'content-type': 'application/json' },
+        });
+        const flags = reply.json?.flags ?? {};
+        const enabled = Object.keys(flags).filter((key) => flags[key].enabled);
+        const payload = reply.json ? JSON.parse(flags[`digit-${digit}`].metadata.payload) : null;
+        const expected = digit === 7 ? bigPayload : `payload of ${digit} `.repeat(digit * 40);
+        if (reply.status !== 200 || enabled.join() !== `digit-${digit}` || payload !== expected) {
+          wrong.push(`request ${i}: ${reply.status} enabled ${enabled.join()} ${reply.text.slice(0, 200)}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, client));
+    assert.deepEqual(wrong.slice(0, 5), [], `${wrong.length} of ${REQUESTS} answers wrong`);
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});

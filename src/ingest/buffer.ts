@@ -12,7 +12,7 @@ import type { Stores } from '../store/index.js';
 import { repairWithoutFlushLog } from '../store/index.js';
 import { encodeFlushRecord } from '../store/flush-record.js';
 import { afterIo } from '../util/after-io.js';
-import { SharedBytesPool } from '../util/shared-bytes-pool.js';
+import { BytesPool } from '../util/bytes-pool.js';
 import { DefinitionCache } from './definitions.js';
 import { FlushLog } from './flush-log.js';
 import { EventMirror, type MirrorOptions } from './mirror.js';
@@ -59,8 +59,8 @@ function stopwatch(): () => number {
 
 /** How long a flush waits for the event store to fall below its lag bound before its requests get 503. */
 const ROOM_WAIT_MS = 5_000;
-/** Flush-record memory kept for reuse at most (a few flushes' worth). */
-const RECORD_POOL_BYTES = 64 * 1024 * 1024;
+/** Flush-record memory: shared, kept for reuse up to a few flushes' worth. */
+const RECORD_POOL = { shared: true, minClassBytes: 64 * 1024, maxPooledBytes: 64 * 1024 * 1024 };
 
 export class IngestBuffer {
   private pending: Entry[] = [];
@@ -73,7 +73,7 @@ export class IngestBuffer {
   readonly definitions = new DefinitionCache();
   private readonly persons: PersonCache;
   /** Memory for flush records, recycled once the event store wrote them. */
-  private readonly recordMemory = new SharedBytesPool(RECORD_POOL_BYTES);
+  private readonly recordMemory = new BytesPool(RECORD_POOL);
   private flushLog!: FlushLog;
   private mirror!: EventMirror;
   /** Last flush failure, cleared by the next successful flush (shown by /_health). */

@@ -16,6 +16,8 @@ export interface FlagAnswer {
   status: number;
   /** JSON. */
   body: Uint8Array;
+  /** Gives `body`'s memory back for reuse: called once nothing reads it (its response closed). */
+  release?: () => void;
 }
 
 export interface FlagAnswerDeps {

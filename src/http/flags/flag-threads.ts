@@ -15,16 +15,20 @@
 import type { Worker } from 'node:worker_threads';
 import type { GeoLookup } from '../../ingest/geoip.js';
 import type { Logger } from '../../logger.js';
+import { ByteRing } from '../../util/byte-ring.js';
+import { BytesPool } from '../../util/bytes-pool.js';
 import { startWorker } from '../../util/worker.js';
 import type { FlagAnswer, FlagRoute } from './answer.js';
 import type { FlagAnswerer } from './answerer.js';
 import type { FlagHttpRequest } from './request.js';
-import type { FlagThreadData, FlagThreadMessage, FlagThreadOutput, FlagThreadRequest } from './flag-worker.js';
+import type { FlagThreadMessage, FlagThreadOutput, FlagThreadReply, FlagThreadRequest, FlagThreadSettings } from './flag-worker.js';
 
 /** A thread that lived less than this was not well: the next start waits. */
 const SHORT_LIFE_MS = 10_000;
 const FIRST_PAUSE_MS = 1_000;
 const MAX_PAUSE_MS = 60_000;
+/** Room for answers on their way from a thread (~50 answers of a 50-flag /flags; larger ones come by message). */
+const ANSWER_RING_BYTES = 2 * 1024 * 1024;
 
 interface Pending {
   route: FlagRoute;
@@ -40,7 +44,10 @@ class FlagThread {
   /** Requests of this event-loop turn, posted together (one wake-up of the thread, not one each). */
   outbox: FlagThreadRequest[] = [];
 
-  constructor(readonly worker: Worker) {}
+  constructor(
+    readonly worker: Worker,
+    readonly answerRing: ByteRing,
+  ) {}
 }
 
 export class FlagThreads implements FlagAnswerer {
@@ -50,10 +57,12 @@ export class FlagThreads implements FlagAnswerer {
   private next = 0;
   private nextId = 1;
   private closed = false;
+  /** Memory for answers read from the threads' rings, reused once their response has closed. */
+  private readonly answerMemory = new BytesPool({ shared: false, minClassBytes: 4096, maxPooledBytes: 8 * 1024 * 1024 });
 
   constructor(
     count: number,
-    private readonly data: FlagThreadData,
+    private readonly settings: FlagThreadSettings,
     private readonly geo: GeoLookup | null,
     /** Answers on the main thread when no flag thread can. */
     private readonly fallback: FlagAnswerer,
@@ -65,16 +74,20 @@ export class FlagThreads implements FlagAnswerer {
   }
 
   private start(slot: number): FlagThread {
-    const thread = new FlagThread(startWorker(import.meta.url, 'flag-worker', { workerData: this.data }));
+    const answerRing = ByteRing.memory(ANSWER_RING_BYTES);
+    const worker = startWorker(import.meta.url, 'flag-worker', { workerData: { ...this.settings, answerRing } });
+    const thread = new FlagThread(worker, new ByteRing(answerRing));
     thread.worker.on('message', (output: FlagThreadOutput) => {
       if (output.type === 'ready') {
         thread.ready = true;
         return;
       }
       for (const reply of output.replies) {
+        const answer = this.answerOf(thread, reply);
         const pending = thread.pending.get(reply.id);
         thread.pending.delete(reply.id);
-        pending?.resolve(reply.answer);
+        if (pending) pending.resolve(answer);
+        else answer.release?.();
       }
       // Once closing, a late answer must not unref a thread whose exit close() waits for.
       if (thread.pending.size === 0 && !this.closed) thread.worker.unref();
@@ -114,6 +127,14 @@ export class FlagThreads implements FlagAnswerer {
       if (thread.outbox.length === 0) setImmediate(() => this.post(thread));
       thread.outbox.push({ id, route, input, geo });
     });
+  }
+
+  /** A reply's answer; JSON in the ring is copied out at once (in order, freeing its room). */
+  private answerOf(thread: FlagThread, { status, body }: FlagThreadReply): FlagAnswer {
+    if (body instanceof Uint8Array) return { status, body };
+    const bytes = this.answerMemory.take(body.length);
+    thread.answerRing.read(body.position, bytes);
+    return { status, body: bytes, release: () => this.answerMemory.recycle(bytes) };
   }
 
   private post(thread: FlagThread): void {

@@ -10,16 +10,23 @@ import type { LogLevel } from '../../config.js';
 import { ChangeStamps } from '../../store/change-stamps.js';
 import { SqliteMetaStore } from '../../store/sqlite/meta-store.js';
 import { setNewest } from '../../util/bounded-map.js';
+import { ByteRing } from '../../util/byte-ring.js';
 import { ProjectCache } from '../project-cache.js';
-import { answerFlagRequest, type FlagAnswer, type FlagRoute } from './answer.js';
+import { answerFlagRequest, type FlagRoute } from './answer.js';
 import type { FlagHttpRequest } from './request.js';
 
-export interface FlagThreadData {
+/** What every flag thread is started with. */
+export interface FlagThreadSettings {
   dataDir: string;
   maxDecodedBytes: number;
   logLevel: LogLevel;
   /** The main thread's change stamps (persons and groups read here are kept until they change). */
   changeStamps: SharedArrayBuffer;
+}
+
+export interface FlagThreadData extends FlagThreadSettings {
+  /** This thread's `ByteRing` for the answers' JSON. */
+  answerRing: SharedArrayBuffer;
 }
 
 export interface FlagThreadRequest {
@@ -36,7 +43,9 @@ export type FlagThreadMessage =
 
 export interface FlagThreadReply {
   id: number;
-  answer: FlagAnswer;
+  status: number;
+  /** The JSON, or where it is in the answer ring (so the main thread can reuse its memory). */
+  body: Uint8Array | { position: number; length: number };
 }
 
 /** What a flag thread posts: once that it is ready to answer, then answers. */
@@ -53,6 +62,7 @@ const geo: GeoLookup = { lookup: (ip) => locations.get(ip) ?? null };
 const service = new FlagService(meta.flags, geo, log);
 const deps = { projects: new ProjectCache(meta.tenancy), service, maxDecodedBytes: data.maxDecodedBytes, log };
 
+const answerRing = new ByteRing(data.answerRing);
 const post = (output: FlagThreadOutput) => parentPort!.postMessage(output);
 
 // Answers finished in one event-loop turn go back together.
@@ -73,7 +83,9 @@ async function answer({ id, route, input, geo }: FlagThreadRequest): Promise<voi
     // newest, so they stay until the lookup (after a few awaits) has read them.
     setNewest(locations, input.ip, geo, MAX_LOCATIONS);
   }
-  reply({ id, answer: await answerFlagRequest(route, input, deps) });
+  const { status, body } = await answerFlagRequest(route, input, deps);
+  const position = answerRing.write(body);
+  reply({ id, status, body: position === null ? body : { position, length: body.length } });
 }
 
 parentPort!.on('message', (message: FlagThreadMessage) => {

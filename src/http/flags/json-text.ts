@@ -125,6 +125,8 @@ export function sendJson(reply: FastifyReply, body: Record<string, unknown>): Fa
 }
 
 /** A finished answer (answer.ts): status and JSON bytes, possibly from another thread. */
-export function sendAnswer(reply: FastifyReply, answer: { status: number; body: Uint8Array }): FastifyReply {
+export function sendAnswer(reply: FastifyReply, answer: { status: number; body: Uint8Array; release?: () => void }): FastifyReply {
+  // 'close' comes once the socket has written the bytes or will never write them.
+  if (answer.release) reply.raw.once('close', answer.release);
   return reply.code(answer.status).type('application/json; charset=utf-8').send(asBuffer(answer.body));
 }
