@@ -20,10 +20,11 @@ export const REINTERRUPT_MS = 100;
 export class Readers {
   private readonly idle: DuckDBConnection[];
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
-  /** Connections running a query, with the timer that re-interrupts it once it must stop. */
-  private readonly running = new Map<DuckDBConnection, NodeJS.Timeout | null>();
-  /** Settled once each running query has ended and its connection is free. */
-  private readonly ends = new Set<Promise<void>>();
+  /**
+   * Connections running a query: the timer that re-interrupts it once it must stop, and a
+   * promise settled once it has ended and its connection is free.
+   */
+  private readonly running = new Map<DuckDBConnection, { reinterrupt: NodeJS.Timeout | null; ended: Promise<void> }>();
 
   constructor(
     private readonly connections: DuckDBConnection[],
@@ -66,21 +67,19 @@ export class Readers {
       const cancel = () => stop(new QueryCancelledError());
       const begin = (free: DuckDBConnection) => {
         connection = free;
-        this.running.set(free, null);
-        const ended: Promise<void> = work(free)
+        const query = { reinterrupt: null as NodeJS.Timeout | null, ended: Promise.resolve() };
+        this.running.set(free, query);
+        query.ended = work(free)
           .then(
             (value) => settle(() => resolve(value)),
             (error: unknown) => settle(() => reject(error)),
           )
           .finally(() => {
             done();
-            const reinterrupt = this.running.get(free);
-            if (reinterrupt) clearInterval(reinterrupt);
+            if (query.reinterrupt) clearInterval(query.reinterrupt);
             this.running.delete(free);
-            this.ends.delete(ended);
             this.release(free);
           });
-        this.ends.add(ended);
       };
       if (signal?.aborted) return reject(new QueryCancelledError());
       const deadline = this.timeoutMs > 0 ? setTimeout(() => stop(new QueryTimeoutError(this.timeoutMs)), this.timeoutMs) : null;
@@ -103,7 +102,8 @@ export class Readers {
    */
   private interruptUntilEnded(connection: DuckDBConnection): void {
     connection.interrupt();
-    if (this.running.get(connection) === null) this.running.set(connection, setInterval(() => connection.interrupt(), REINTERRUPT_MS));
+    const query = this.running.get(connection);
+    if (query && !query.reinterrupt) query.reinterrupt = setInterval(() => connection.interrupt(), REINTERRUPT_MS);
   }
 
   /** Shutdown: running queries are interrupted (their callers get DuckDB's interrupt error). */
@@ -118,7 +118,7 @@ export class Readers {
    */
   async stopAll(): Promise<void> {
     this.interruptAll();
-    await Promise.all([...this.ends]);
+    await Promise.all([...this.running.values()].map((query) => query.ended));
   }
 
   closeAll(): void {
