@@ -7,6 +7,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { asBuffer } from '../../util/bytes.js';
+import type { FlagAnswer } from './answer.js';
 
 /**
  * JSON standing in for a value inside a body passed to `toJson`, in parts: text, or UTF-8 bytes
@@ -125,7 +126,7 @@ export function sendJson(reply: FastifyReply, body: Record<string, unknown>): Fa
 }
 
 /** A finished answer (answer.ts): status and JSON bytes, possibly from another thread. */
-export function sendAnswer(reply: FastifyReply, answer: { status: number; body: Uint8Array; release?: () => void }): FastifyReply {
+export function sendAnswer(reply: FastifyReply, answer: FlagAnswer): FastifyReply {
   // 'close' comes once the socket has written the bytes or will never write them.
   if (answer.release) reply.raw.once('close', answer.release);
   return reply.code(answer.status).type('application/json; charset=utf-8').send(asBuffer(answer.body));
