@@ -183,9 +183,9 @@ test('answers of many requests in flight at once each reach their own request, i
     const DIGITS = 10;
     // Bigger than the 2 MiB ring: the answers that carry it cannot go through it.
     const bigPayload = 'x'.repeat(2.5 * 1024 * 1024);
+    const payloadOf = (digit: number) => (digit === 7 ? bigPayload : `payload of ${digit} `.repeat(digit * 40));
     for (let digit = 0; digit < DIGITS; digit++) {
-      const payload = digit === 7 ? bigPayload : `payload of ${digit} `.repeat(digit * 40);
-      await createFlag(server, everyone(`digit-${digit}`, [{ key: 'last', value: [String(digit)], operator: 'exact', type: 'person' }], { payloads: { true: JSON.stringify(payload) } }));
+      await createFlag(server, everyone(`digit-${digit}`, [{ key: 'last', value: [String(digit)], operator: 'exact', type: 'person' }], { payloads: { true: JSON.stringify(payloadOf(digit)) } }));
     }
     const REQUESTS = 1500;
     const CONNECTIONS = 40;
@@ -202,8 +202,7 @@ test('answers of many requests in flight at once each reach their own request, i
         const flags = reply.json?.flags ?? {};
         const enabled = Object.keys(flags).filter((key) => flags[key].enabled);
         const payload = reply.json ? JSON.parse(flags[`digit-${digit}`].metadata.payload) : null;
-        const expected = digit === 7 ? bigPayload : `payload of ${digit} `.repeat(digit * 40);
-        if (reply.status !== 200 || enabled.join() !== `digit-${digit}` || payload !== expected) {
+        if (reply.status !== 200 || enabled.join() !== `digit-${digit}` || payload !== payloadOf(digit)) {
           wrong.push(`request ${i}: ${reply.status} enabled ${enabled.join()} ${reply.text.slice(0, 200)}`);
         }
       }
