@@ -20,8 +20,8 @@ const FLAG_GEO_KEYS = [
 ] as const;
 
 export function geoProperties(request: FlagRequest, geo: GeoLookup | null): JsonObject {
-  if (!geo || request.geoipDisable || !request.ip) return {};
-  const found = geo.lookup(request.ip) as JsonObject | null;
+  if (request.geoipDisable || !request.ip) return {};
+  const found = (request.location !== undefined ? request.location : (geo?.lookup(request.ip) ?? null)) as JsonObject | null;
   const properties: JsonObject = {};
   if (!found) return properties;
   for (const key of FLAG_GEO_KEYS) if (found[key] !== undefined) properties[key] = found[key];

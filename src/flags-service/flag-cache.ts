@@ -3,7 +3,7 @@
  * every request. Management writes invalidate a project at once; the time limit only bounds
  * staleness when something else (another node, the CLI) changes the store.
  */
-import { compileFlags, type CompiledFlags } from '../flags/index.js';
+import { compileFlags, type CompiledFlag, type CompiledFlags } from '../flags/index.js';
 import type { FlagStore, StoredFlag } from '../store/types.js';
 
 export interface ProjectFlags {
@@ -12,12 +12,12 @@ export interface ProjectFlags {
   /** The flags /decide and /flags evaluate. */
   active: StoredFlag[];
   byKey: Map<string, StoredFlag>;
-  /** Keys of `active`, in order. */
-  activeKeys: string[];
   /** Active flags with `ensure_experience_continuity`. */
   continuityKeys: string[];
   /** `all`, compiled for evaluation once per load rather than once per request. */
   compiled: CompiledFlags;
+  /** `active`, compiled (what a request without `flag_keys_to_evaluate` evaluates). */
+  activeCompiled: CompiledFlag[];
 }
 
 const TTL_MS = 3_000;
@@ -25,13 +25,14 @@ const MAX_PROJECTS = 10_000;
 
 function projectFlags(all: StoredFlag[]): ProjectFlags {
   const active = all.filter((flag) => flag.active);
+  const compiled = compileFlags(all);
   return {
     all,
     active,
     byKey: new Map(all.map((flag) => [flag.key, flag])),
-    activeKeys: active.map((flag) => flag.key),
     continuityKeys: active.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key),
-    compiled: compileFlags(all),
+    compiled,
+    activeCompiled: compiled.flags.filter((flag) => flag.source.active),
   };
 }
 

@@ -4,7 +4,7 @@
  * flag (`failed`), so callers answer with partial results instead of an error.
  */
 import { propertiesFor } from '../flags/condition.js';
-import { evaluateCompiled, type CompiledFlags } from '../flags/index.js';
+import { evaluateEach, type CompiledFlag, type CompiledFlags } from '../flags/index.js';
 import { makeReason } from '../flags/reasons.js';
 import type { EvaluateOptions, EvaluationContext, FeatureFlag, FlagResult } from '../flags/types.js';
 import type { GeoLookup } from '../ingest/geoip.js';
@@ -75,7 +75,8 @@ export class FlagService {
       this.log.error({ err: error, projectId }, 'could not read stored properties for flags; answering from the request alone');
     }
     const ctx = buildContext(request, inputs, this.geo);
-    const computed = this.evaluateSafely(flags.compiled, ctx, request.flagKeys ? targets.map((flag) => flag.key) : flags.activeKeys);
+    const compiledTargets = request.flagKeys ? targets.map((flag) => flags.compiled.byKey.get(flag.key)) : flags.activeCompiled;
+    const computed = this.evaluateSafely(flags.compiled, ctx, compiledTargets);
     const results = targets.map((flag, index) => {
       const result = computed[index];
       const usable = result && (inputs !== null || !needsStoredData(flag, ctx));
@@ -85,18 +86,22 @@ export class FlagService {
   }
 
   /**
-   * Results in the order of `keys`. One engine bug must not cost the other flags: on a throw,
+   * Results in the order of `targets`. One engine bug must not cost the other flags: on a throw,
    * retry flag by flag.
    */
-  private evaluateSafely(flags: CompiledFlags, ctx: EvaluationContext, keys: string[]): (FlagResult | undefined)[] {
+  private evaluateSafely(
+    flags: CompiledFlags,
+    ctx: EvaluationContext,
+    targets: readonly (CompiledFlag | undefined)[],
+  ): (FlagResult | undefined)[] {
     try {
-      return evaluateCompiled(flags, ctx, keys, EVALUATE_OPTIONS);
+      return evaluateEach(flags, ctx, targets, EVALUATE_OPTIONS);
     } catch (error) {
       this.log.error({ err: error }, 'flag evaluation failed; evaluating flags one by one');
     }
-    return keys.map((key) => {
+    return targets.map((target) => {
       try {
-        return evaluateCompiled(flags, ctx, [key], EVALUATE_OPTIONS)[0];
+        return evaluateEach(flags, ctx, [target], EVALUATE_OPTIONS)[0];
       } catch {
         return undefined; // reported as failed
       }

@@ -1,4 +1,5 @@
 import type { FlagResult } from '../flags/types.js';
+import type { GeoProperties } from '../ingest/geoip.js';
 import type { JsonObject } from '../ingest/types.js';
 import type { StoredFlag } from '../store/types.js';
 
@@ -20,6 +21,8 @@ export interface FlagRequest {
   flagKeys: string[] | null;
   /** Client address for GeoIP, null when unknown. */
   ip: string | null;
+  /** GeoIP's answer for `ip` when the caller looked it up already (flag threads get it so). */
+  location?: GeoProperties | null;
 }
 
 export interface FlagEvaluation {

@@ -62,11 +62,18 @@ export function evaluateCompiled(
   keys: readonly string[],
   options: EvaluateOptions = {},
 ): (FlagResult | undefined)[] {
+  return evaluateEach(flags, ctx, keys.map((key) => flags.byKey.get(key)), options);
+}
+
+/** `evaluateCompiled` for flags of `flags` already looked up: a result per entry, undefined for undefined. */
+export function evaluateEach(
+  flags: CompiledFlags,
+  ctx: EvaluationContext,
+  targets: readonly (CompiledFlag | undefined)[],
+  options: EvaluateOptions = {},
+): (FlagResult | undefined)[] {
   const evaluation = new Evaluation(flags, ctx, options);
-  return keys.map((key) => {
-    const flag = flags.byKey.get(key);
-    return flag && evaluation.resultOf(flag);
-  });
+  return targets.map((flag) => flag && evaluation.resultOf(flag));
 }
 
 export function flagValue(result: FlagResult): FlagValue {

@@ -4,12 +4,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { FlagService } from '../../flags-service/index.js';
-import type { GeoLookup, GeoProperties } from '../../ingest/geoip.js';
 import { createLogger } from '../../logger.js';
 import type { LogLevel } from '../../config.js';
 import { ChangeStamps } from '../../store/change-stamps.js';
 import { SqliteMetaStore } from '../../store/sqlite/meta-store.js';
-import { setNewest } from '../../util/bounded-map.js';
 import { ByteRing } from '../../util/byte-ring.js';
 import { ProjectCache } from '../project-cache.js';
 import { answerFlagRequest, type FlagRoute } from './answer.js';
@@ -32,8 +30,8 @@ export interface FlagThreadData extends FlagThreadSettings {
 export interface FlagThreadRequest {
   id: number;
   route: FlagRoute;
+  /** With `location` looked up by the main thread. */
   input: FlagHttpRequest;
-  geo: GeoProperties | null;
 }
 
 export type FlagThreadMessage =
@@ -51,15 +49,11 @@ export interface FlagThreadReply {
 /** What a flag thread posts: once that it is ready to answer, then answers. */
 export type FlagThreadOutput = { type: 'ready' } | { type: 'answers'; replies: FlagThreadReply[] };
 
-const MAX_LOCATIONS = 10_000;
-
 const data = workerData as FlagThreadData;
 const log = createLogger(data.logLevel);
 const meta = SqliteMetaStore.open(data.dataDir, new ChangeStamps(data.changeStamps));
-// The main thread's GeoIP answers for the addresses of the requests it sends.
-const locations = new Map<string, GeoProperties | null>();
-const geo: GeoLookup = { lookup: (ip) => locations.get(ip) ?? null };
-const service = new FlagService(meta.flags, geo, log);
+// GeoIP answers come with each request (FlagHttpRequest.location).
+const service = new FlagService(meta.flags, null, log);
 const deps = { projects: new ProjectCache(meta.tenancy), service, maxDecodedBytes: data.maxDecodedBytes, log };
 
 const answerRing = new ByteRing(data.answerRing);
@@ -77,12 +71,7 @@ function reply(answer: FlagThreadReply): void {
   outbox.push(answer);
 }
 
-async function answer({ id, route, input, geo }: FlagThreadRequest): Promise<void> {
-  if (input.ip) {
-    // Least recently sent first out: the entries of requests still being answered are the
-    // newest, so they stay until the lookup (after a few awaits) has read them.
-    setNewest(locations, input.ip, geo, MAX_LOCATIONS);
-  }
+async function answer({ id, route, input }: FlagThreadRequest): Promise<void> {
   const { status, body } = await answerFlagRequest(route, input, deps);
   const position = answerRing.write(body);
   reply({ id, status, body: position === null ? body : { position, length: body.length } });

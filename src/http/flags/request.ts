@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FlagRequest } from '../../flags-service/index.js';
 import { decodeCapture } from '../../ingest/decode.js';
 import { isPlainObject } from '../../ingest/normalize.js';
+import type { GeoProperties } from '../../ingest/geoip.js';
 import type { JsonObject } from '../../ingest/types.js';
 import type { Project } from '../../store/types.js';
 import { clientIp } from '../../util/ip.js';
@@ -45,6 +46,8 @@ export interface FlagHttpRequest {
   contentEncoding: string | undefined;
   /** Client address for GeoIP. */
   ip: string | null;
+  /** GeoIP's answer for `ip`, when looked up before the request went to a flag thread. */
+  location?: GeoProperties | null;
   body: Uint8Array;
 }
 
@@ -91,7 +94,7 @@ export async function readFlagRequest(
   const body = decoded.events.length === 1 ? decoded.events[0] : null;
   if (!body) throw invalidPayload('expected one JSON object');
   const project = await projectForToken(projects, decoded.token ?? input.query.token);
-  return { project, flags: parseFlagRequest(body, input.ip) };
+  return { project, flags: parseFlagRequest(body, input.ip, input.location) };
 }
 
 const text = (value: unknown): string | null =>
@@ -101,7 +104,7 @@ const object = (value: unknown): JsonObject => (isPlainObject(value) ? value : {
 
 const truthy = (value: unknown) => value === true || value === 'true';
 
-export function parseFlagRequest(body: JsonObject, ip: string | null): FlagRequest {
+export function parseFlagRequest(body: JsonObject, ip: string | null, location?: GeoProperties | null): FlagRequest {
   const distinctId = text(body.distinct_id) ?? text(body.$distinct_id);
   if (distinctId === null) throw validationError('Decide requires a distinct_id.', 'distinct_id', 'missing_distinct_id');
 
@@ -127,5 +130,6 @@ export function parseFlagRequest(body: JsonObject, ip: string | null): FlagReque
     disableFlags: truthy(body.disable_flags),
     flagKeys: Array.isArray(keys) ? keys.filter((key): key is string => typeof key === 'string') : null,
     ip,
+    location,
   };
 }
