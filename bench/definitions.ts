@@ -8,7 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { propertyListSql } from '../src/store/sqlite/definitions.js';
 import type { PropertyDefinitionQuery } from '../src/store/types.js';
-import { startServer } from '../test/helpers/server.js';
+import { startBenchServer } from './server.js';
 import { percentile } from './load.js';
 
 const DEFINITIONS = 10_000;
@@ -47,7 +47,7 @@ async function timed(run: (search: string) => Promise<void> | void): Promise<num
 }
 
 export async function benchDefinitions(): Promise<string> {
-  const server = await startServer({ env: { SIGHTLINE_GEOIP: 'false', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' } });
+  const server = await startBenchServer({ env: { SIGHTLINE_GEOIP: 'false', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' } });
   try {
     for (let start = 0; start < DEFINITIONS; start += PER_EVENT) {
       const properties = Object.fromEntries(Array.from({ length: PER_EVENT }, (_, k) => [propertyName(start + k), (start + k) % 3 === 0 ? start + k : 'x']));

@@ -30,7 +30,8 @@ import { DuckDbEventStore } from '../src/store/duckdb/event-store.js';
 import { encodeFlushRecord } from '../src/store/flush-record.js';
 import { SqliteMetaStore } from '../src/store/sqlite/meta-store.js';
 import type { EventStore, PersonRecord, StoredEvent } from '../src/store/types.js';
-import { newTempDir, startServer, type TestServer } from '../test/helpers/server.js';
+import { newTempDir, type TestServer } from '../test/helpers/server.js';
+import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
 import { ownSettings } from './ingest.js';
 import { percentile } from './load.js';
@@ -123,7 +124,7 @@ export async function benchEvents(): Promise<string> {
   const total = Number(process.env.BENCH_EVENTS ?? 1_000_000);
   const dataDir = newTempDir('sightline-bench-events-');
   const directDir = newTempDir('sightline-bench-direct-');
-  let server: TestServer = await startServer({ dataDir, env: ENV });
+  let server: TestServer = await startBenchServer({ dataDir, env: ENV });
   const keys = { projectKey: server.projectKey, personalKey: server.personalKey };
   const projectId = ((await (await server.api('/api/projects/@current/')).json()) as { id: number }).id;
   await server.stop();
@@ -131,7 +132,7 @@ export async function benchEvents(): Promise<string> {
   process.stderr.write(`loading ${fmt(total)} events…\n`);
   const loadSeconds = await load(dataDir, projectId, total);
   fs.copyFileSync(path.join(dataDir, 'events.duckdb'), path.join(directDir, 'events.duckdb'));
-  server = await startServer({ dataDir, env: ENV, ...keys });
+  server = await startBenchServer({ dataDir, env: ENV, ...keys });
   const direct = await DuckDbEventStore.open(directDir);
   // SQLite takes a second process alongside the server, as the CLI does.
   const meta = SqliteMetaStore.open(dataDir);

@@ -5,7 +5,8 @@
  * measured in the same run, with the same generator: raw keep-alive sockets (socket-load.ts),
  * since node:http's client costs more CPU per request than the server it measures.
  */
-import { startServer, type TestServer } from '../test/helpers/server.js';
+import type { TestServer } from '../test/helpers/server.js';
+import { startBenchServer } from './server.js';
 import { startBaseline } from './ingest.js';
 import { percentile, type LoadResult } from './load.js';
 import { runSocketLoad } from './socket-load.js';
@@ -74,21 +75,36 @@ export function requestBody(tokenField: string, token: string, i: number): Buffe
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const rate = (r: LoadResult) => r.requests / r.seconds;
-const row = (name: string, r: LoadResult, base: LoadResult) =>
-  `| ${name} | ${fmt(rate(r))} | ${percentile(r.latenciesMs, 50).toFixed(1)} | ${percentile(r.latenciesMs, 99).toFixed(1)} | ${(rate(r) / rate(base)).toFixed(2)} |`;
+const p99 = (r: LoadResult) => percentile(r.latenciesMs, 99).toFixed(1);
+
+/** The round of median rate (rounds are few and odd). */
+const medianRound = (rounds: LoadResult[]) => [...rounds].sort((a, b) => rate(a) - rate(b))[Math.floor(rounds.length / 2)];
+
+/** A table row: the median round's figures, then every round's rate and p99. */
+function row(name: string, rounds: LoadResult[], baseRounds: LoadResult[]): string {
+  const median = medianRound(rounds);
+  const perRound = (figure: (r: LoadResult) => string) => rounds.map(figure).join(' / ');
+  return (
+    `| ${name} | ${fmt(rate(median))} | ${percentile(median.latenciesMs, 50).toFixed(1)} | ${p99(median)} | ` +
+    `${perRound((r) => fmt(rate(r)))} | ${perRound(p99)} | ${(rate(median) / rate(medianRound(baseRounds))).toFixed(2)} |`
+  );
+}
 
 export async function benchFlags(): Promise<string> {
-  const DURATION = Number(process.env.BENCH_FLAGS_MS ?? 8000);
+  const DURATION = Number(process.env.BENCH_FLAGS_MS ?? 5000);
+  // This machine's speed drifts by a quarter within minutes: baseline and server take turns,
+  // and the median round is reported next to every round.
+  const ROUNDS = Number(process.env.BENCH_FLAGS_ROUNDS ?? 3);
   // Steady state is measured: each server first answers this long untimed (JIT, caches).
   const WARM_UP = 2000;
   const CONNECTIONS = 50;
   const headers = { 'content-type': 'application/json' };
-  const server = await startServer({ env: { SIGHTLINE_LOG_LEVEL: 'info' } });
+  const server = await startBenchServer({ env: { SIGHTLINE_LOG_LEVEL: 'info' } });
   const lines = [
-    `50 active flags (12 rollouts, 16 property-targeted, 14 multivariate, 7 multi-condition, 1 group flag), ${fmt(PERSONS)} stored persons, ${COMPANIES} groups; ${CONNECTIONS} connections, ${DURATION / 1000} s each after ${WARM_UP / 1000} s untimed; load from raw keep-alive sockets (bench/socket-load.ts).`,
+    `50 active flags (12 rollouts, 16 property-targeted, 14 multivariate, 7 multi-condition, 1 group flag), ${fmt(PERSONS)} stored persons, ${COMPANIES} groups; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${DURATION / 1000} s, baseline and Sightline taking turns, after ${WARM_UP / 1000} s untimed each; load from raw keep-alive sockets (bench/socket-load.ts).`,
     '',
-    '| endpoint | req/s | p50 ms | p99 ms | vs baseline |',
-    '|---|---|---|---|---|',
+    '| endpoint | req/s (median round) | p50 ms | p99 ms | req/s by round | p99 ms by round | vs baseline |',
+    '|---|---|---|---|---|---|---|',
   ];
   try {
     await seed(server);
@@ -97,15 +113,22 @@ export async function benchFlags(): Promise<string> {
       const bodies = () => requestBody(tokenField, server.projectKey, i++);
       const baseline = await startBaseline();
       const load = (url: string, durationMs: number) => runSocketLoad({ url: `${url}${path}`, connections: CONNECTIONS, headers, bodies, durationMs });
-      await load(baseline.url, WARM_UP);
-      const base = await load(baseline.url, DURATION);
-      baseline.stop();
-      i = 0;
-      await load(server.url, WARM_UP);
-      const service = await load(server.url, DURATION);
-      const failures = Object.entries(service.statusCounts).filter(([status]) => status !== '200');
-      lines.push(row(`bare node:http (JSON.parse only), ${path}`, base, base), row(`Sightline ${path}`, service, base));
-      if (failures.length > 0 || service.errors > 0) lines.push(`| ${path}: non-200 answers ${JSON.stringify(Object.fromEntries(failures))}, errors ${service.errors} | | | | |`);
+      const baseRounds: LoadResult[] = [];
+      const serviceRounds: LoadResult[] = [];
+      try {
+        await load(baseline.url, WARM_UP);
+        await load(server.url, WARM_UP);
+        for (let round = 0; round < ROUNDS; round++) {
+          baseRounds.push(await load(baseline.url, DURATION));
+          serviceRounds.push(await load(server.url, DURATION));
+        }
+      } finally {
+        baseline.stop();
+      }
+      lines.push(row(`bare node:http (JSON.parse only), ${path}`, baseRounds, baseRounds), row(`Sightline ${path}`, serviceRounds, baseRounds));
+      const failures = serviceRounds.flatMap((r) => Object.entries(r.statusCounts).filter(([status]) => status !== '200'));
+      const errors = serviceRounds.reduce((sum, r) => sum + r.errors, 0);
+      if (failures.length > 0 || errors > 0) lines.push(`| ${path}: non-200 answers ${JSON.stringify(failures)}, errors ${errors} | | | | | | |`);
     }
   } finally {
     await server.stop();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
-import { startServer } from '../test/helpers/server.js';
+import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
 import { percentile, runLoad, type LoadResult } from './load.js';
 import { runSocketLoad } from './socket-load.js';
@@ -67,7 +67,7 @@ export async function benchIngest(): Promise<string> {
   const BODIES = Number(process.env.BENCH_BATCH_BODIES ?? 200);
   const PER_BODY = 1000;
   const CLIENTS = 4;
-  const server = await startServer({ env: { SIGHTLINE_LOG_LEVEL: 'info', ...ownSettings() } });
+  const server = await startBenchServer({ env: { SIGHTLINE_LOG_LEVEL: 'info', ...ownSettings() } });
   try {
     process.stderr.write(`generating ${BODIES} gzip bodies of ${PER_BODY} events…\n`);
     const bodies = batchBodies(server.projectKey, BODIES, PER_BODY);

@@ -14,7 +14,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { startServer, type TestServer } from '../test/helpers/server.js';
+import type { TestServer } from '../test/helpers/server.js';
+import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
 import { percentile } from './load.js';
 
@@ -151,7 +152,7 @@ async function withRetry(send: () => Promise<Response>): Promise<Response> {
 }
 
 async function main(): Promise<void> {
-  const server = await startServer({
+  const server = await startBenchServer({
     // info: the helper waits for the "accepting traffic" line; requests are not logged anyway.
     // SOAK_LOG_LEVEL=debug with SOAK_SERVER_LOG=<file> keeps every flush's timings for diagnosis.
     env: { SIGHTLINE_LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'info', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', ...(process.env.SOAK_SERVER_ENV ? JSON.parse(process.env.SOAK_SERVER_ENV) : {}) },
