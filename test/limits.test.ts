@@ -214,3 +214,17 @@ test(`the /api/ rate limit (${RATE_LIMIT}/min per personal key) answers 429 with
   // The throttled key stays throttled for the rest of its window.
   assert.equal((await request(server, 'GET', '/api/projects/', { headers: auth(server.personalKey) })).status, 429);
 });
+
+test('/decide and /flags answer a body just over the 20 MB limit with a 413 the client reads (drained, not reset)', async () => {
+  // Answering while the client still uploads resets the connection, and the SDK sees a network
+  // error instead of the 413; the reset depends on timing, hence three tries per route.
+  const body = `{"api_key":"${server.projectKey}","distinct_id":"d","pad":"${'x'.repeat(20 * 1024 * 1024)}"}`;
+  for (const path of ['/decide?v=3', '/flags?v=2']) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const reply = await request(server, 'POST', path, { body, headers: { 'content-type': 'application/json' } });
+      assert.equal(reply.status, 413, `${path} → ${reply.status} ${reply.text.slice(0, 200)}`);
+      assert.equal(reply.json.code, 'request_too_large');
+      assertSpecReply(reply, path);
+    }
+  }
+});

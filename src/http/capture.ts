@@ -3,7 +3,6 @@
  * with or without trailing slash, any query string). Bodies arrive raw, whatever their
  * content type, and are decoded by ingest/decode.ts.
  */
-import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BufferFullError } from '../ingest/buffer.js';
 import { decodeCapture } from '../ingest/decode.js';
@@ -11,7 +10,8 @@ import { normalizeEvent } from '../ingest/normalize.js';
 import type { PendingEvent } from '../ingest/pipeline.js';
 import { clientIp } from '../util/ip.js';
 import type { AppContext } from './context.js';
-import { ApiError, invalidProjectKey, payloadTooLarge, serviceUnavailable } from './errors.js';
+import { ApiError, invalidProjectKey, serviceUnavailable } from './errors.js';
+import { withRawBodies } from './raw-body.js';
 
 export const CAPTURE_PATHS = ['/capture', '/batch', '/e', '/i/v0/e', '/track', '/engage'];
 
@@ -21,11 +21,8 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 };
 
 export async function registerCaptureRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await app.register(async (scope) => {
-    // Raw bytes for every content type: posthog-js sends gzip as text/plain without a header.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (request, payload, done) => readBody(request.headers['content-length'], payload, ctx.config.bodyLimitBytes, done));
-
+  // Raw bytes for every content type: posthog-js sends gzip as text/plain without a header.
+  await withRawBodies(app, ctx.config.bodyLimitBytes, (scope) => {
     for (const path of CAPTURE_PATHS) {
       scope.route({
         method: ['GET', 'POST'],
@@ -37,50 +34,6 @@ export async function registerCaptureRoutes(app: FastifyInstance, ctx: AppContex
       });
     }
   });
-}
-
-// Past the body limit we keep reading (and discarding) up to this multiple of the limit before
-// answering: answering while the client still uploads resets the connection, and the SDK then
-// sees a network error and retries instead of seeing the 413 that makes it split the batch.
-const DRAIN_FACTOR = 4;
-
-function readBody(
-  contentLength: string | undefined,
-  payload: IncomingMessage,
-  limit: number,
-  done: (error: Error | null, body?: Buffer) => void,
-): void {
-  const declared = Number(contentLength);
-  const drainCap = limit * DRAIN_FACTOR;
-  if (declared > drainCap) return done(payloadTooLarge());
-  const chunks: Buffer[] = [];
-  let received = 0;
-  let tooLarge = false;
-  let finished = false;
-  const finish = (error: Error | null, body?: Buffer) => {
-    if (finished) return;
-    finished = true;
-    payload.removeListener('data', onData);
-    done(error, body);
-  };
-  const onData = (chunk: Buffer) => {
-    received += chunk.length;
-    if (received > drainCap) return finish(payloadTooLarge());
-    if (tooLarge) return;
-    if (received > limit) {
-      tooLarge = true;
-      chunks.length = 0;
-      return;
-    }
-    chunks.push(chunk);
-  };
-  payload.on('data', onData);
-  payload.once('end', () => {
-    if (tooLarge) finish(payloadTooLarge());
-    else if (!Number.isNaN(declared) && received !== declared) finish(new ApiError(400, 'validation_error', 'invalid_payload', 'Malformed request data: body length does not match Content-Length', null));
-    else finish(null, Buffer.concat(chunks, received));
-  });
-  payload.once('error', (error) => finish(error));
 }
 
 async function capture(request: FastifyRequest, ctx: AppContext): Promise<void> {

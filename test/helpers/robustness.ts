@@ -23,7 +23,9 @@ export async function request(
   try {
     response = await fetch(server.url + pathAndQuery, { method, headers: init.headers ?? {}, body, signal: AbortSignal.timeout(init.timeoutMs ?? 20_000) });
   } catch (error) {
-    throw new Error(`${method} ${pathAndQuery.slice(0, 200)} failed: ${(error as Error).message} (server alive: ${alive(server)})`);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : '';
+    throw new Error(`${method} ${pathAndQuery.slice(0, 200)} failed: ${(error as Error).message}${why} (server alive: ${alive(server)})`);
   }
   return readReply(response);
 }

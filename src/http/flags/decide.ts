@@ -8,10 +8,11 @@ import type { AppContext } from '../context.js';
 import { decideBody, decideVersion } from './answer.js';
 import { NO_FLAGS } from './format.js';
 import { sendAnswer, sendJson } from './json-text.js';
-import { flagHttpRequest, queryOf, withRawBodies } from './request.js';
+import { withRawBodies } from '../raw-body.js';
+import { flagHttpRequest, queryOf } from './request.js';
 
 export async function registerDecideRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await withRawBodies(app, (scope) => {
+  await withRawBodies(app, ctx.config.bodyLimitBytes, (scope) => {
     scope.post('/decide', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('decide', flagHttpRequest(request))));
     scope.get('/decide', async (request, reply) => sendJson(reply, decideBody(decideVersion(queryOf(request).v), NO_FLAGS)));
   });

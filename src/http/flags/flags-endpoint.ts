@@ -7,10 +7,11 @@ import type { AppContext } from '../context.js';
 import { flagsBody, flagsShape } from './answer.js';
 import { NO_FLAGS } from './format.js';
 import { sendAnswer, sendJson } from './json-text.js';
-import { flagHttpRequest, queryOf, withRawBodies } from './request.js';
+import { withRawBodies } from '../raw-body.js';
+import { flagHttpRequest, queryOf } from './request.js';
 
 export async function registerFlagsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await withRawBodies(app, (scope) => {
+  await withRawBodies(app, ctx.config.bodyLimitBytes, (scope) => {
     scope.post('/flags', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('flags', flagHttpRequest(request))));
     scope.get('/flags', async (request, reply) => sendJson(reply, flagsBody(flagsShape(queryOf(request)), NO_FLAGS, false)));
   });

@@ -2,7 +2,7 @@
  * Reading a /decide or /flags request: raw bodies in every encoding the SDKs use (decoded by
  * the capture decoder), the project token, and the fields of semantics §4.4.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { FlagRequest } from '../../flags-service/index.js';
 import { decodeCapture } from '../../ingest/decode.js';
 import { isPlainObject } from '../../ingest/normalize.js';
@@ -14,15 +14,6 @@ import { ApiError, invalidPayload, invalidProjectKey, validationError } from '..
 import { asBuffer } from '../../util/bytes.js';
 
 const MAX_DISTINCT_ID_LENGTH = 200;
-
-/** Registers routes in a scope whose bodies arrive as raw bytes, whatever their content type. */
-export async function withRawBodies(app: FastifyInstance, routes: (scope: FastifyInstance) => void): Promise<void> {
-  await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    routes(scope);
-  });
-}
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];
