@@ -1,6 +1,7 @@
 /**
- * Request bodies as raw bytes, whatever their content type, for routes that decode bodies
- * themselves (capture, /decide, /flags: the SDKs send gzip, base64 and lz64 under any type).
+ * Reading request bodies within the body limit. Routes that decode bodies themselves (capture,
+ * /decide, /flags: the SDKs send gzip, base64 and lz64 under any type) get raw bytes whatever
+ * the content type; the JSON and text parsers (server.ts) read through the same function.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -10,7 +11,7 @@ import { ApiError, payloadTooLarge } from './errors.js';
 export async function withRawBodies(app: FastifyInstance, limit: number, routes: (scope: FastifyInstance) => void): Promise<void> {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (request, payload, done) => readBody(request.headers['content-length'], payload, limit, done));
+    scope.addContentTypeParser('*', (_request, payload, done) => readRawBody(payload, limit, done));
     routes(scope);
   });
 }
@@ -20,13 +21,9 @@ export async function withRawBodies(app: FastifyInstance, limit: number, routes:
 // sees a network error and retries instead of seeing the 413 that makes it split the batch.
 const DRAIN_FACTOR = 4;
 
-function readBody(
-  contentLength: string | undefined,
-  payload: IncomingMessage,
-  limit: number,
-  done: (error: Error | null, body?: Buffer) => void,
-): void {
-  const declared = Number(contentLength);
+/** A body as bytes: 413 past `limit` (after draining), 400 when it is shorter than its Content-Length. */
+export function readRawBody(payload: IncomingMessage, limit: number, done: (error: Error | null, body?: Buffer) => void): void {
+  const declared = Number(payload.headers['content-length']);
   const drainCap = limit * DRAIN_FACTOR;
   if (declared > drainCap) return done(payloadTooLarge());
   const chunks: Buffer[] = [];

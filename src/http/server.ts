@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
 import { ApiError, toApiError } from './errors.js';
+import { readRawBody } from './raw-body.js';
 
 export function createServer(config: Config, log: Logger, metrics: Metrics): FastifyInstance {
   const app = Fastify({
@@ -40,21 +41,30 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
   app.server.headersTimeout = config.headersTimeoutMs;
   app.server.maxConnections = config.maxConnections;
 
-  // JSON bodies (the /api/ routes): Fastify's own parser, then the guards capture applies too,
-  // so a 100,000-level body is a 400 rather than a stack overflow in whatever walks it later.
+  // JSON bodies (the /api/ routes): read by readRawBody, which drains a body over the limit
+  // before its 413 (Fastify's reader answers at once, and the connection reset that follows
+  // often reaches the client first); then Fastify's JSON parser, then the guards capture
+  // applies too, so a 100,000-level body is a 400 rather than a stack overflow later.
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    parseJson(request, body as string, (error, value) => {
-      if (error) return done(error, undefined);
-      try {
-        done(null, guardJson(value, { fixStrings: mayHoldSurrogates(body as string) }));
-      } catch (err) {
-        if (!(err instanceof JsonTooDeepError)) return done(err as Error, undefined);
-        done(new ApiError(400, 'validation_error', 'parse_error', `Malformed JSON body: ${err.message}`, null), undefined);
-      }
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readRawBody(payload, config.bodyLimitBytes, (readError, bytes) => {
+      if (readError || !bytes) return done(readError, undefined);
+      const body = bytes.toString('utf8');
+      parseJson(request, body, (error, value) => {
+        if (error) return done(error, undefined);
+        try {
+          done(null, guardJson(value, { fixStrings: mayHoldSurrogates(body) }));
+        } catch (err) {
+          if (!(err instanceof JsonTooDeepError)) return done(err as Error, undefined);
+          done(new ApiError(400, 'validation_error', 'parse_error', `Malformed JSON body: ${err.message}`, null), undefined);
+        }
+      });
     });
   });
+  app.addContentTypeParser('text/plain', (_request, payload, done) =>
+    readRawBody(payload, config.bodyLimitBytes, (error, bytes) => done(error, bytes?.toString('utf8'))),
+  );
 
   // Browsers: echo the Origin and allow credentials on every response (posthog-js works with
   // or without credentials), and answer every preflight. Hooks on every request are callback
