@@ -75,8 +75,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   await buffer.start();
 
   const projects = new ProjectCache(stores.meta.tenancy);
-  const flags = new FlagService(stores.meta.flags, geoip, log);
-  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, geoip, changeStamps);
+  const flags = new FlagService(stores.meta.flags, log);
+  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
   const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers };
   const app = createServer(config, log, metrics);
   for (const register of routeModules) await register(app, ctx);
@@ -111,11 +111,11 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
 }
 
 /** /decide and /flags on flag threads (their caches cleared whenever the main thread's are), or on the main thread. */
-function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, geoip: GeoIp | null, changeStamps: ChangeStamps): FlagAnswerer {
+function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, changeStamps: ChangeStamps): FlagAnswerer {
   const onMain = mainThreadAnswerer(deps);
   if (config.flagThreads === 0) return onMain;
   const data = { dataDir: config.dataDir, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel, changeStamps: changeStamps.memory };
-  const threads = new FlagThreads(config.flagThreads, data, geoip, onMain, deps.log);
+  const threads = new FlagThreads(config.flagThreads, data, onMain, deps.log);
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());
   return threads;

@@ -29,13 +29,13 @@ function mainThread(): { fallback: FlagAnswerer; answered: string[] } {
 }
 
 /** A request with an empty body: a flag thread answers it 400. */
-const request = (path: string): FlagHttpRequest => ({ path, query: {}, contentType: 'application/json', contentEncoding: undefined, ip: null, body: new Uint8Array() });
+const request = (path: string): FlagHttpRequest => ({ path, query: {}, contentType: 'application/json', contentEncoding: undefined, location: null, body: new Uint8Array() });
 
 const threadData = (dataDir: string) => ({ dataDir, maxDecodedBytes: 1_000_000, logLevel: 'silent' as const, changeStamps: new SharedArrayBuffer(4) });
 
 test('a starting flag thread gets requests only once it is ready; until then the main thread answers them', async () => {
   const { fallback, answered } = mainThread();
-  const threads = new FlagThreads(1, threadData(newTempDir()), null, fallback, pino({ level: 'silent' }));
+  const threads = new FlagThreads(1, threadData(newTempDir()), fallback, pino({ level: 'silent' }));
   try {
     assert.equal((await threads.answer('flags', request('early'))).status, 200);
     assert.deepEqual(answered, ['early'], 'answered on the main thread while the thread starts');
@@ -64,7 +64,7 @@ test('a flag thread that dies at start is retried after a pause, and requests ar
   });
   const { fallback, answered } = mainThread();
   const data = threadData(`${newTempDir()}/missing/dir`);
-  const threads = new FlagThreads(1, data, null, fallback, pino({ level: 'error' }, sink));
+  const threads = new FlagThreads(1, data, fallback, pino({ level: 'error' }, sink));
   const stopsReach = async (count: number) => {
     const deadline = Date.now() + 20_000;
     while (stops.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -3,7 +3,6 @@
  * by key by what the request sent (semantics §4.4), plus GeoIP and the ids SDKs add.
  */
 import type { EvaluationContext } from '../flags/types.js';
-import type { GeoLookup } from '../ingest/geoip.js';
 import type { JsonObject } from '../ingest/types.js';
 import type { FlagEvaluationInputs } from '../store/types.js';
 import type { FlagRequest } from './types.js';
@@ -19,23 +18,22 @@ const FLAG_GEO_KEYS = [
   '$geoip_time_zone',
 ] as const;
 
-export function geoProperties(request: FlagRequest, geo: GeoLookup | null): JsonObject {
-  if (request.geoipDisable || !request.ip) return {};
-  const found = (request.location !== undefined ? request.location : (geo?.lookup(request.ip) ?? null)) as JsonObject | null;
+export function geoProperties(request: FlagRequest): JsonObject {
+  const found = request.location as JsonObject | null;
   const properties: JsonObject = {};
-  if (!found) return properties;
+  if (request.geoipDisable || !found) return properties;
   for (const key of FLAG_GEO_KEYS) if (found[key] !== undefined) properties[key] = found[key];
   return properties;
 }
 
 /** `inputs` is null when the store could not be read: the request's own properties are all there is. */
-export function buildContext(request: FlagRequest, inputs: FlagEvaluationInputs | null, geo: GeoLookup | null): EvaluationContext {
+export function buildContext(request: FlagRequest, inputs: FlagEvaluationInputs | null): EvaluationContext {
   // Like posthog-node: `distinct_id` first so a caller's explicit value wins; GeoIP before the
   // request's properties for the same reason.
   const personProperties = {
     ...inputs?.personProperties,
     distinct_id: request.distinctId,
-    ...geoProperties(request, geo),
+    ...geoProperties(request),
     ...request.personProperties,
   };
   const groupProperties: Record<string, JsonObject> = {};

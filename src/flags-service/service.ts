@@ -7,7 +7,6 @@ import { propertiesFor } from '../flags/condition.js';
 import { evaluateEach, type CompiledFlag, type CompiledFlags } from '../flags/index.js';
 import { makeReason } from '../flags/reasons.js';
 import type { EvaluateOptions, EvaluationContext, FeatureFlag, FlagResult } from '../flags/types.js';
-import type { GeoLookup } from '../ingest/geoip.js';
 import type { Logger } from '../logger.js';
 import type { FlagEvaluationInputs, FlagStore, StoredFlag } from '../store/types.js';
 import { buildContext } from './context.js';
@@ -37,7 +36,6 @@ export class FlagService {
 
   constructor(
     private readonly store: FlagStore,
-    private readonly geo: GeoLookup | null,
     private readonly log: Logger,
   ) {
     this.cache = new FlagCache(store);
@@ -74,7 +72,7 @@ export class FlagService {
     } catch (error) {
       this.log.error({ err: error, projectId }, 'could not read stored properties for flags; answering from the request alone');
     }
-    const ctx = buildContext(request, inputs, this.geo);
+    const ctx = buildContext(request, inputs);
     const compiledTargets = request.flagKeys ? targets.map((flag) => flags.compiled.byKey.get(flag.key)) : flags.activeCompiled;
     const computed = this.evaluateSafely(flags.compiled, ctx, compiledTargets);
     const results = targets.map((flag, index) => {

@@ -19,10 +19,8 @@ export interface FlagRequest {
   disableFlags: boolean;
   /** Evaluate only these keys (`flag_keys_to_evaluate` / `flag_keys`); null = all. */
   flagKeys: string[] | null;
-  /** Client address for GeoIP, null when unknown. */
-  ip: string | null;
-  /** GeoIP's answer for `ip` when the caller looked it up already (flag threads get it so). */
-  location?: GeoProperties | null;
+  /** GeoIP's answer for the client's address; null when unknown or not found. */
+  location: GeoProperties | null;
 }
 
 export interface FlagEvaluation {

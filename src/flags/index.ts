@@ -1,5 +1,5 @@
 /** The flag engine's public surface: pure evaluation and validation, no I/O. */
-export { evaluateCompiled, evaluateEach, evaluateFlag, evaluateFlags, flagValue } from './evaluate.js';
+export { evaluateEach, evaluateFlag, evaluateFlags, flagValue } from './evaluate.js';
 export { compileFlags, type CompiledFlag, type CompiledFlags } from './compile.js';
 export { validateFlagFilters, validateFlagKey, FlagValidationError } from './validate.js';
 export { dependencyChain, indexFlags, withDependencyChains } from './dependencies.js';

@@ -55,7 +55,7 @@ const request = (personProperties: Record<string, unknown> = {}) => ({
   geoipDisable: true,
   disableFlags: false,
   flagKeys: null,
-  ip: null,
+  location: null,
 });
 
 const silent = pino({ level: 'silent' });
@@ -63,7 +63,7 @@ const summary = (evaluation: Awaited<ReturnType<FlagService['evaluate']>>) =>
   Object.fromEntries(evaluation.results.map(({ flag, result }) => [flag.key, result.failed ? 'failed' : result.enabled]));
 
 test('stored properties unreadable: flags the request can decide are answered, the rest failed', async () => {
-  const service = new FlagService(failingStore({ prepare: true }), null, silent);
+  const service = new FlagService(failingStore({ prepare: true }), silent);
   const withoutPlan = await service.evaluate(1, request());
   assert.equal(withoutPlan.errors, true);
   assert.deepEqual(summary(withoutPlan), { everyone: true, pro: 'failed', company: 'failed' });
@@ -73,12 +73,12 @@ test('stored properties unreadable: flags the request can decide are answered, t
 });
 
 test('flags unreadable: no flags and errorsWhileComputingFlags', async () => {
-  const service = new FlagService(failingStore({ list: true }), null, silent);
+  const service = new FlagService(failingStore({ list: true }), silent);
   assert.deepEqual(await service.evaluate(1, request()), { results: [], errors: true });
 });
 
 test('a healthy store gives no errors', async () => {
-  const service = new FlagService(failingStore({}), null, silent);
+  const service = new FlagService(failingStore({}), silent);
   const evaluation = await service.evaluate(1, request({ plan: 'pro' }));
   assert.equal(evaluation.errors, false);
   // No group types stored: the group flag is simply off.

@@ -13,7 +13,7 @@ import { flagHttpRequest, queryOf } from './request.js';
 
 export async function registerDecideRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await withRawBodies(app, ctx.config.bodyLimitBytes, (scope) => {
-    scope.post('/decide', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('decide', flagHttpRequest(request))));
+    scope.post('/decide', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('decide', flagHttpRequest(request, ctx.geoip))));
     scope.get('/decide', async (request, reply) => sendJson(reply, decideBody(decideVersion(queryOf(request).v), NO_FLAGS)));
   });
 }

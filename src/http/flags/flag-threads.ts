@@ -3,8 +3,8 @@
  * cores the main thread does not: on the main thread it took turns with HTTP parsing and
  * ingestion (~85 µs of a ~190 µs request). Each thread has its own connection to the metadata
  * store and its own caches of projects and flags, cleared by a message whenever the management
- * API changes them here. GeoIP answers come from the main thread's lookup (the database would
- * cost each thread ~45 MB).
+ * API changes them here. GeoIP answers come with the requests (request.ts looks them up: the
+ * database would cost each thread ~45 MB).
  *
  * A thread that dies fails nothing: its requests in flight, and every request while no thread
  * is alive, are answered on the main thread, and the next request starts a new thread, which
@@ -13,7 +13,6 @@
  * time, so a thread that cannot start does not cost every request an attempt.
  */
 import type { Worker } from 'node:worker_threads';
-import type { GeoLookup } from '../../ingest/geoip.js';
 import type { Logger } from '../../logger.js';
 import { ByteRing } from '../../util/byte-ring.js';
 import { BytesPool } from '../../util/bytes-pool.js';
@@ -63,7 +62,6 @@ export class FlagThreads implements FlagAnswerer {
   constructor(
     count: number,
     private readonly settings: FlagThreadSettings,
-    private readonly geo: GeoLookup | null,
     /** Answers on the main thread when no flag thread can. */
     private readonly fallback: FlagAnswerer,
     private readonly log: Logger,
@@ -120,8 +118,6 @@ export class FlagThreads implements FlagAnswerer {
     }
     if (!thread.ready) return this.fallback.answer(route, input);
     const id = this.nextId++;
-    // Looked up here: threads have no GeoIP database (see above).
-    input.location = input.ip && this.geo ? this.geo.lookup(input.ip) : null;
     return new Promise((resolve) => {
       if (thread.pending.size === 0) thread.worker.ref();
       thread.pending.set(id, { route, input, resolve });

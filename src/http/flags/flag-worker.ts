@@ -30,7 +30,6 @@ export interface FlagThreadData extends FlagThreadSettings {
 export interface FlagThreadRequest {
   id: number;
   route: FlagRoute;
-  /** With `location` looked up by the main thread. */
   input: FlagHttpRequest;
 }
 
@@ -52,8 +51,7 @@ export type FlagThreadOutput = { type: 'ready' } | { type: 'answers'; replies: F
 const data = workerData as FlagThreadData;
 const log = createLogger(data.logLevel);
 const meta = SqliteMetaStore.open(data.dataDir, new ChangeStamps(data.changeStamps));
-// GeoIP answers come with each request (FlagHttpRequest.location).
-const service = new FlagService(meta.flags, null, log);
+const service = new FlagService(meta.flags, log);
 const deps = { projects: new ProjectCache(meta.tenancy), service, maxDecodedBytes: data.maxDecodedBytes, log };
 
 const answerRing = new ByteRing(data.answerRing);

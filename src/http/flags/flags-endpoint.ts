@@ -12,7 +12,7 @@ import { flagHttpRequest, queryOf } from './request.js';
 
 export async function registerFlagsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await withRawBodies(app, ctx.config.bodyLimitBytes, (scope) => {
-    scope.post('/flags', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('flags', flagHttpRequest(request))));
+    scope.post('/flags', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('flags', flagHttpRequest(request, ctx.geoip))));
     scope.get('/flags', async (request, reply) => sendJson(reply, flagsBody(flagsShape(queryOf(request)), NO_FLAGS, false)));
   });
 }

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FlagRequest } from '../../flags-service/index.js';
 import { decodeCapture } from '../../ingest/decode.js';
 import { isPlainObject } from '../../ingest/normalize.js';
-import type { GeoProperties } from '../../ingest/geoip.js';
+import type { GeoLookup, GeoProperties } from '../../ingest/geoip.js';
 import type { JsonObject } from '../../ingest/types.js';
 import type { Project } from '../../store/types.js';
 import { clientIp } from '../../util/ip.js';
@@ -35,22 +35,21 @@ export interface FlagHttpRequest {
   query: Record<string, string | undefined>;
   contentType: string | undefined;
   contentEncoding: string | undefined;
-  /** Client address for GeoIP. */
-  ip: string | null;
-  /** GeoIP's answer for `ip`, when looked up before the request went to a flag thread. */
-  location?: GeoProperties | null;
+  /** GeoIP's answer for the client's address, looked up here: flag threads have no GeoIP database. */
+  location: GeoProperties | null;
   body: Uint8Array;
 }
 
-export function flagHttpRequest(request: FastifyRequest): FlagHttpRequest {
+export function flagHttpRequest(request: FastifyRequest, geo: GeoLookup | null): FlagHttpRequest {
+  // The spec lets X-Forwarded-For name the address used for GeoIP, proxy or not: a client can
+  // only change its own location, which it could also do with person_properties.
+  const ip = clientIp(request.socket.remoteAddress, header(request, 'x-forwarded-for'), true);
   return {
     path: request.url.split('?')[0],
     query: queryOf(request),
     contentType: header(request, 'content-type'),
     contentEncoding: header(request, 'content-encoding'),
-    // The spec lets X-Forwarded-For name the address used for GeoIP, proxy or not: a client can
-    // only change its own location, which it could also do with person_properties.
-    ip: clientIp(request.socket.remoteAddress, header(request, 'x-forwarded-for'), true),
+    location: ip && geo ? geo.lookup(ip) : null,
     body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
   };
 }
@@ -85,7 +84,7 @@ export async function readFlagRequest(
   const body = decoded.events.length === 1 ? decoded.events[0] : null;
   if (!body) throw invalidPayload('expected one JSON object');
   const project = await projectForToken(projects, decoded.token ?? input.query.token);
-  return { project, flags: parseFlagRequest(body, input.ip, input.location) };
+  return { project, flags: parseFlagRequest(body, input.location) };
 }
 
 const text = (value: unknown): string | null =>
@@ -95,7 +94,7 @@ const object = (value: unknown): JsonObject => (isPlainObject(value) ? value : {
 
 const truthy = (value: unknown) => value === true || value === 'true';
 
-export function parseFlagRequest(body: JsonObject, ip: string | null, location?: GeoProperties | null): FlagRequest {
+export function parseFlagRequest(body: JsonObject, location: GeoProperties | null): FlagRequest {
   const distinctId = text(body.distinct_id) ?? text(body.$distinct_id);
   if (distinctId === null) throw validationError('Decide requires a distinct_id.', 'distinct_id', 'missing_distinct_id');
 
@@ -120,7 +119,6 @@ export function parseFlagRequest(body: JsonObject, ip: string | null, location?:
     geoipDisable: truthy(body.geoip_disable),
     disableFlags: truthy(body.disable_flags),
     flagKeys: Array.isArray(keys) ? keys.filter((key): key is string => typeof key === 'string') : null,
-    ip,
     location,
   };
 }
