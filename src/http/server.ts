@@ -2,6 +2,7 @@
  * The Fastify instance: CORS for browsers on any origin, one error shape for every failure,
  * request metrics, and the slow-client limits. Route modules are registered by app.ts.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
@@ -46,11 +47,13 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
   // often reaches the client first); then Fastify's JSON parser, then the guards capture
   // applies too, so a 100,000-level body is a 400 rather than a stack overflow later.
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
+  const readText = (payload: IncomingMessage, done: (error: Error | null, text?: string) => void) =>
+    readRawBody(payload, config.bodyLimitBytes, (error, bytes) => done(error, bytes?.toString('utf8')));
   app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('text/plain', (_request, payload, done) => readText(payload, done));
   app.addContentTypeParser('application/json', (request, payload, done) => {
-    readRawBody(payload, config.bodyLimitBytes, (readError, bytes) => {
-      if (readError || !bytes) return done(readError, undefined);
-      const body = bytes.toString('utf8');
+    readText(payload, (readError, body) => {
+      if (readError || body === undefined) return done(readError, undefined);
       parseJson(request, body, (error, value) => {
         if (error) return done(error, undefined);
         try {
@@ -62,9 +65,6 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
       });
     });
   });
-  app.addContentTypeParser('text/plain', (_request, payload, done) =>
-    readRawBody(payload, config.bodyLimitBytes, (error, bytes) => done(error, bytes?.toString('utf8'))),
-  );
 
   // Browsers: echo the Origin and allow credentials on every response (posthog-js works with
   // or without credentials), and answer every preflight. Hooks on every request are callback
