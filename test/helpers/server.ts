@@ -46,7 +46,22 @@ export interface StartOptions {
   entry?: 'source' | 'build';
 }
 
-export const newTempDir = (prefix = 'sightline-test-') => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+/**
+ * Temp directories made here are removed when the process exits (each test file runs in a
+ * process of its own; a soak leaves gigabytes): SIGHTLINE_KEEP_TEMP_DIRS=1 keeps them to look
+ * at. Servers are stopped by then, or are being killed with their parent.
+ */
+const tempDirs = new Set<string>();
+process.once('exit', () => {
+  if (process.env.SIGHTLINE_KEEP_TEMP_DIRS === '1') return;
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+export function newTempDir(prefix = 'sightline-test-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? newTempDir();

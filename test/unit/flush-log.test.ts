@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -13,13 +12,14 @@ import { FlushLog } from '../../src/ingest/flush-log.js';
 import { createLogger } from '../../src/logger.js';
 import { decodeFlushRecord } from '../../src/store/flush-record.js';
 import { encodedFlush, flushChanges } from '../helpers/flushes.js';
+import { newTempDir } from '../helpers/server.js';
 
 const log = createLogger('silent');
 
 const flush = encodedFlush;
 const changes = flushChanges;
 
-const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-flush-log-'));
+const tempDir = () => newTempDir('sightline-flush-log-');
 const segments = (dir: string) => fs.readdirSync(dir).filter((name) => name.endsWith('.log')).sort();
 
 async function open(dir: string, options: { segmentBytes?: number; beforeSeal?: () => Promise<void> } = {}) {
