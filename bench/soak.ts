@@ -7,7 +7,8 @@
  * 0), and stored events == acknowledged events at the end. Exits 1 when a criterion fails.
  *
  * SOAK_MINUTES, SOAK_WARMUP_SECONDS (30), SOAK_BATCH_EVENTS (100), SOAK_DECIDE_PER_SECOND (20),
- * SOAK_LIST_PER_SECOND (2).
+ * SOAK_LIST_PER_SECOND (2), SOAK_EVENTS_PER_SECOND (a fixed steady rate instead of half the
+ * warm-up's maximum, which itself moves by a quarter on a noisy machine).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -24,6 +25,8 @@ const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 30);
 const BATCH_EVENTS = Number(process.env.SOAK_BATCH_EVENTS ?? 100);
 const DECIDE_PER_SECOND = Number(process.env.SOAK_DECIDE_PER_SECOND ?? 20);
 const LIST_PER_SECOND = Number(process.env.SOAK_LIST_PER_SECOND ?? 2);
+/** A fixed steady rate (events/s) instead of half the warm-up's maximum, for comparing two builds at the same load. */
+const FIXED_EVENTS_PER_SECOND = process.env.SOAK_EVENTS_PER_SECOND ? Number(process.env.SOAK_EVENTS_PER_SECOND) : null;
 const RSS_EVERY_MS = 10_000;
 /** In-flight cap per traffic kind: past it the server is not keeping up, counted as an error. */
 const MAX_IN_FLIGHT = 256;
@@ -217,7 +220,7 @@ async function main(): Promise<void> {
       ...sideTraffic(warmStart, warmupEnd),
     ]);
     const maxBatchesPerSecond = warmupBatches / ((Date.now() - warmStart) / 1000);
-    const rate = maxBatchesPerSecond / 2;
+    const rate = FIXED_EVENTS_PER_SECOND === null ? maxBatchesPerSecond / 2 : FIXED_EVENTS_PER_SECOND / BATCH_EVENTS;
     await Promise.all(pending);
     process.stderr.write(`max ${fmt(maxBatchesPerSecond * BATCH_EVENTS)} events/s; soaking ${MINUTES} min at ${fmt(rate * BATCH_EVENTS)} events/s…\n`);
 
