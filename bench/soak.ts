@@ -27,6 +27,7 @@ const DECIDE_PER_SECOND = Number(process.env.SOAK_DECIDE_PER_SECOND ?? 20);
 const LIST_PER_SECOND = Number(process.env.SOAK_LIST_PER_SECOND ?? 2);
 /** A fixed steady rate (events/s) instead of half the warm-up's maximum, for comparing two builds at the same load. */
 const FIXED_EVENTS_PER_SECOND = process.env.SOAK_EVENTS_PER_SECOND ? Number(process.env.SOAK_EVENTS_PER_SECOND) : null;
+if (FIXED_EVENTS_PER_SECOND !== null && !(FIXED_EVENTS_PER_SECOND > 0)) throw new Error('SOAK_EVENTS_PER_SECOND must be a positive number');
 const RSS_EVERY_MS = 10_000;
 /** In-flight cap per traffic kind: past it the server is not keeping up, counted as an error. */
 const MAX_IN_FLIGHT = 256;

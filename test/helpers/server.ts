@@ -49,7 +49,8 @@ export interface StartOptions {
 /**
  * Temp directories made here are removed when the process exits (each test file runs in a
  * process of its own; a soak leaves gigabytes): SIGHTLINE_KEEP_TEMP_DIRS=1 keeps them to look
- * at. Servers are stopped by then, or are being killed with their parent.
+ * at. Tests stop their servers before that; a server still running then (a test that failed
+ * midway) loses its directory.
  */
 const tempDirs = new Set<string>();
 process.once('exit', () => {
