@@ -33,7 +33,6 @@ import type { EventStore, PersonRecord, StoredEvent } from '../src/store/types.j
 import { newTempDir, type TestServer } from '../test/helpers/server.js';
 import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
-import { ownSettings } from './ingest.js';
 import { percentile } from './load.js';
 
 const DISTINCT_IDS = 3000;
@@ -41,7 +40,7 @@ const BATCH = 50_000;
 const DAY_MS = 86_400_000;
 const SPAN_MS = 30 * DAY_MS;
 const CHAIN = 'button.btn.btn-primary:nth-child="1"nth-of-type="1"text="Sign up";form:nth-child="2"nth-of-type="1";body:nth-child="1"nth-of-type="1"';
-const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false', SIGHTLINE_LOG_LEVEL: 'info', ...ownSettings() };
+const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false', SIGHTLINE_LOG_LEVEL: 'info' };
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));

@@ -7,10 +7,19 @@ import { startServer, type StartOptions, type TestServer } from '../test/helpers
 
 let built = false;
 
+/** What the harness sets itself: a benchmark never runs on the caller's data or port. */
+const HARNESS_SETTINGS = new Set(['SIGHTLINE_HOST', 'SIGHTLINE_PORT', 'SIGHTLINE_DATA_DIR', 'SIGHTLINE_PROJECT_API_KEY', 'SIGHTLINE_PERSONAL_API_KEY']);
+
+/** The other `SIGHTLINE_*` variables of the benchmark's environment, so a run can measure another setting: they win over the benchmark's own. */
+const sightlineSettings = (): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('SIGHTLINE_') && !HARNESS_SETTINGS.has(entry[0]) && entry[1] !== undefined),
+  );
+
 export async function startBenchServer(options: StartOptions = {}): Promise<TestServer> {
   if (!built) {
     execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
     built = true;
   }
-  return startServer({ ...options, entry: 'build' });
+  return startServer({ ...options, env: { ...options.env, ...sightlineSettings() }, entry: 'build' });
 }

@@ -47,7 +47,10 @@ class Client {
   readonly errors: string[] = [];
   readonly inFlight: Record<Kind, number> = { batch: 0, decide: 0, list: 0 };
   acknowledgedEvents = 0;
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  // Idle sockets are closed after 30 s, well before the server's keep-alive timeout (65 s): with
+  // no timeout of its own, node's agent keeps them for good and now and then sends a request on
+  // one the server is closing (ECONNRESET), which SDKs' clients, honouring the timeout, do not.
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 30_000 });
   private readonly target: URL;
 
   constructor(private readonly server: TestServer) {
@@ -159,7 +162,7 @@ async function main(): Promise<void> {
   const server = await startBenchServer({
     // info: the helper waits for the "accepting traffic" line; requests are not logged anyway.
     // SOAK_LOG_LEVEL=debug with SOAK_SERVER_LOG=<file> keeps every flush's timings for diagnosis.
-    env: { SIGHTLINE_LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'info', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', ...(process.env.SOAK_SERVER_ENV ? JSON.parse(process.env.SOAK_SERVER_ENV) : {}) },
+    env: { SIGHTLINE_LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'info', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' },
   });
   const pid = server.process.pid!;
   const client = new Client(server);

@@ -25,6 +25,8 @@ export interface Config {
   eventStore: 'duckdb';
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
+  /** Threads DuckDB may use for one query or checkpoint (the calling thread included). */
+  duckdbThreads: number;
   /** Time limit of an events query in ms (0 = none); exports have none. */
   queryTimeoutMs: number;
   /** Keys forced at bootstrap (deployments and tests rely on these). */
@@ -109,6 +111,9 @@ export function loadConfig(env: Env = process.env): Config {
     metaStore: oneOf(env, 'SIGHTLINE_META_STORE', ['sqlite'], 'sqlite'),
     eventStore: oneOf(env, 'SIGHTLINE_EVENT_STORE', ['duckdb'], 'duckdb'),
     duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', '256MB'),
+    // One: a second DuckDB thread took a core from HTTP and the group commit whenever a
+    // checkpoint or a query ran, which raised capture's p99 (benchmarks.md, 2026-11-24).
+    duckdbThreads: integer(env, 'SIGHTLINE_DUCKDB_THREADS', 1, 1, 256),
     queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
     bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,

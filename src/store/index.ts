@@ -16,7 +16,7 @@ export interface Stores {
 export async function openStores(config: Config, changeStamps = new ChangeStamps()): Promise<Stores> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const meta = SqliteMetaStore.open(config.dataDir, changeStamps);
-  const events = await ThreadedEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel });
+  const events = await ThreadedEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel });
   return { meta, events };
 }
 

@@ -98,7 +98,7 @@ async function connect(file: string, options: DuckOptions) {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     memory_limit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
-    threads: String(options.threads ?? 2),
+    threads: String(options.threads ?? 1),
     checkpoint_threshold: '1TB',
   });
   try {

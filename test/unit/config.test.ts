@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+test('defaults when nothing is set', () => {
+  const config = loadConfig({});
+  assert.equal(config.host, '0.0.0.0');
+  assert.equal(config.port, 8000);
+  assert.equal(config.duckdbMemoryLimit, '256MB');
+  assert.equal(config.duckdbThreads, 1);
+});
+
+test('SIGHTLINE_DUCKDB_THREADS is read, and refused when it is not a positive integer', () => {
+  assert.equal(loadConfig({ SIGHTLINE_DUCKDB_THREADS: '4' }).duckdbThreads, 4);
+  for (const raw of ['0', '-1', 'two', '1.5']) {
+    assert.throws(() => loadConfig({ SIGHTLINE_DUCKDB_THREADS: raw }), ConfigError, raw);
+  }
+});
