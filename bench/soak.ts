@@ -48,8 +48,8 @@ class Client {
   readonly inFlight: Record<Kind, number> = { batch: 0, decide: 0, list: 0 };
   acknowledgedEvents = 0;
   // Idle sockets are closed after 30 s, well before the server's keep-alive timeout (65 s): with
-  // no timeout of its own, node's agent keeps them for good and now and then sends a request on
-  // one the server is closing (ECONNRESET), which SDKs' clients, honouring the timeout, do not.
+  // no timeout of its own, node's agent ignores the one the server announces, keeps them for
+  // good, and now and then sends a request on one the server is closing (ECONNRESET).
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 30_000 });
   private readonly target: URL;
 

@@ -112,7 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventStore: oneOf(env, 'SIGHTLINE_EVENT_STORE', ['duckdb'], 'duckdb'),
     duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', '256MB'),
     // One: a second DuckDB thread took a core from HTTP and the group commit whenever a
-    // checkpoint or a query ran, which raised capture's p99 (benchmarks.md, 2026-11-24).
+    // checkpoint or a query ran, which raised capture's p99 (architecture.md, "DuckDB's threads").
     duckdbThreads: integer(env, 'SIGHTLINE_DUCKDB_THREADS', 1, 1, 256),
     queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
