@@ -7,12 +7,14 @@ import { benchDefinitions } from './definitions.js';
 import { benchEvents } from './events.js';
 import { benchFlags } from './flags.js';
 import { benchIngest } from './ingest.js';
+import { benchRetention } from './retention.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
   ingest: benchIngest,
   definitions: benchDefinitions,
   events: benchEvents,
   flags: benchFlags,
+  retention: benchRetention,
 };
 
 const wanted = process.argv.slice(2);

@@ -17,6 +17,7 @@ import { FlagThreads } from './http/flags/flag-threads.js';
 import { ProjectCache } from './http/project-cache.js';
 import { routeModules } from './http/routes.js';
 import { createServer } from './http/server.js';
+import { Retention } from './retention.js';
 
 /** Events per event-store transaction, at most: two DuckDB row groups. */
 const MIRROR_EVENTS_PER_WRITE = 16_384;
@@ -82,6 +83,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   for (const register of routeModules) await register(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
   log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
+  const retention = config.retentionDays > 0 ? new Retention(stores, config.retentionDays, metrics, log) : null;
+  retention?.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -102,6 +105,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
         clearInterval(reaper);
         clearTimeout(interrupter);
       }
+      await retention?.stop();
       await flagAnswers.close();
       await buffer.close();
       await stores.events.close();

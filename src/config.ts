@@ -43,6 +43,8 @@ export interface Config {
   personCacheSize: number;
   /** Acknowledged events the event store may lag behind before flushes wait for it. */
   eventStoreMaxLagEvents: number;
+  /** Events whose timestamp is older than this many days are deleted (0 = kept for ever). */
+  retentionDays: number;
   /** Worker threads answering /decide and /flags (0 = the main thread answers them). */
   flagThreads: number;
   /** Public base URL used in pagination links; derived from the request when unset. */
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', 200_000, 1, 100_000_000),
     personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', 20_000, 0, 10_000_000),
     eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
+    retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
     // One per core, not one fewer: the main thread spends most of a flag request waiting for a
     // flag thread, and two threads on 2 cores served 7-13% more requests than one (benchmarks.md).
     flagThreads: integer(env, 'SIGHTLINE_FLAG_THREADS', Math.min(4, os.availableParallelism()), 0, 64),

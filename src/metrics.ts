@@ -38,6 +38,12 @@ export function createMetrics() {
       help: 'Acknowledged events the event store has not taken yet (kept in the flush log)',
       registers: [registry],
     }),
+    eventsExpired: new Counter({
+      name: 'sightline_events_expired_total',
+      help: 'Events deleted because they were older than SIGHTLINE_RETENTION_DAYS',
+      registers: [registry],
+    }),
+    retentionFailures: new Counter({ name: 'sightline_retention_failures_total', help: 'Retention passes that failed (the next one tries again)', registers: [registry] }),
     storeBytes: new Gauge({
       name: 'sightline_store_size_bytes',
       help: 'On-disk size of each store (and of the flush log)',

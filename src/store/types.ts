@@ -344,6 +344,8 @@ export interface IngestStore {
    * two commits left flushes the event store never got: forget their uuids so the retries are stored.
    */
   forgetUuidsAfter(flushSeq: number): Promise<void>;
+  /** Retention: forgets the uuids of deleted events (a retry of one of them is stored again). */
+  forgetUuids(uuids: UuidsByProject): Promise<void>;
   /** All persons and distinct ids, to rebuild the event store's person mirror after a crash. */
   allPersons(): AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>;
   /** The current person of each distinct id with all of its distinct ids (the events API shows these). */
@@ -410,6 +412,9 @@ export interface EventSlice {
   after: number;
 }
 
+/** Event uuids by project, as 32 hex digits. */
+export type UuidsByProject = Map<number, string[]>;
+
 export interface EventStore {
   /**
    * Appends a slice's events, and applies the person-mirror changes of every flush whose first
@@ -434,6 +439,11 @@ export interface EventStore {
   sizeBytes(): Promise<number>;
   /** Forces a checkpoint (folds the WAL into the main file). */
   checkpoint(): Promise<void>;
+  /**
+   * Retention: deletes at most `limit` of the events timestamped before `cutoff` and says which
+   * they were (fewer than `limit` means none is left).
+   */
+  expireEvents(cutoff: Date, limit: number): Promise<UuidsByProject>;
   /** Shutdown: stops the queries and exports running now (their callers get an error). */
   interruptQueries(): Promise<void>;
   close(): Promise<void>;

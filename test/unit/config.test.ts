@@ -8,11 +8,19 @@ test('defaults when nothing is set', () => {
   assert.equal(config.port, 8000);
   assert.equal(config.duckdbMemoryLimit, '256MB');
   assert.equal(config.duckdbThreads, 1);
+  assert.equal(config.retentionDays, 0);
 });
 
 test('SIGHTLINE_DUCKDB_THREADS is read, and refused when it is not a positive integer', () => {
   assert.equal(loadConfig({ SIGHTLINE_DUCKDB_THREADS: '4' }).duckdbThreads, 4);
   for (const raw of ['0', '-1', 'two', '1.5']) {
     assert.throws(() => loadConfig({ SIGHTLINE_DUCKDB_THREADS: raw }), ConfigError, raw);
+  }
+});
+
+test('SIGHTLINE_RETENTION_DAYS is read, and refused when it is not a whole number of days', () => {
+  assert.equal(loadConfig({ SIGHTLINE_RETENTION_DAYS: '90' }).retentionDays, 90);
+  for (const raw of ['-1', '1.5', 'ninety', '36501']) {
+    assert.throws(() => loadConfig({ SIGHTLINE_RETENTION_DAYS: raw }), ConfigError, raw);
   }
 });

@@ -11,7 +11,7 @@ import {
 import { positionAfter, sliceEvents } from '../event-slice.js';
 import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import type { LogLevel } from '../../config.js';
 import { createLogger, type Logger } from '../../logger.js';
 import { afterIo } from '../../util/after-io.js';
@@ -415,6 +415,37 @@ export class DuckDbEventStore implements EventStore {
   checkpoint(): Promise<void> {
     return this.writes.run(() => this.guarded(async () => {
       await this.writer.run(`CHECKPOINT ${DATABASE}`);
+    }));
+  }
+
+  async expireEvents(cutoff: Date, limit: number): Promise<UuidsByProject> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`invalid limit ${limit}`);
+    return this.writes.run(() => this.guarded(async () => {
+      const c = this.writer;
+      // The batch is picked into a temp table and deleted by row id: DELETE takes no LIMIT, and
+      // DELETE … RETURNING reads every column of the deleted rows (measured ~300 ms a batch
+      // against ~20 ms). Zone maps on timestamp skip the newer row groups.
+      await c.run('BEGIN TRANSACTION');
+      try {
+        await c.run(
+          `CREATE OR REPLACE TEMP TABLE expiring AS
+           SELECT rowid AS row_id, project_id, replace(CAST(uuid AS VARCHAR), '-', '') AS uuid FROM events WHERE timestamp < $1 LIMIT ${limit}`,
+          [timestampValue(cutoff)],
+        );
+        await c.run('DELETE FROM events WHERE rowid IN (SELECT row_id FROM expiring)');
+        const reader = await c.runAndReadAll('SELECT project_id, uuid FROM expiring');
+        await c.run('DROP TABLE expiring; COMMIT');
+        const uuids: UuidsByProject = new Map();
+        for (const [projectId, uuid] of reader.getRows() as [number, string][]) {
+          let list = uuids.get(projectId);
+          if (!list) uuids.set(projectId, (list = []));
+          list.push(uuid);
+        }
+        return uuids;
+      } catch (error) {
+        await c.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
     }));
   }
 

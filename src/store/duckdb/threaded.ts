@@ -11,7 +11,7 @@
 import { QueryCancelledError } from '../errors.js';
 import { startWorker } from '../../util/worker.js';
 import { WorkerCalls } from '../../util/worker-calls.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, UuidsByProject } from '../types.js';
 import type { DuckOptions } from './event-store.js';
 import { readPageBytes } from './memory.js';
 import { ROW_GROUP_ROWS } from './schema.js';
@@ -123,6 +123,10 @@ export class ThreadedEventStore implements EventStore {
 
   checkpoint(): Promise<void> {
     return this.call('checkpoint');
+  }
+
+  expireEvents(cutoff: Date, limit: number): Promise<UuidsByProject> {
+    return this.call('expireEvents', cutoff, limit);
   }
 
   async interruptQueries(): Promise<void> {

@@ -50,6 +50,7 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
   ping: () => opened().ping(),
   sizeBytes: () => opened().sizeBytes(),
   checkpoint: () => opened().checkpoint(),
+  expireEvents: (cutoff: Date, limit: number) => opened().expireEvents(cutoff, limit),
   interruptQueries: () => store?.interruptQueries(),
   streamOpen: (streamId: number, query: EventQuery, chunkRows: number) => {
     streams.set(streamId, opened().stream(query, chunkRows)[Symbol.asyncIterator]());

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../ingest/types.js';
-import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord } from '../types.js';
+import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord, type UuidsByProject } from '../types.js';
 import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';
 import { distinctIdKey, groupKey, groupTypesKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
@@ -73,6 +73,7 @@ export class SqliteIngestStore implements IngestStore {
         `SELECT d.distinct_id, p.* FROM person_distinct_ids d JOIN persons p ON p.project_id = d.project_id AND p.uuid = d.person_uuid
          WHERE d.project_id = ? AND d.distinct_id IN (SELECT value FROM json_each(?))`,
       ),
+      forgetUuids: db.prepare('DELETE FROM event_uuids WHERE project_id = ? AND uuid IN (SELECT unhex(value) FROM json_each(?))'),
       existingUuids: db.prepare('SELECT uuid FROM event_uuids WHERE project_id = ? AND uuid IN (SELECT unhex(value) FROM json_each(?))'),
       groupTypes: db.prepare('SELECT group_type, group_type_index FROM group_types WHERE project_id = ?'),
       group: db.prepare('SELECT properties, created_at FROM groups WHERE project_id = ? AND group_type_index = ? AND group_key = ?'),
@@ -228,6 +229,12 @@ export class SqliteIngestStore implements IngestStore {
     this.write(() => {
       this.db.prepare('DELETE FROM event_uuids WHERE flush_seq > ?').run(flushSeq);
       this.statements.setFlushSeq.run(flushSeq);
+    });
+  }
+
+  async forgetUuids(uuids: UuidsByProject): Promise<void> {
+    this.write(() => {
+      for (const [projectId, hex] of uuids) this.statements.forgetUuids.run(projectId, JSON.stringify(hex));
     });
   }
 
