@@ -33,6 +33,8 @@ export interface Config {
   bootstrapProjectApiKey: string | undefined;
   bootstrapPersonalApiKey: string | undefined;
   geoipEnabled: boolean;
+  /** Drop events whose properties say they come from a bot (`$browser_type`, user-agent properties). */
+  dropBotEvents: boolean;
   /** Group commit: flush at most this many ms after the first pending event... */
   flushIntervalMs: number;
   /** ...or as soon as this many events are pending. */
@@ -120,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
     bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,
     geoipEnabled: bool(env, 'SIGHTLINE_GEOIP', true),
+    dropBotEvents: bool(env, 'SIGHTLINE_DROP_BOT_EVENTS', false),
     flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),
     flushMaxEvents: integer(env, 'SIGHTLINE_FLUSH_MAX_EVENTS', 10_000, 1, 1_000_000),
     maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', 200_000, 1, 100_000_000),

@@ -57,7 +57,7 @@ async function capture(request: FastifyRequest, ctx: AppContext): Promise<void> 
   const ip = clientIp(request.socket.remoteAddress, header(request, 'x-forwarded-for'), ctx.config.trustProxy);
   const pending: PendingEvent[] = [];
   for (const raw of decoded.events) {
-    const outcome = normalizeEvent(raw, { sentAt: decoded.sentAt, now, ip, maxEventBytes: ctx.config.maxEventBytes, payloadBytes: decoded.payloadBytes });
+    const outcome = normalizeEvent(raw, { sentAt: decoded.sentAt, now, ip, maxEventBytes: ctx.config.maxEventBytes, payloadBytes: decoded.payloadBytes, dropBots: ctx.config.dropBotEvents });
     if (outcome.ok) pending.push({ projectId: project.id, anonymizeIps: project.anonymize_ips, event: outcome.value });
     else ctx.metrics.eventsDropped.inc({ reason: outcome.reason });
   }

@@ -57,6 +57,7 @@ export type DropReason =
   | 'performance_event'
   | 'process_person_profile_false_person_event'
   | 'not_an_object'
-  | 'event_too_large';
+  | 'event_too_large'
+  | 'bot';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: DropReason };

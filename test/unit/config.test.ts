@@ -24,3 +24,9 @@ test('SIGHTLINE_RETENTION_DAYS is read, and refused when it is not a whole numbe
     assert.throws(() => loadConfig({ SIGHTLINE_RETENTION_DAYS: raw }), ConfigError, raw);
   }
 });
+
+test('SIGHTLINE_DROP_BOT_EVENTS is off unless set', () => {
+  assert.equal(loadConfig({}).dropBotEvents, false);
+  assert.equal(loadConfig({ SIGHTLINE_DROP_BOT_EVENTS: 'true' }).dropBotEvents, true);
+  assert.throws(() => loadConfig({ SIGHTLINE_DROP_BOT_EVENTS: 'maybe' }), ConfigError);
+});

@@ -293,3 +293,27 @@ describe('elements chain', () => {
     assert.equal('$elements' in event.properties, false);
   });
 });
+
+describe('bot events (SIGHTLINE_DROP_BOT_EVENTS)', () => {
+  const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+  const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+  const HEADLESS = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36';
+  const event = (properties: JsonObject): JsonObject => ({ event: '$pageview', distinct_id: 'd', properties });
+  const on = ctx({ dropBots: true });
+
+  test('dropped when on: a crawler or headless agent in $raw_user_agent or $user_agent, or posthog-js\'s $browser_type "bot"', () => {
+    assert.equal(dropped(event({ $raw_user_agent: GOOGLEBOT }), on), 'bot');
+    assert.equal(dropped(event({ $user_agent: HEADLESS }), on), 'bot');
+    assert.equal(dropped(event({ $browser_type: 'bot', $raw_user_agent: CHROME }), on), 'bot');
+  });
+
+  test('kept when on: a browser agent, no agent at all (server SDKs), or a non-string agent', () => {
+    assert.equal(ok(event({ $raw_user_agent: CHROME }), on).event, '$pageview');
+    assert.equal(ok(event({ $lib: 'posthog-node' }), on).event, '$pageview');
+    assert.equal(ok(event({ $raw_user_agent: 42, $browser_type: 'browser' }), on).event, '$pageview');
+  });
+
+  test('kept when off (the default)', () => {
+    assert.equal(ok(event({ $raw_user_agent: GOOGLEBOT, $browser_type: 'bot' })).event, '$pageview');
+  });
+});

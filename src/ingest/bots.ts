@@ -1,0 +1,22 @@
+/**
+ * Bot events (`SIGHTLINE_DROP_BOT_EVENTS`): told by what the event says of its client, never by
+ * the request's User-Agent header. posthog-js sends from the browser, so the header is the
+ * page's user agent and also in `$raw_user_agent`; server SDKs send with their own
+ * (`posthog-node/…`), which isbot counts as a bot like every HTTP library.
+ */
+import { isbot } from 'isbot';
+import type { JsonObject } from './types.js';
+
+/**
+ * posthog-js marks the events of a bot it was told to let through (`opt_out_useragent_filter`)
+ * with `$browser_type: "bot"`; apps that capture from their servers pass the visitor's agent as
+ * `$raw_user_agent` or `$user_agent`.
+ */
+export function isBotEvent(properties: JsonObject): boolean {
+  if (properties.$browser_type === 'bot') return true;
+  for (const key of ['$raw_user_agent', '$user_agent']) {
+    const agent = properties[key];
+    if (typeof agent === 'string' && isbot(agent)) return true;
+  }
+  return false;
+}
