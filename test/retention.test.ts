@@ -87,3 +87,20 @@ test('events older than the retention period are deleted at start-up, with their
   assert.equal(events[0].person.properties.plan, 'pro');
   assert.equal(await server.stop(), 0);
 });
+
+test('SIGTERM during a pass stops it cleanly; the next start finishes the deletion', async () => {
+  const first = await start({});
+  const old = Array.from({ length: 30 }, () => Array.from({ length: 1000 }, (_, i) => event(newUuid(), 'old-bulk', 45 + (i % 10))));
+  for (const batch of old) await send(first, first.projectKey, batch);
+  assert.equal(await first.stop(), 0);
+
+  const keys = { dataDir: first.dataDir, projectKey: first.projectKey, personalKey: first.personalKey, env: { SIGHTLINE_RETENTION_DAYS: '30' } };
+  const interrupted = await start(keys);
+  // The pass starts as the server does; stopping at once lands in it or just after it.
+  assert.equal(await interrupted.stop(), 0);
+  assert.match(interrupted.output(), /stopped cleanly/);
+
+  const server = await start(keys);
+  await waitFor('every old event deleted', async () => (await stored(server, server.personalKey)).length === 0);
+  assert.equal(await server.stop(), 0);
+});
