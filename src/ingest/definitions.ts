@@ -6,6 +6,7 @@
 import type { IngestChanges, PropertyDefinitionWrite } from '../store/types.js';
 import { inferPropertyType } from './infer-type.js';
 import type { JsonObject } from './types.js';
+import { getOrCreate } from '../util/get-or-create.js';
 
 const MAX_NAME_BYTES = 200;
 const NOT_EVENT_PROPERTIES = new Set(['$set', '$set_once', '$unset', '$group_0', '$group_1', '$group_2', '$group_3', '$group_4', '$groups']);
@@ -15,12 +16,6 @@ type DefinitionKind = 1 | 2 | 3;
 
 /** UTF-8 length over 200 bytes; the byte count is only computed when it could matter. */
 const tooLong = (name: string) => name.length > MAX_NAME_BYTES / 3 && Buffer.byteLength(name) > MAX_NAME_BYTES;
-
-function nested<V>(map: Map<string, V>, key: string, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) map.set(key, (value = make()));
-  return value;
-}
 
 export class DefinitionCache {
   /** "<project>/<kind>/<group index>" → names stored with a known type. */
@@ -57,7 +52,7 @@ export class DefinitionCollector {
     if (this.cache.eventHours.get(eventKey) !== this.hour) {
       this.events.set(eventKey, { project_id: projectId, name: event, last_seen_at: new Date(this.hour * HOUR_MS).toISOString() });
     }
-    const pairs = nested(this.cache.pairs, eventKey, () => new Set<string>());
+    const pairs = getOrCreate(this.cache.pairs, eventKey, () => new Set<string>());
     if (event === '$groupidentify') {
       const set = properties.$group_set;
       if (groupIndex !== null && isObject(set)) this.observeBag(projectId, event, pairs, set, 3, groupIndex, null);
@@ -78,8 +73,8 @@ export class DefinitionCollector {
     skip: Set<string> | null,
   ): void {
     const scope = `${projectId}/${kind}/${groupIndex ?? -1}`;
-    const typed = nested(this.cache.typed, scope, () => new Set<string>());
-    const untyped = nested(this.cache.untyped, scope, () => new Set<string>());
+    const typed = getOrCreate(this.cache.typed, scope, () => new Set<string>());
+    const untyped = getOrCreate(this.cache.untyped, scope, () => new Set<string>());
     for (const name in bag) {
       // Steady state: a known pair with a known type costs these two lookups and nothing else.
       const knownPair = pairs.has(name);
@@ -110,9 +105,9 @@ export class DefinitionCollector {
   commit(): void {
     for (const def of this.properties.values()) {
       const scope = `${def.project_id}/${def.type}/${def.group_type_index ?? -1}`;
-      nested(def.property_type ? this.cache.typed : this.cache.untyped, scope, () => new Set()).add(def.name);
+      getOrCreate(def.property_type ? this.cache.typed : this.cache.untyped, scope, () => new Set()).add(def.name);
     }
-    for (const pair of this.pairs.values()) nested(this.cache.pairs, `${pair.project_id}/${pair.event}`, () => new Set()).add(pair.property);
+    for (const pair of this.pairs.values()) getOrCreate(this.cache.pairs, `${pair.project_id}/${pair.event}`, () => new Set()).add(pair.property);
     for (const [key] of this.events) this.cache.eventHours.set(key, this.hour);
   }
 }

@@ -9,6 +9,7 @@ import { DefinitionCache, DefinitionCollector } from './definitions.js';
 import { GroupWorkingSet } from './groups.js';
 import { PersonWorkingSet, personUpdateOf, personUuidFor, type MergeWarning } from './persons.js';
 import type { DropReason, IncomingEvent, JsonObject } from './types.js';
+import { getOrCreate } from '../util/get-or-create.js';
 
 export interface PendingEvent {
   projectId: number;
@@ -37,12 +38,7 @@ const PERSONLESS_EVENTS = new Set(['$exception', '$$heatmap']);
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  let set = map.get(key);
-  if (!set) {
-    set = new Set();
-    map.set(key, set);
-  }
-  set.add(value);
+  getOrCreate(map, key, () => new Set<V>()).add(value);
 }
 
 const asKey = (value: unknown): string | null =>

@@ -15,6 +15,7 @@ import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonReco
 import type { LogLevel } from '../../config.js';
 import { createLogger, type Logger } from '../../logger.js';
 import { afterIo } from '../../util/after-io.js';
+import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers, REINTERRUPT_MS } from './readers.js';
 import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
@@ -37,6 +38,21 @@ function fileBytes(file: string): number {
 
 const timestampValue = (date: Date) => new DuckDBTimestampValue(BigInt(date.getTime()) * 1000n);
 const uuidOf = (uuid: string) => uuidValue(uuidToBigInt(uuid));
+
+/**
+ * Runs `work` in a transaction on `c`. `work` commits itself, so that the commit can share a
+ * round trip with its last statement; if anything fails, the transaction is rolled back and the
+ * error rethrown.
+ */
+async function inTransaction<T>(c: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  await c.run('BEGIN TRANSACTION');
+  try {
+    return await work();
+  } catch (error) {
+    await c.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
 
 /**
  * Fills an appender and closes it (which writes its rows). If anything fails, its buffered rows
@@ -236,8 +252,7 @@ export class DuckDbEventStore implements EventStore {
     if (!Number.isSafeInteger(position.seq) || !Number.isSafeInteger(position.events)) throw new Error(`invalid position ${JSON.stringify(position)}`);
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
-      await c.run('BEGIN TRANSACTION');
-      try {
+      await inTransaction(c, async () => {
         // Compare and set: a write whose earlier attempt was committed after all (its answer was
         // lost) must not append its events again.
         const stored = await readPosition(c);
@@ -258,10 +273,7 @@ export class DuckDbEventStore implements EventStore {
           `UPDATE sync_state SET value = ${position.seq} WHERE key = 'flush_seq'; ` +
             `UPDATE sync_state SET value = ${position.events} WHERE key = 'flush_events'; COMMIT`,
         );
-      } catch (error) {
-        await c.run('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+      });
     }));
   }
 
@@ -327,8 +339,7 @@ export class DuckDbEventStore implements EventStore {
   rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
-      await c.run('BEGIN TRANSACTION');
-      try {
+      await inTransaction(c, async () => {
         await c.run('DELETE FROM persons');
         await c.run('DELETE FROM person_distinct_ids');
         await appendTo(c, 'persons', (persons) =>
@@ -345,10 +356,7 @@ export class DuckDbEventStore implements EventStore {
           }),
         );
         await c.run('COMMIT');
-      } catch (error) {
-        await c.run('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+      });
     }));
   }
 
@@ -425,8 +433,7 @@ export class DuckDbEventStore implements EventStore {
       // The batch is picked into a temp table and deleted by row id: DELETE takes no LIMIT, and
       // DELETE … RETURNING reads every column of the deleted rows (measured ~300 ms a batch
       // against ~20 ms). Zone maps on timestamp skip the newer row groups.
-      await c.run('BEGIN TRANSACTION');
-      try {
+      return inTransaction(c, async () => {
         await c.run(
           `CREATE OR REPLACE TEMP TABLE expiring AS
            SELECT rowid AS row_id, project_id, replace(CAST(uuid AS VARCHAR), '-', '') AS uuid FROM events WHERE timestamp < $1 LIMIT ${limit}`,
@@ -436,16 +443,9 @@ export class DuckDbEventStore implements EventStore {
         const reader = await c.runAndReadAll('SELECT project_id, uuid FROM expiring');
         await c.run('DROP TABLE expiring; COMMIT');
         const uuids: UuidsByProject = new Map();
-        for (const [projectId, uuid] of reader.getRows() as [number, string][]) {
-          let list = uuids.get(projectId);
-          if (!list) uuids.set(projectId, (list = []));
-          list.push(uuid);
-        }
+        for (const [projectId, uuid] of reader.getRows() as [number, string][]) getOrCreate(uuids, projectId, () => []).push(uuid);
         return uuids;
-      } catch (error) {
-        await c.run('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+      });
     }));
   }
 
@@ -539,14 +539,10 @@ async function migrate(connection: DuckDBConnection): Promise<void> {
   const applied = new Set(reader.getRows().map((row) => Number(row[0])));
   for (const migration of duckMigrations) {
     if (applied.has(migration.version)) continue;
-    await connection.run('BEGIN TRANSACTION');
-    try {
+    await inTransaction(connection, async () => {
       await connection.run(migration.sql);
       await connection.run('INSERT INTO schema_migrations VALUES ($1, now())', [migration.version]);
       await connection.run('COMMIT');
-    } catch (error) {
-      await connection.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../ingest/types.js';
 import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord, type UuidsByProject } from '../types.js';
+import { getOrCreate } from '../../util/get-or-create.js';
 import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';
 import { distinctIdKey, groupKey, groupTypesKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
@@ -15,15 +16,6 @@ const personFromRow = (row: Row): PersonRecord => ({
   created_at: row.created_at as string,
   version: row.version as number,
 });
-
-function getOrCreate<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
-}
 
 /** Reads and writes everything one ingestion flush needs, in as few statements as possible. */
 export class SqliteIngestStore implements IngestStore {
