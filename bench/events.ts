@@ -34,6 +34,7 @@ import { newTempDir, type TestServer } from '../test/helpers/server.js';
 import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
 import { percentile } from './load.js';
+import { fmt } from './format.js';
 
 const DISTINCT_IDS = 3000;
 const BATCH = 50_000;
@@ -42,7 +43,6 @@ const SPAN_MS = 30 * DAY_MS;
 const CHAIN = 'button.btn.btn-primary:nth-child="1"nth-of-type="1"text="Sign up";form:nth-child="2"nth-of-type="1";body:nth-child="1"nth-of-type="1"';
 const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false', SIGHTLINE_LOG_LEVEL: 'info' };
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
 
 /** Oldest first, about as ingestion would append them, with a few minutes of jitter. */

@@ -10,6 +10,7 @@ import { startBenchServer } from './server.js';
 import { startBaseline } from './ingest.js';
 import { percentile, type LoadResult } from './load.js';
 import { runSocketLoad } from './socket-load.js';
+import { fmt } from './format.js';
 
 const PERSONS = 2_000;
 const COMPANIES = 20;
@@ -73,7 +74,6 @@ export function requestBody(tokenField: string, token: string, i: number): Buffe
   return Buffer.from(JSON.stringify(body));
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const rate = (r: LoadResult) => r.requests / r.seconds;
 const p99 = (r: LoadResult) => percentile(r.latenciesMs, 99).toFixed(1);
 

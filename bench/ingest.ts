@@ -12,6 +12,8 @@ import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
 import { percentile, runLoad, type LoadResult } from './load.js';
 import { runSocketLoad } from './socket-load.js';
+import { fmt } from './format.js';
+import { metric } from '../test/helpers/robustness.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -50,11 +52,9 @@ export function singleBody(token: string, i: number): Buffer {
   return zlib.gzipSync(JSON.stringify({ api_key: token, batch: [event], sent_at: new Date().toISOString() }));
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
 async function storedEvents(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^sightline_events_ingested_total (\d+)/m.exec(text)?.[1] ?? 0);
+  return metric(text, 'sightline_events_ingested_total');
 }
 
 export async function benchIngest(): Promise<string> {

@@ -4,20 +4,18 @@
  * starts, so the baseline is the same capture traffic (10-event /batch/ requests on one
  * connection) for as long, from a start of the same data without retention.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { makeEvent } from './events-gen.js';
 import { percentile, runLoad, type LoadResult } from './load.js';
 import { startBenchServer } from './server.js';
+import { fileMb, fmt } from './format.js';
+import { metric } from '../test/helpers/robustness.js';
 
 const EVENTS = Number(process.env.BENCH_RETENTION_EVENTS ?? 400_000);
 const DAY = 86_400_000;
 const RETENTION_DAYS = 30;
 const BATCH_HEADERS = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-const fileMb = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size / 2 ** 20 : 0);
 
 function gzipBatch(token: string, events: Record<string, unknown>[]): Buffer {
   return zlib.gzipSync(JSON.stringify({ api_key: token, batch: events }));
@@ -70,7 +68,7 @@ export async function benchRetention(): Promise<string> {
     passDone = true;
     duringPass = await during;
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    deleted = Number(/^sightline_events_expired_total (\d+)/m.exec(metrics)?.[1] ?? NaN);
+    deleted = metric(metrics, 'sightline_events_expired_total');
   } finally {
     await server.stop();
   }

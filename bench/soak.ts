@@ -19,6 +19,7 @@ import type { TestServer } from '../test/helpers/server.js';
 import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
 import { percentile } from './load.js';
+import { fileMb } from './format.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 30);
@@ -111,7 +112,6 @@ function slope(points: [number, number][]): number {
   return den === 0 ? NaN : num / den;
 }
 
-const fileMb = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size / 2 ** 20 : 0);
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
 
