@@ -1,7 +1,7 @@
 /** What every /api/ route shares: the OpenAPI document, 405, error shapes, the rate limit. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { addUser, expectError, expectOk } from './helpers/api-fixtures.js';
+import { addUser, expectError, expectOk, ingest } from './helpers/api-fixtures.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -77,6 +77,32 @@ test('malformed JSON bodies are 400, never 500', async () => {
   }
   const wrongType = await server.api(path, { method: 'PATCH', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   assert.ok(wrongType.status >= 400 && wrongType.status < 500);
+});
+
+test('a DELETE sent with Content-Type: application/json and no body deletes (204); POST and PATCH need a body', async () => {
+  // Many HTTP clients set the JSON content type on every request, body or not.
+  const empty = (path: string, method: string) => server.api(path, { method, body: '', headers: { 'content-type': 'application/json' } });
+  const org = (await expectOk(await server.api('/api/organizations/@current/'))).id;
+  const member = await addUser(server, org, 'empty-body@a.test', 1);
+  await ingest(server, [{ event: 'empty-body-event', properties: { empty_body_property: 1 } }]);
+  const definitions = await expectOk(await server.api('/api/projects/@current/property_definitions/?search=empty_body_property'));
+  const definition = definitions.results[0].id;
+  const flag = (await expectOk(await server.api('/api/projects/@current/feature_flags/', { method: 'POST', body: { key: 'empty-body-flag' } }), 201)).id;
+
+  await expectError(await empty(`/api/projects/@current/property_definitions/${definition}/`, 'PATCH'), 400, 'invalid_input');
+  await expectError(await empty('/api/projects/@current/feature_flags/', 'POST'), 400, 'invalid_input');
+  for (const path of [
+    `/api/organizations/${org}/members/${member.uuid}/`,
+    `/api/projects/@current/property_definitions/${definition}/`,
+    `/api/projects/@current/feature_flags/${flag}/`,
+  ]) {
+    const response = await empty(path, 'DELETE');
+    assert.equal(response.status, 204, `${path}: ${await response.text()}`);
+  }
+  await expectError(await server.api(`/api/projects/@current/property_definitions/${definition}/`), 404, 'not_found');
+  await expectError(await server.api(`/api/projects/@current/feature_flags/${flag}/`), 404, 'not_found');
+  const members = await expectOk(await server.api(`/api/organizations/${org}/members/`));
+  assert.ok(!members.results.some((m: any) => m.user.uuid === member.uuid), 'the member is gone');
 });
 
 test('rate limit per key: 429 throttled with Retry-After, other keys unaffected', async () => {
