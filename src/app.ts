@@ -18,6 +18,7 @@ import { ProjectCache } from './http/project-cache.js';
 import { routeModules } from './http/routes.js';
 import { createServer } from './http/server.js';
 import { Retention } from './retention.js';
+import { StatsCache } from './events-api/stats.js';
 
 /** Events per event-store transaction, at most: two DuckDB row groups. */
 const MIRROR_EVENTS_PER_WRITE = 16_384;
@@ -78,12 +79,13 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const projects = new ProjectCache(stores.meta.tenancy);
   const flags = new FlagService(stores.meta.flags, log);
   const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
-  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers };
+  const eventCounts = new StatsCache();
+  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers, eventCounts };
   const app = createServer(config, log, metrics);
   for (const register of routeModules) await register(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
   log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
-  const retention = config.retentionDays > 0 ? new Retention(stores, config.retentionDays, metrics, log) : null;
+  const retention = config.retentionDays > 0 ? new Retention(stores, { days: config.retentionDays, intervalSeconds: config.retentionIntervalSeconds, eventsDeleted: () => eventCounts.forgetAll() }, metrics, log) : null;
   retention?.start();
 
   let stopping: Promise<void> | null = null;

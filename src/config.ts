@@ -47,6 +47,8 @@ export interface Config {
   eventStoreMaxLagEvents: number;
   /** Events whose timestamp is older than this many days are deleted (0 = kept for ever). */
   retentionDays: number;
+  /** Seconds between retention passes (the first runs at start-up). */
+  retentionIntervalSeconds: number;
   /** Worker threads answering /decide and /flags (0 = the main thread answers them). */
   flagThreads: number;
   /** Public base URL used in pagination links; derived from the request when unset. */
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', 20_000, 0, 10_000_000),
     eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
     retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
+    retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),
     // One per core, not one fewer: the main thread spends most of a flag request waiting for a
     // flag thread, and two threads on 2 cores served 7-13% more requests than one (benchmarks.md).
     flagThreads: integer(env, 'SIGHTLINE_FLAG_THREADS', Math.min(4, os.availableParallelism()), 0, 64),

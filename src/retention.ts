@@ -14,9 +14,15 @@ import type { Stores } from './store/index.js';
 import { afterIo } from './util/after-io.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const PASS_EVERY_MS = 60 * 60 * 1000;
 /** Events per batch: forgetting this many uuids holds the main thread for ~10–20 ms. */
 const BATCH_EVENTS = 5_000;
+
+export interface RetentionSettings {
+  days: number;
+  intervalSeconds: number;
+  /** Called after each batch that deleted events (or may have: a failed one). */
+  eventsDeleted: () => void;
+}
 
 export class Retention {
   private timer: NodeJS.Timeout | null = null;
@@ -25,7 +31,7 @@ export class Retention {
 
   constructor(
     private readonly stores: Stores,
-    private readonly days: number,
+    private readonly settings: RetentionSettings,
     private readonly metrics: Metrics,
     private readonly log: Logger,
   ) {}
@@ -40,7 +46,7 @@ export class Retention {
       this.timer = null;
       this.running = this.pass().finally(() => {
         this.running = null;
-        if (!this.stopped) this.schedule(PASS_EVERY_MS);
+        if (!this.stopped) this.schedule(this.settings.intervalSeconds * 1000);
       });
     }, delayMs);
     // A pending pass must not keep a stopping process alive.
@@ -49,7 +55,7 @@ export class Retention {
 
   /** Deletes every event older than the period, batch by batch; the number deleted. Never throws. */
   async pass(): Promise<number> {
-    const cutoff = new Date(Date.now() - this.days * DAY_MS);
+    const cutoff = new Date(Date.now() - this.settings.days * DAY_MS);
     let deleted = 0;
     try {
       while (!this.stopped) {
@@ -57,6 +63,7 @@ export class Retention {
         let count = 0;
         for (const uuids of expired.values()) count += uuids.length;
         if (count === 0) break;
+        this.settings.eventsDeleted();
         // After the events: a crash in between leaves uuids of deleted events, which only
         // keeps a very late retry of one of them out.
         await this.stores.meta.ingest.forgetUuids(expired);
@@ -71,6 +78,7 @@ export class Retention {
         this.log.info({ deleted, before: cutoff.toISOString() }, 'retention: deleted events older than the retention period');
       }
     } catch (error) {
+      this.settings.eventsDeleted();
       this.metrics.retentionFailures.inc();
       this.log.error({ err: error, deleted }, 'retention pass failed; the next one tries again');
     }

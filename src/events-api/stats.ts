@@ -4,7 +4,7 @@
  * documents, so counts are kept per filter together with the flush sequence they were read at:
  * rows are append-only and stamped with their flush, so the next request only counts rows of
  * later flushes (DuckDB skips older row groups by their min/max). Filters that read persons are
- * never kept: a merge changes which old rows match.
+ * never kept: a merge changes which old rows match. Deleting events (retention) forgets them all.
  */
 import { setNewest } from '../util/bounded-map.js';
 import type { QueryPlan } from './plan.js';
@@ -23,6 +23,8 @@ const MAX_ENTRIES = 500;
 
 export class StatsCache {
   private readonly entries = new Map<string, { seq: number; stats: MatchStats }>();
+  /** Bumped by `forgetAll`: a count read before it must not be kept after it. */
+  private generation = 0;
 
   get(key: string): { seq: number; stats: MatchStats } | undefined {
     const entry = this.entries.get(key);
@@ -34,14 +36,26 @@ export class StatsCache {
     return entry;
   }
 
-  set(key: string, seq: number, stats: MatchStats): void {
-    setNewest(this.entries, key, { seq, stats }, MAX_ENTRIES);
+  /** The generation to pass to `set` for a count read from now on. */
+  get current(): number {
+    return this.generation;
+  }
+
+  set(key: string, seq: number, stats: MatchStats, generation: number): void {
+    if (generation === this.generation) setNewest(this.entries, key, { seq, stats }, MAX_ENTRIES);
+  }
+
+  /** Events were deleted: counts kept so far are too high, and so are those being read now. */
+  forgetAll(): void {
+    this.generation += 1;
+    this.entries.clear();
   }
 }
 
 export async function matchStats(run: Runner, plan: QueryPlan, cache: StatsCache): Promise<MatchStats> {
   const key = plan.stable ? JSON.stringify([plan.where, plan.filterParams]) : null;
   const cached = key === null ? undefined : cache.get(key);
+  const generation = cache.current;
   const [row] = await run(statsQuery(plan, cached?.seq ?? -1));
   const fresh: MatchStats = {
     n: Number(row.n),
@@ -49,7 +63,7 @@ export async function matchStats(run: Runner, plan: QueryPlan, cache: StatsCache
     hi: row.hi === null ? null : timestampMs(row.hi as string),
   };
   const stats = cached ? merge(cached.stats, fresh) : fresh;
-  if (key !== null) cache.set(key, Number(row.seq), stats);
+  if (key !== null) cache.set(key, Number(row.seq), stats, generation);
   return stats;
 }
 

@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics.js';
 import type { Stores } from '../store/index.js';
 import type { FlagAnswerer } from './flags/answerer.js';
 import type { ProjectCache } from './project-cache.js';
+import type { StatsCache } from '../events-api/stats.js';
 
 /** Everything a route module may use; built once in app.ts. */
 export interface AppContext {
@@ -21,4 +22,6 @@ export interface AppContext {
   flags: FlagService;
   /** Answers /decide and /flags POSTs (on flag threads when configured). */
   flagAnswers: FlagAnswerer;
+  /** The events list's counts per filter; forgotten whenever events are deleted. */
+  eventCounts: StatsCache;
 }

@@ -25,6 +25,14 @@ test('SIGHTLINE_RETENTION_DAYS is read, and refused when it is not a whole numbe
   }
 });
 
+test('SIGHTLINE_RETENTION_INTERVAL_SECONDS is an hour unless set, from a second to a day', () => {
+  assert.equal(loadConfig({}).retentionIntervalSeconds, 3600);
+  assert.equal(loadConfig({ SIGHTLINE_RETENTION_INTERVAL_SECONDS: '300' }).retentionIntervalSeconds, 300);
+  for (const raw of ['0', '86401', 'often']) {
+    assert.throws(() => loadConfig({ SIGHTLINE_RETENTION_INTERVAL_SECONDS: raw }), ConfigError, raw);
+  }
+});
+
 test('SIGHTLINE_DROP_BOT_EVENTS is off unless set', () => {
   assert.equal(loadConfig({}).dropBotEvents, false);
   assert.equal(loadConfig({ SIGHTLINE_DROP_BOT_EVENTS: 'true' }).dropBotEvents, true);

@@ -11,7 +11,6 @@ import { readEventsQuery, readFormat, readPaging, text, type RawQuery } from '..
 import { personLookup } from '../../events-api/persons.js';
 import { runner } from '../../events-api/run.js';
 import { csvExport, eventById, groupedPage, planRequest, walkPage } from '../../events-api/service.js';
-import { StatsCache } from '../../events-api/stats.js';
 import type { TypeLookup } from '../../events-api/typed-compile.js';
 import { canonicalUuid } from '../../util/uuid.js';
 import type { Cursor } from '../../events-api/types.js';
@@ -67,7 +66,6 @@ async function* logFailure(body: AsyncIterable<string>, reply: FastifyReply): As
 export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const base = { scope: 'query', tag: 'events' };
   const projectParams = params({ project_id: 'Project id, or @current' });
-  const counts = new StatsCache();
   const persons = personLookup(ctx.stores.meta.ingest);
   const typesOf =
     (projectId: number): TypeLookup =>
@@ -96,7 +94,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
         const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
         return { ...envelope(request, ctx, paging, page), columns, types };
       }
-      const page = await walkPage(run, persons, plan, paging, counts, ctx.stores.events.pageBytes);
+      const page = await walkPage(run, persons, plan, paging, ctx.eventCounts, ctx.stores.events.pageBytes);
       const at = (cursor: Cursor | null) => cursor && link(request, ctx, { cursor: encodeCursor(cursor), offset: null });
       const { count, next, previous, ...rest } = page;
       return { count, next: at(next), previous: at(previous), ...rest };
