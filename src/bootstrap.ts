@@ -3,7 +3,8 @@
  * their keys. Only key hashes are stored; a key's value is returned exactly once.
  */
 import type { MembershipLevel, MetaStore, Organization, Project, User } from './store/types.js';
-import { newPersonalApiKey, newProjectApiKey } from './util/keys.js';
+import { ConfigError } from './config.js';
+import { hasPersonalKeyShape, newPersonalApiKey, newProjectApiKey } from './util/keys.js';
 
 export interface CreatedTenant {
   organization: Organization;
@@ -34,6 +35,11 @@ export async function bootstrapIfEmpty(
   keys: { projectApiKey?: string; personalApiKey?: string; email?: string },
 ): Promise<CreatedTenant | null> {
   if ((await meta.tenancy.countOrganizations()) > 0) return null;
+  // Checked only when the key is created: on an existing data dir the setting is not used, and
+  // an upgrade must not refuse to start over it.
+  if (keys.personalApiKey !== undefined && !hasPersonalKeyShape(keys.personalApiKey)) {
+    throw new ConfigError('SIGHTLINE_PERSONAL_API_KEY must start with "phx_" and be at most 200 characters: /api/ accepts no other personal key');
+  }
   return createTenant(meta, {
     organizationName: 'Default Organization',
     projectName: 'Default Project',

@@ -9,15 +9,20 @@ import { createLogger } from './logger.js';
 import { SqliteMetaStore } from './store/sqlite/meta-store.js';
 import type { MembershipLevel } from './store/types.js';
 
+/** A setting's error ends the process with its message, not a stack trace. */
+function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}
+
 function config(): Config {
   try {
     return loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Configuration error: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
+    exitOnConfigError(error);
   }
 }
 
@@ -30,7 +35,7 @@ function openMeta(cfg: Config): SqliteMetaStore {
 async function serve(): Promise<void> {
   const cfg = config();
   const log = createLogger(cfg.logLevel);
-  const running = await startApp(cfg, log);
+  const running = await startApp(cfg, log).catch(exitOnConfigError);
   let signals = 0;
   const shutdown = (signal: string) => {
     signals += 1;

@@ -1,8 +1,10 @@
 /** Personal API keys: authentication failures, scopes, and the key management routes. */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { expectError, expectOk } from './helpers/api-fixtures.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { newTempDir, startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 before(async () => {
@@ -108,4 +110,25 @@ test('at most 10 keys per user', async () => {
   assert.equal(listed.count, 10);
   assert.equal(listed.results.length, 3);
   await expectError(await server.api('/api/personal_api_keys/', { method: 'POST', body: { label: 'eleventh' } }), 400, 'invalid_input');
+});
+
+test('a chosen SIGHTLINE_PERSONAL_API_KEY that /api/ could never accept stops the first start with a clear message; later starts ignore it', async () => {
+  const dataDir = newTempDir();
+  const entry = path.join(import.meta.dirname, '..', 'src', 'main.ts');
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SIGHTLINE_DATA_DIR: dataDir, SIGHTLINE_HOST: '127.0.0.1', SIGHTLINE_PORT: '0', SIGHTLINE_GEOIP: 'false' };
+  const refused = spawnSync(process.execPath, ['--import', 'tsx', entry, 'serve'], { env: { ...env, SIGHTLINE_PERSONAL_API_KEY: 'my-own-secret-key-123' }, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(refused.status, 2, refused.stderr);
+  assert.match(refused.stderr, /^Configuration error: SIGHTLINE_PERSONAL_API_KEY must start with "phx_"/m);
+  assert.doesNotMatch(refused.stdout, /personal API key:/, 'no key was created or printed');
+
+  // Fixed, the first start creates it; the old value set again afterwards is not used at all.
+  const first = await startServer({ dataDir, personalKey: 'phx_chosen-by-the-operator' });
+  await expectOk(await first.api('/api/projects/'));
+  assert.equal(await first.stop(), 0);
+  const again = await startServer({ dataDir, personalKey: 'my-own-secret-key-123' });
+  try {
+    await expectOk(await again.api('/api/projects/', { key: 'phx_chosen-by-the-operator' }));
+  } finally {
+    await again.stop();
+  }
 });

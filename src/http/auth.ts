@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Membership, Organization, PersonalApiKey, Project, User } from '../store/types.js';
-import { sha256Hex } from '../util/keys.js';
+import { hasPersonalKeyShape, sha256Hex } from '../util/keys.js';
 import type { AppContext } from './context.js';
 import { invalidPersonalKey, notFound, permissionDenied } from './errors.js';
 
@@ -32,7 +32,7 @@ const touched = new Map<string, number>();
 export async function authenticate(request: FastifyRequest, ctx: AppContext): Promise<Principal> {
   const value = presentedKey(request);
   // Project keys (phc_) are never accepted here, even if someone stored one as a personal key.
-  if (!value || !value.startsWith('phx_') || value.length > 200) throw invalidPersonalKey();
+  if (!value || !hasPersonalKeyShape(value)) throw invalidPersonalKey();
   const found = await ctx.stores.meta.tenancy.findPersonalApiKeyByHash(sha256Hex(value));
   if (!found) throw invalidPersonalKey();
   // Record last use at most once a minute per key: a write per request would be wasteful.

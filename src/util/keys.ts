@@ -16,6 +16,9 @@ export function randomBase62(length: number): string {
 export const newProjectApiKey = () => `phc_${randomBase62(43)}`;
 export const newPersonalApiKey = () => `phx_${randomBase62(47)}`;
 
+/** Whether a value can be a personal API key: /api/ refuses anything else before any lookup (a project key, say). */
+export const hasPersonalKeyShape = (value: string) => value.startsWith('phx_') && value.length <= 200;
+
 export const sha256Hex = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** What a key looks like after creation: first 4 and last 4 characters. */
