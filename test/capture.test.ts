@@ -12,6 +12,7 @@ import LZString from 'lz-string';
 
 import { capture, eventsByUuid, newUuid, send, stopAndRead, UUID_V7, type StoredEvent } from './helpers/ingest.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { createTenant } from './helpers/api-fixtures.js';
 import { readStores, type StoredSnapshot } from './helpers/stores.js';
 
 const MB = 1024 * 1024;
@@ -301,6 +302,53 @@ describe('errors', () => {
     absent(missing.uuid, 'no api key');
     absent(unknown.uuid, 'unknown api key');
     absent(personal.uuid, 'personal key used as project key');
+  });
+
+  test('a personal API key with project_id captures into that project (legacy capture); spec §7 invalid_project and invalid_personal_api_key', async () => {
+    const second = await (await server.api('/api/projects/', { method: 'POST', body: { name: 'captured by personal key' } })).json();
+    const inBody = nodeEvent('personal-body');
+    const inQuery = nodeEvent('personal-query');
+    const asText = nodeEvent('personal-text-id');
+    let response = await send(server, '/batch/', { body: JSON.stringify({ api_key: server.personalKey, project_id: second.id, batch: [inBody] }), headers: json });
+    assert.equal(response.status, 200, response.text);
+    response = await send(server, `/capture/?project_id=${second.id}`, { body: JSON.stringify({ ...inQuery, api_key: server.personalKey }), headers: json });
+    assert.equal(response.status, 200, response.text);
+    response = await send(server, '/e/', { body: JSON.stringify({ ...asText, api_key: server.personalKey, project_id: String(second.id) }), headers: json });
+    assert.equal(response.status, 200, response.text);
+    const listed = await (await server.api(`/api/projects/${second.id}/events/?limit=10`)).json();
+    assert.deepEqual(listed.results.map((e: any) => e.id).sort(), [inBody.uuid, inQuery.uuid, asText.uuid].sort());
+    for (const event of [inBody, inQuery, asText]) stored(event.uuid);
+
+    const invalidProject = (reply: Awaited<ReturnType<typeof send>>, what: string) => {
+      assert.equal(reply.status, 400, `${what}: ${reply.text}`);
+      assert.deepEqual(reply.json, { type: 'validation_error', code: 'invalid_project', detail: reply.json.detail, attr: 'project_id' }, what);
+      assert.equal(typeof reply.json.detail, 'string');
+    };
+    const other = await createTenant(server, 'capture-other');
+    const refused: Record<string, any>[] = [];
+    const attempt = (key: string, projectId: unknown) => {
+      const event = nodeEvent(`refused-${refused.length}`);
+      refused.push(event);
+      return send(server, '/batch/', { body: JSON.stringify({ api_key: key, project_id: projectId, batch: [event] }), headers: json });
+    };
+    invalidProject(await attempt(server.personalKey, 'abc'), 'not a number');
+    invalidProject(await attempt(server.personalKey, -3), 'negative');
+    invalidProject(await attempt(server.personalKey, 987654), 'no such project');
+    invalidProject(await attempt(server.personalKey, other.projectId), "another organization's project");
+    const invalidKey = async (reply: Awaited<ReturnType<typeof send>>, what: string) => {
+      assert.equal(reply.status, 401, `${what}: ${reply.text}`);
+      assert.deepEqual(Object.keys(reply.json).sort(), ['code', 'detail', 'type'], what);
+      assert.equal(reply.json.code, 'invalid_personal_api_key', what);
+      assert.equal(reply.json.type, 'authentication_error', what);
+    };
+    await invalidKey(await attempt('phx_thisKeyDoesNotExistAnywhere000000000000000000', second.id), 'unknown personal key');
+    const readOnly = await (await server.api('/api/personal_api_keys/', { method: 'POST', body: { label: 'read only', scopes: ['query:read'] } })).json();
+    await invalidKey(await attempt(readOnly.value, second.id), 'a key limited by scopes');
+    // The other organization's owner may write to their own project.
+    response = await attempt(other.ownerKey, other.projectId);
+    assert.equal(response.status, 200, response.text);
+    stored(refused.pop()!.uuid);
+    for (const event of refused) absent(event.uuid, 'refused personal-key capture');
   });
 
   test('401 for a batch whose events disagree on the key', async () => {

@@ -29,11 +29,15 @@ export function presentedKey(request: FastifyRequest): string | null {
 
 const touched = new Map<string, number>();
 
+/** The user and key a personal API key value belongs to, or null. */
+export async function personalKeyOwner(ctx: AppContext, value: string | null): Promise<Principal | null> {
+  // Project keys (phc_) are never accepted, even if someone stored one as a personal key.
+  if (!value || !hasPersonalKeyShape(value)) return null;
+  return ctx.stores.meta.tenancy.findPersonalApiKeyByHash(sha256Hex(value));
+}
+
 export async function authenticate(request: FastifyRequest, ctx: AppContext): Promise<Principal> {
-  const value = presentedKey(request);
-  // Project keys (phc_) are never accepted here, even if someone stored one as a personal key.
-  if (!value || !hasPersonalKeyShape(value)) throw invalidPersonalKey();
-  const found = await ctx.stores.meta.tenancy.findPersonalApiKeyByHash(sha256Hex(value));
+  const found = await personalKeyOwner(ctx, presentedKey(request));
   if (!found) throw invalidPersonalKey();
   // Record last use at most once a minute per key: a write per request would be wasteful.
   const now = Date.now();

@@ -10,7 +10,9 @@ import { normalizeEvent } from '../ingest/normalize.js';
 import type { PendingEvent } from '../ingest/pipeline.js';
 import { clientIp } from '../util/ip.js';
 import type { AppContext } from './context.js';
-import { ApiError, invalidProjectKey, serviceUnavailable } from './errors.js';
+import type { Project } from '../store/types.js';
+import { personalKeyOwner } from './auth.js';
+import { ApiError, invalidPersonalKey, invalidProject, invalidProjectKey, serviceUnavailable } from './errors.js';
 import { withRawBodies } from './raw-body.js';
 
 export const CAPTURE_PATHS = ['/capture', '/batch', '/e', '/i/v0/e', '/track', '/engage'];
@@ -50,8 +52,7 @@ async function capture(request: FastifyRequest, ctx: AppContext): Promise<void> 
   if (!decoded.token) {
     throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'API key not provided. You can find your project API key in Sightline project settings.', undefined);
   }
-  const project = await ctx.projects.byToken(decoded.token);
-  if (!project) throw invalidProjectKey();
+  const project = (await ctx.projects.byToken(decoded.token)) ?? (await projectOfPersonalKey(ctx, decoded.token, decoded.projectId));
 
   const now = new Date();
   const ip = clientIp(request.socket.remoteAddress, header(request, 'x-forwarded-for'), ctx.config.trustProxy);
@@ -70,4 +71,26 @@ async function capture(request: FastifyRequest, ctx: AppContext): Promise<void> 
     const reason = error instanceof BufferFullError ? error.message : 'events could not be stored right now';
     throw serviceUnavailable(`Ingestion is temporarily unavailable (${reason}); please retry.`);
   }
+}
+
+/**
+ * Capture with a personal API key as the token, as PostHog's older capture allowed (spec §7):
+ * `project_id` names the project, which must belong to an organization of the key's owner.
+ * Without a `project_id` the token is taken for an unknown project key. Only unrestricted keys
+ * (no scopes, or `*`) may write events: a key limited to, say, `query:read` must not.
+ */
+async function projectOfPersonalKey(ctx: AppContext, token: string, rawProjectId: unknown): Promise<Project> {
+  if (rawProjectId === undefined || rawProjectId === null || rawProjectId === '') throw invalidProjectKey();
+  const projectId = typeof rawProjectId === 'string' && /^\d{1,15}$/.test(rawProjectId) ? Number(rawProjectId) : rawProjectId;
+  if (typeof projectId !== 'number' || !Number.isSafeInteger(projectId) || projectId <= 0) throw invalidProject('Invalid Project ID.');
+  const owner = await personalKeyOwner(ctx, token);
+  if (!owner) throw invalidPersonalKey();
+  const scopes = owner.key.scopes;
+  if (scopes !== null && !scopes.includes('*')) throw invalidPersonalKey('Capture needs a personal API key without scopes (or with *).');
+  const tenancy = ctx.stores.meta.tenancy;
+  const project = await tenancy.getProject(projectId);
+  if (!project || !(await tenancy.getMembership(project.organization_id, owner.user.id))) {
+    throw invalidProject(`No project ${projectId} that this personal API key may write to.`);
+  }
+  return project;
 }

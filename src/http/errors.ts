@@ -55,8 +55,11 @@ export const invalidProjectKey = () =>
     undefined,
   );
 
-export const invalidPersonalKey = () =>
-  new ApiError(401, 'authentication_error', 'invalid_personal_api_key', 'Invalid personal API key.', undefined);
+export const invalidPersonalKey = (detail = 'Invalid personal API key.') =>
+  new ApiError(401, 'authentication_error', 'invalid_personal_api_key', detail, undefined);
+
+/** Capture with a personal API key whose `project_id` names no project the key may write to. */
+export const invalidProject = (detail: string) => new ApiError(400, 'validation_error', 'invalid_project', detail, 'project_id');
 
 export const notFound = (detail = 'Not found.') => new ApiError(404, 'invalid_request', 'not_found', detail, null);
 

@@ -285,6 +285,8 @@ function interpretPayload(parsed: unknown, input: CaptureInput, fromQuery: boole
   if (droppedNonObjects > 0) result.droppedNonObjects = droppedNonObjects;
   if (objects.length > events.length) result.droppedPerformanceEvents = objects.length - events.length;
   if (envelope?.historical_migration === true) result.historicalMigration = true;
+  const projectId = input.query.project_id ?? (envelope ?? objects[0])?.project_id;
+  if (projectId !== undefined) result.projectId = projectId;
   return result;
 }
 

@@ -34,6 +34,11 @@ export interface DecodedCapture {
   droppedPerformanceEvents?: number;
   /** Envelope flag `historical_migration: true` (bulk imports of old data). */
   historicalMigration?: boolean;
+  /**
+   * `project_id` as sent (query, else the envelope or first event), unchecked: it names the
+   * project when the token is a personal API key instead of the project's.
+   */
+  projectId?: unknown;
 }
 
 /** One event after normalisation, ready for the pipeline. */
