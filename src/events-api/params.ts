@@ -3,7 +3,7 @@
  * naming the parameter in `attr`; nothing here reaches SQL except as a bound value.
  */
 import { validationError } from '../http/errors.js';
-import { integer } from '../http/api/pagination.js';
+import { integer, pageLimit } from '../http/api/pagination.js';
 import { jsonStringList } from '../http/api/params.js';
 import { parseDateLiteral } from '../query/dates.js';
 import { parseRelativeDate } from '../util/relative-date.js';
@@ -48,7 +48,7 @@ export function readPaging(query: RawQuery, format: Format): Paging {
   const cursor = raw === null ? null : decodeCursor(raw);
   if (raw !== null && cursor === null) throw validationError('Invalid cursor.', 'cursor');
   return {
-    limit: integer(query.limit, 'limit', 1, format === 'csv' ? MAX_CSV_LIMIT : MAX_JSON_LIMIT, DEFAULT_LIMIT),
+    limit: pageLimit(query.limit, format === 'csv' ? MAX_CSV_LIMIT : MAX_JSON_LIMIT, DEFAULT_LIMIT),
     offset: integer(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
     cursor,
   };

@@ -24,8 +24,7 @@ export const eventsQuerystring: JsonSchema = {
     limit: {
       type: 'integer',
       minimum: 1,
-      maximum: MAX_CSV_LIMIT,
-      description: `Page size (default ${DEFAULT_LIMIT}; at most ${MAX_JSON_LIMIT} for JSON, ${MAX_CSV_LIMIT} for CSV)`,
+      description: `Page size (default ${DEFAULT_LIMIT}; more than ${MAX_JSON_LIMIT} for JSON, or ${MAX_CSV_LIMIT} for CSV, is taken as that)`,
     },
     offset: { type: 'integer', minimum: 0, description: 'Rows to skip (prefer the cursor of the next link)' },
     cursor: string('Position from a next/previous link'),

@@ -95,7 +95,9 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
         return { ...envelope(request, ctx, paging, page), columns, types };
       }
       const page = await walkPage(run, persons, plan, paging, ctx.eventCounts, ctx.stores.events.pageBytes);
-      const at = (cursor: Cursor | null) => cursor && link(request, ctx, { cursor: encodeCursor(cursor), offset: null });
+      // A limit past the maximum was clamped: the links carry the limit used.
+      const limit: Record<string, number> = request.query.limit === undefined ? {} : { limit: paging.limit };
+      const at = (cursor: Cursor | null) => cursor && link(request, ctx, { cursor: encodeCursor(cursor), offset: null, ...limit });
       const { count, next, previous, ...rest } = page;
       return { count, next: at(next), previous: at(previous), ...rest };
     },

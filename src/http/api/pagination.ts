@@ -14,7 +14,7 @@ export const MAX_LIMIT = 1000;
 
 /** Querystring properties every list route declares. */
 export const pageQuery: Record<string, JsonSchema> = {
-  limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Page size (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).` },
+  limit: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT, description: `Page size (default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} is taken as ${MAX_LIMIT}).` },
   offset: { type: 'integer', minimum: 0, default: 0, description: 'Index of the first result.' },
 };
 
@@ -38,11 +38,16 @@ export function integer(raw: unknown, attr: string, min: number, max: number, fa
   return value;
 }
 
+/** A page size of at least 1; a larger one than `max` gets `max`, as DRF's paginators clamp it. */
+export function pageLimit(raw: unknown, max: number, fallback: number): number {
+  return Math.min(max, integer(raw, 'limit', 1, Number.MAX_SAFE_INTEGER, fallback));
+}
+
 /** The page asked for; route schemas validate first, this also guards routes without one. */
 export function readPage(query: unknown): Page {
   const q = (query ?? {}) as Record<string, unknown>;
   return {
-    limit: integer(q.limit, 'limit', 1, MAX_LIMIT, DEFAULT_LIMIT),
+    limit: pageLimit(q.limit, MAX_LIMIT, DEFAULT_LIMIT),
     offset: integer(q.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
   };
 }
