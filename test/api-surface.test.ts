@@ -105,6 +105,17 @@ test('a DELETE sent with Content-Type: application/json and no body deletes (204
   assert.ok(!members.results.some((m: any) => m.user.uuid === member.uuid), 'the member is gone');
 });
 
+test('uuids in paths match in upper case too (stored ones are lower case)', async () => {
+  const org = (await expectOk(await server.api('/api/organizations/@current/'))).id as string;
+  assert.equal((await expectOk(await server.api(`/api/organizations/${org.toUpperCase()}/`))).id, org);
+  const member = await addUser(server, org, 'upper-case@a.test', 1);
+  const patched = await expectOk(await server.api(`/api/organizations/${org.toUpperCase()}/members/${member.uuid.toUpperCase()}/`, { method: 'PATCH', body: { level: 8 } }));
+  assert.equal(patched.level, 8);
+  await ingest(server, [{ event: 'upper-case-event', properties: { upper_case_property: 1 } }]);
+  const definition = (await expectOk(await server.api('/api/projects/@current/property_definitions/?search=upper_case_property'))).results[0];
+  assert.equal((await expectOk(await server.api(`/api/projects/@current/property_definitions/${definition.id.toUpperCase()}/`))).id, definition.id);
+});
+
 test('rate limit per key: 429 throttled with Retry-After, other keys unaffected', async () => {
   const limited = await startServer({ env: { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '5' } });
   try {

@@ -47,6 +47,18 @@ export function apiRoute<G extends RouteGenericInterface = RouteGenericInterface
     },
     ...(route.body && { preValidation: rejectCoercion(route.body) }),
     // The route's own schema types the reply; the generic handler signature cannot express that.
-    handler: (request, reply) => route.handler(request, principals.get(request)!, reply) as never,
+    handler: (request, reply) => {
+      lowerCaseUuids(request.params as Record<string, unknown>);
+      return route.handler(request, principals.get(request)!, reply) as never;
+    },
   });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Stored uuids are lower case; a path may carry one in upper case (Django's UUIDField matches either). */
+function lowerCaseUuids(params: Record<string, unknown> | undefined): void {
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (typeof value === 'string' && UUID.test(value)) params![name] = value.toLowerCase();
+  }
 }
