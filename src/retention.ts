@@ -1,7 +1,8 @@
 /**
  * Data retention (`SIGHTLINE_RETENTION_DAYS`): events whose timestamp is older than the period
  * are deleted from the event store, and their uuids from the de-duplication set, so that neither
- * store grows for ever. A pass runs right after start-up and then every hour, in small batches
+ * store grows for ever. A pass runs right after start-up and then every
+ * `SIGHTLINE_RETENTION_INTERVAL_SECONDS` (an hour by default), in small batches
  * that take turns with ingestion (each batch is one event-store write and one short metadata
  * transaction on the main thread). Persons, groups and definitions are kept.
  *

@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Membership, Organization, PersonalApiKey, Project, User } from '../store/types.js';
 import { hasPersonalKeyShape, sha256Hex } from '../util/keys.js';
+import { numericId } from '../util/numeric-id.js';
 import type { AppContext } from './context.js';
 import { invalidPersonalKey, notFound, permissionDenied } from './errors.js';
 
@@ -88,8 +89,9 @@ export async function projectFor(
     }
     throw notFound('Project not found.');
   }
-  if (!/^\d{1,15}$/.test(idOrAlias)) throw notFound('Project not found.');
-  const project = await tenancy.getProject(Number(idOrAlias));
+  const projectId = numericId(idOrAlias);
+  if (projectId === null) throw notFound('Project not found.');
+  const project = await tenancy.getProject(projectId);
   const membership = project && memberships.find((m) => m.organization_id === project.organization_id);
   if (!project || !membership) throw notFound('Project not found.');
   return { project, membership };

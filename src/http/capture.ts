@@ -9,6 +9,7 @@ import { decodeCapture } from '../ingest/decode.js';
 import { normalizeEvent } from '../ingest/normalize.js';
 import type { PendingEvent } from '../ingest/pipeline.js';
 import { clientIp } from '../util/ip.js';
+import { numericId } from '../util/numeric-id.js';
 import type { AppContext } from './context.js';
 import type { Project } from '../store/types.js';
 import { personalKeyOwner } from './auth.js';
@@ -81,8 +82,8 @@ async function capture(request: FastifyRequest, ctx: AppContext): Promise<void> 
  */
 async function projectOfPersonalKey(ctx: AppContext, token: string, rawProjectId: unknown): Promise<Project> {
   if (rawProjectId === undefined || rawProjectId === null || rawProjectId === '') throw invalidProjectKey();
-  const projectId = typeof rawProjectId === 'string' && /^\d{1,15}$/.test(rawProjectId) ? Number(rawProjectId) : rawProjectId;
-  if (typeof projectId !== 'number' || !Number.isSafeInteger(projectId) || projectId <= 0) throw invalidProject('Invalid Project ID.');
+  const projectId = typeof rawProjectId === 'number' ? rawProjectId : typeof rawProjectId === 'string' ? numericId(rawProjectId) : null;
+  if (projectId === null || !Number.isSafeInteger(projectId) || projectId <= 0) throw invalidProject('Invalid Project ID.');
   const owner = await personalKeyOwner(ctx, token);
   if (!owner) throw invalidPersonalKey();
   const scopes = owner.key.scopes;

@@ -9,6 +9,9 @@ const hyphenate = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex
 export const bytesToUuid = (bytes: Uint8Array): string => hyphenate(Buffer.from(bytes).toString('hex'));
 
 const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether `text` is a uuid in the lower-case hyphenated form this service stores. */
+export const isHyphenatedUuid = (text: string): boolean => HYPHENATED.test(text);
 const SIMPLE = /^[0-9a-f]{32}$/;
 
 /**

@@ -5,6 +5,7 @@
  * the project's cached flags so /decide and /flags see it at once.
  */
 import type { FastifyInstance } from 'fastify';
+import { numericId } from '../../util/numeric-id.js';
 import { dependencyChain, resolveDependency } from '../../flags/dependencies.js';
 import { FlagValidationError, indexFlags, validateFlagFilters, validateFlagKey } from '../../flags/index.js';
 import type { FeatureFlag } from '../../flags/types.js';
@@ -117,7 +118,8 @@ export async function registerFeatureFlagRoutes(app: FastifyInstance, ctx: AppCo
   };
   const respond = async (flag: StoredFlag) => serialize(flag, await usersOf([flag]));
   const flagOf = async (projectId: number, id: string) => {
-    const flag = /^\d{1,15}$/.test(id) ? await store.get(projectId, Number(id)) : null;
+    const numeric = numericId(id);
+    const flag = numeric === null ? null : await store.get(projectId, numeric);
     if (!flag) throw notFound();
     return flag;
   };

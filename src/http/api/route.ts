@@ -8,6 +8,7 @@ import { authenticate, requireScope, type Principal } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { errorResponses, type JsonSchema } from './schemas.js';
 import { rejectCoercion } from './strict-body.js';
+import { isHyphenatedUuid } from '../../util/uuid.js';
 
 export interface ApiRoute<G extends RouteGenericInterface> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -54,11 +55,11 @@ export function apiRoute<G extends RouteGenericInterface = RouteGenericInterface
   });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Stored uuids are lower case; a path may carry one in upper case (Django's UUIDField matches either). */
 function lowerCaseUuids(params: Record<string, unknown> | undefined): void {
   for (const [name, value] of Object.entries(params ?? {})) {
-    if (typeof value === 'string' && UUID.test(value)) params![name] = value.toLowerCase();
+    if (typeof value !== 'string') continue;
+    const lower = value.toLowerCase();
+    if (isHyphenatedUuid(lower)) params![name] = lower;
   }
 }
