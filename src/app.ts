@@ -1,31 +1,31 @@
 /** Wires configuration, stores, ingestion and HTTP into one running service. */
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { bootstrapIfEmpty } from './bootstrap.js';
+import { bootstrapIfEmpty } from './tenancy/bootstrap.js';
 import type { Config } from './config.js';
-import { IngestBuffer } from './ingest/buffer.js';
-import { applyGeoIp, GeoIp } from './ingest/geoip.js';
-import type { Logger } from './logger.js';
-import { createMetrics } from './metrics.js';
+import { IngestBuffer } from './ingestion/buffer.js';
+import { applyGeoIp, GeoIp } from './geoip/geoip.js';
+import type { Logger } from './kernel/logger.js';
+import { createMetrics } from './kernel/metrics.js';
 import { ChangeStamps } from './store/change-stamps.js';
 import { openStores } from './store/index.js';
-import type { AppContext } from './http/context.js';
-import { FlagService } from './flags-service/index.js';
-import type { FlagAnswerDeps } from './http/flags/answer.js';
-import { mainThreadAnswerer, type FlagAnswerer } from './http/flags/answerer.js';
-import { FlagThreads } from './http/flags/flag-threads.js';
-import { ProjectCache } from './http/project-cache.js';
-import { routeModules } from './http/routes.js';
+import type { AppContext } from './app-context.js';
+import { FlagService } from './flags/evaluation/index.js';
+import type { FlagAnswerDeps } from './flags/remote/answer.js';
+import { mainThreadAnswerer, type FlagAnswerer } from './flags/threads/answerer.js';
+import { FlagThreads } from './flags/threads/flag-threads.js';
+import { ProjectCache } from './tenancy/project-cache.js';
+import { routeModules } from './routes.js';
 import { createServer } from './http/server.js';
-import { Retention } from './retention.js';
-import { StatsCache } from './events-api/stats.js';
+import { Retention } from './ingestion/retention.js';
+import { StatsCache } from './events/stats.js';
 
 /** Events per event-store transaction, at most: two DuckDB row groups. */
-const MIRROR_EVENTS_PER_WRITE = 16_384;
+const FEED_EVENTS_PER_WRITE = 16_384;
 /** How long acknowledged events may wait for a whole row group before they are written anyway. */
-const MIRROR_MAX_DELAY_MS = 5_000;
+const FEED_MAX_DELAY_MS = 5_000;
 /** Acknowledged bytes the event store may lack before they are written anyway (bounds the flush log's extra disk use). */
-const MIRROR_WRITE_AT_BYTES = 32 * 2 ** 20;
+const FEED_WRITE_AT_BYTES = 32 * 2 ** 20;
 
 export interface RunningApp {
   app: FastifyInstance;
@@ -68,7 +68,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       maxPendingEvents: config.maxPendingEvents,
       personCacheSize: config.personCacheSize,
       logDir: path.join(config.dataDir, 'flush-log'),
-      mirror: { maxLagEvents: config.eventStoreMaxLagEvents, maxEventsPerWrite: MIRROR_EVENTS_PER_WRITE, maxDelayMs: MIRROR_MAX_DELAY_MS, writeAtBytes: MIRROR_WRITE_AT_BYTES },
+      feed: { maxLagEvents: config.eventStoreMaxLagEvents, maxEventsPerWrite: FEED_EVENTS_PER_WRITE, maxDelayMs: FEED_MAX_DELAY_MS, writeAtBytes: FEED_WRITE_AT_BYTES },
       enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
     },
     metrics,

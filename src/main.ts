@@ -3,9 +3,9 @@
 import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import { startApp } from './app.js';
-import { addUserToOrganization, createTenant } from './bootstrap.js';
+import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './kernel/logger.js';
 import { SqliteMetaStore } from './store/sqlite/meta-store.js';
 import type { MembershipLevel } from './store/types.js';
 

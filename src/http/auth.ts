@@ -7,8 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Membership, Organization, PersonalApiKey, Project, User } from '../store/types.js';
 import { hasPersonalKeyShape, sha256Hex } from '../util/keys.js';
 import { numericId } from '../util/numeric-id.js';
-import type { AppContext } from './context.js';
-import { invalidPersonalKey, notFound, permissionDenied } from './errors.js';
+import type { AppContext } from '../app-context.js';
+import { invalidPersonalKey, notFound, permissionDenied } from '../kernel/errors.js';
 
 export interface Principal {
   user: User;

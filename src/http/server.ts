@@ -6,10 +6,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
+import type { Logger } from '../kernel/logger.js';
+import type { Metrics } from '../kernel/metrics.js';
 import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
-import { ApiError, toApiError } from './errors.js';
+import { ApiError, toApiError } from '../kernel/errors.js';
 import { readRawBody } from './raw-body.js';
 
 export function createServer(config: Config, log: Logger, metrics: Metrics): FastifyInstance {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { ChangeStamps } from './change-stamps.js';
 import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';

@@ -3,8 +3,8 @@
  * (SQLite + DuckDB embedded today, PostgreSQL + ClickHouse later) are chosen once at start-up.
  */
 import type { EncodedFlush } from './flush-record.js';
-import type { FeatureFlag } from '../flags/types.js';
-import type { JsonObject } from '../ingest/types.js';
+import type { FeatureFlag } from '../flags/engine/types.js';
+import type { JsonObject } from '../capture/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Tenancy: organizations, users, memberships, projects, personal API keys

@@ -13,7 +13,7 @@ import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import type { LogLevel } from '../../config.js';
-import { createLogger, type Logger } from '../../logger.js';
+import { createLogger, type Logger } from '../../kernel/logger.js';
 import { afterIo } from '../../util/after-io.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';

@@ -7,7 +7,7 @@ import type { DuckOptions } from './event-store.js';
 export const DEFAULT_MEMORY_LIMIT = '512MB';
 
 /**
- * A read page's share of DuckDB's memory limit (events-api/walk.ts): sorting a page takes a few
+ * A read page's share of DuckDB's memory limit (events/walk.ts): sorting a page takes a few
  * times its bytes, and the event store's writes and the other queries need the rest.
  */
 export function readPageBytes(options: DuckOptions): number {

@@ -1,0 +1,27 @@
+import type { Config } from './config.js';
+import type { FlagService } from './flags/evaluation/index.js';
+import type { IngestBuffer } from './ingestion/buffer.js';
+import type { GeoIp } from './geoip/geoip.js';
+import type { Logger } from './kernel/logger.js';
+import type { Metrics } from './kernel/metrics.js';
+import type { Stores } from './store/index.js';
+import type { FlagAnswerer } from './flags/threads/answerer.js';
+import type { ProjectCache } from './tenancy/project-cache.js';
+import type { StatsCache } from './events/stats.js';
+
+/** Everything a route module may use; built once in app.ts. */
+export interface AppContext {
+  config: Config;
+  log: Logger;
+  stores: Stores;
+  buffer: IngestBuffer;
+  metrics: Metrics;
+  geoip: GeoIp | null;
+  projects: ProjectCache;
+  /** Flags of every project (cached) for the management API and local evaluation. */
+  flags: FlagService;
+  /** Answers /decide and /flags POSTs (on flag threads when configured). */
+  flagAnswers: FlagAnswerer;
+  /** The events list's counts per filter; forgotten whenever events are deleted. */
+  eventCounts: StatsCache;
+}

@@ -1,0 +1,19 @@
+/**
+ * `/decide` (spec §4.2, §9; semantics §4.5): the legacy evaluation endpoint of older SDKs. The
+ * answer is built by answer.ts (on a flag thread when configured); GET answers the same shape
+ * with no flags.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { decideBody, decideVersion } from './answer.js';
+import { NO_FLAGS } from './wire/format.js';
+import { sendAnswer, sendJson } from './wire/json-text.js';
+import { withRawBodies } from '../../http/raw-body.js';
+import { flagHttpRequest, queryOf } from './request.js';
+
+export async function registerDecideRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await withRawBodies(app, ctx.config.bodyLimitBytes, (scope) => {
+    scope.post('/decide', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('decide', flagHttpRequest(request, ctx.geoip))));
+    scope.get('/decide', async (request, reply) => sendJson(reply, decideBody(decideVersion(queryOf(request).v), NO_FLAGS)));
+  });
+}

@@ -1,0 +1,18 @@
+/**
+ * `/flags` (wire protocol §1.3, §2.5; semantics §4.6), what current SDKs call. The answer is
+ * built by answer.ts (on a flag thread when configured); GET answers the same shape with no flags.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { flagsBody, flagsShape } from './answer.js';
+import { NO_FLAGS } from './wire/format.js';
+import { sendAnswer, sendJson } from './wire/json-text.js';
+import { withRawBodies } from '../../http/raw-body.js';
+import { flagHttpRequest, queryOf } from './request.js';
+
+export async function registerFlagsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await withRawBodies(app, ctx.config.bodyLimitBytes, (scope) => {
+    scope.post('/flags', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('flags', flagHttpRequest(request, ctx.geoip))));
+    scope.get('/flags', async (request, reply) => sendJson(reply, flagsBody(flagsShape(queryOf(request)), NO_FLAGS, false)));
+  });
+}
