@@ -8,16 +8,24 @@ import { applyGeoIp, GeoIp } from './geoip/geoip.js';
 import type { Logger } from './kernel/logger.js';
 import { createMetrics } from './kernel/metrics.js';
 import { ChangeStamps } from './store/change-stamps.js';
-import { openStores } from './store/index.js';
+import { openStores, type StoreSettings } from './store/index.js';
 import type { AppContext } from './app-context.js';
 import { FlagService } from './flags/evaluation/index.js';
 import type { FlagAnswerDeps } from './flags/remote/answer.js';
-import { mainThreadAnswerer, type FlagAnswerer } from './flags/threads/answerer.js';
+import { mainThreadAnswerer, type FlagAnswerer } from './flags/remote/answerer.js';
 import { FlagThreads } from './flags/threads/flag-threads.js';
-import { ProjectCache } from './tenancy/project-cache.js';
-import { routeModules } from './routes.js';
+import { ProjectCache } from './tenancy/projects/project-cache.js';
+import { registerRoutes } from './routes.js';
 import { createServer } from './http/server.js';
 import { Retention } from './ingestion/retention.js';
+import { Capture } from './capture/service.js';
+import { Definitions } from './definitions/service.js';
+import { FlagManagement } from './flags/management/service.js';
+import { ApiAccess } from './http/auth.js';
+import { Memberships } from './tenancy/members/service.js';
+import { Organizations } from './tenancy/organizations/service.js';
+import { PersonalKeys } from './tenancy/personal-keys/service.js';
+import { Projects } from './tenancy/projects/service.js';
 import { StatsCache } from './events/stats.js';
 
 /** Events per event-store transaction, at most: two DuckDB row groups. */
@@ -38,7 +46,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const metrics = createMetrics();
   // Shared with the flag threads' stores, which keep persons and groups they read until these change.
   const changeStamps = new ChangeStamps();
-  const stores = await openStores(config, changeStamps);
+  const stores = await openStores(storeSettings(config), changeStamps);
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
@@ -76,13 +84,42 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   );
   await buffer.start();
 
-  const projects = new ProjectCache(stores.meta.tenancy);
+  const tenancy = stores.meta.tenancy;
+  const projectCache = new ProjectCache(tenancy);
   const flags = new FlagService(stores.meta.flags, log);
-  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
+  const flagAnswers = answererOf(config, { projects: projectCache, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
   const eventCounts = new StatsCache();
-  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers, eventCounts };
+  const access = new ApiAccess(tenancy);
+  const capture = new Capture({
+    settings: { decodedLimitBytes: config.decodedLimitBytes, maxEventBytes: config.maxEventBytes, dropBotEvents: config.dropBotEvents },
+    projects: projectCache,
+    access,
+    tenancy,
+    metrics,
+    submit: (events) => buffer.submit(events),
+  });
+  const ctx: AppContext = {
+    config,
+    log,
+    stores,
+    buffer,
+    metrics,
+    geoip,
+    api: { access, publicUrl: config.publicUrl ?? null },
+    capture,
+    projectCache,
+    projects: new Projects(tenancy, () => projectCache.invalidate()),
+    organizations: new Organizations(tenancy),
+    memberships: new Memberships(tenancy),
+    personalKeys: new PersonalKeys(tenancy),
+    definitions: new Definitions(stores.meta.definitions, () => buffer.definitions.clear()),
+    flags,
+    flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => flags.cache.invalidate(projectId) }),
+    flagAnswers,
+    eventCounts,
+  };
   const app = createServer(config, log, metrics);
-  for (const register of routeModules) await register(app, ctx);
+  await registerRoutes(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
   log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
   const retention = config.retentionDays > 0 ? new Retention(stores, { days: config.retentionDays, intervalSeconds: config.retentionIntervalSeconds, eventsDeleted: () => eventCounts.forgetAll() }, metrics, log) : null;
@@ -125,4 +162,9 @@ function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCa
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());
   return threads;
+}
+
+function storeSettings(config: Config): StoreSettings {
+  const duckdb = { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel };
+  return { dataDir: config.dataDir, duckdb };
 }

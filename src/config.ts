@@ -4,8 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+import type { LogLevel } from './kernel/logger.js';
 
 export interface Config {
   host: string;
@@ -21,8 +20,6 @@ export interface Config {
   /** Whether X-Forwarded-For is trusted for the client IP. */
   trustProxy: boolean;
   /** Store engines; only the embedded pair exists today. */
-  metaStore: 'sqlite';
-  eventStore: 'duckdb';
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
   /** Threads DuckDB may use for one query or checkpoint (the calling thread included). */
@@ -114,8 +111,6 @@ export function loadConfig(env: Env = process.env): Config {
     decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, 100 * MB), 1024, 4096 * MB),
     maxEventBytes: integer(env, 'SIGHTLINE_MAX_EVENT_BYTES', MB, 1024, 100 * MB),
     trustProxy: bool(env, 'SIGHTLINE_TRUST_PROXY', false),
-    metaStore: oneOf(env, 'SIGHTLINE_META_STORE', ['sqlite'], 'sqlite'),
-    eventStore: oneOf(env, 'SIGHTLINE_EVENT_STORE', ['duckdb'], 'duckdb'),
     duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', '256MB'),
     // One: a second DuckDB thread took a core from HTTP and the group commit whenever a
     // checkpoint or a query ran, which raised capture's p99 (architecture.md, "DuckDB's threads").

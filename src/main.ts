@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 /** Command line: `serve` (default), `init`, `users add`. */
 import { Command, InvalidArgumentError } from 'commander';
-import fs from 'node:fs';
 import { startApp } from './app.js';
 import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
-import { SqliteMetaStore } from './store/sqlite/meta-store.js';
-import type { MembershipLevel } from './store/types.js';
+import { openMetaStore } from './store/index.js';
+import type { MembershipLevel, MetaStore } from './store/types.js';
 
 /** A setting's error ends the process with its message, not a stack trace. */
 function exitOnConfigError(error: unknown): never {
@@ -27,9 +26,8 @@ function config(): Config {
 }
 
 /** CLI commands only need the metadata store (SQLite allows a running server alongside). */
-function openMeta(cfg: Config): SqliteMetaStore {
-  fs.mkdirSync(cfg.dataDir, { recursive: true });
-  return SqliteMetaStore.open(cfg.dataDir);
+function openMeta(cfg: Config): MetaStore {
+  return openMetaStore({ dataDir: cfg.dataDir });
 }
 
 async function serve(): Promise<void> {

@@ -1,43 +1,67 @@
-/** Every route module, registered in this order by app.ts. Add a module here, nowhere else. */
+/**
+ * Every route module, registered in this order by app.ts, each given only the parts of the
+ * application it uses. Add a module here, nowhere else.
+ */
 import type { FastifyInstance } from 'fastify';
+import type { AppContext } from './app-context.js';
+import { registerCaptureRoutes } from './capture/routes.js';
 import { registerEventDefinitionRoutes } from './definitions/event-definitions.js';
+import { registerPropertyDefinitionRoutes } from './definitions/property-definitions.js';
 import { registerEventRoutes } from './events/routes.js';
 import { registerFeatureFlagRoutes } from './flags/management/routes.js';
-import { registerInviteRoutes } from './tenancy/invites.js';
-import { registerMemberRoutes } from './tenancy/members.js';
+import { registerRemoteConfigRoutes } from './flags/remote/config-routes.js';
+import { registerDecideRoutes } from './flags/remote/decide.js';
+import { registerFlagsRoutes } from './flags/remote/flags.js';
+import { registerFlagDefinitionRoutes } from './flags/remote/local-evaluation.js';
+import { registerHealthRoutes } from './health/routes.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerOrganizationRoutes } from './tenancy/organizations.js';
-import { registerPersonalKeyRoutes } from './tenancy/personal-keys.js';
-import { registerProjectRoutes } from './tenancy/projects.js';
-import { registerPropertyDefinitionRoutes } from './definitions/property-definitions.js';
 import { registerApiRateLimit } from './http/rate-limit.js';
-import { registerCaptureRoutes } from './capture/routes.js';
-import type { AppContext } from './app-context.js';
-import { registerDecideRoutes } from './flags/remote/decide.js';
-import { registerFlagDefinitionRoutes } from './flags/remote/local-evaluation.js';
-import { registerFlagsRoutes } from './flags/remote/flags.js';
-import { registerRemoteConfigRoutes } from './flags/remote/remote-config.js';
-import { registerHealthRoutes } from './health/routes.js';
+import { registerInviteRoutes } from './tenancy/members/invite-routes.js';
+import { registerMemberRoutes } from './tenancy/members/routes.js';
+import { registerOrganizationRoutes } from './tenancy/organizations/routes.js';
+import { registerPersonalKeyRoutes } from './tenancy/personal-keys/routes.js';
+import { registerProjectRoutes } from './tenancy/projects/routes.js';
 
-export const routeModules: ((app: FastifyInstance, ctx: AppContext) => Promise<void>)[] = [
+/** The event store may trail capture; reads wait this long for it, then answer from what it has. */
+const QUERYABLE_WAIT_MS = 10_000;
+
+export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { api, config } = ctx;
   // These three must come first: they observe every route added after them.
-  registerOpenApi,
-  registerMethodNotAllowed,
-  registerApiRateLimit,
-  registerHealthRoutes,
-  registerCaptureRoutes,
-  registerPersonalKeyRoutes,
-  registerProjectRoutes,
-  registerOrganizationRoutes,
-  registerMemberRoutes,
-  registerInviteRoutes,
-  registerPropertyDefinitionRoutes,
-  registerEventDefinitionRoutes,
-  registerEventRoutes,
-  registerFeatureFlagRoutes,
-  registerDecideRoutes,
-  registerFlagsRoutes,
-  registerFlagDefinitionRoutes,
-  registerRemoteConfigRoutes,
-];
+  await registerOpenApi(app);
+  await registerMethodNotAllowed(app);
+  await registerApiRateLimit(app, config.apiRateLimitPerMinute);
+
+  await registerHealthRoutes(app, { ingestion: ctx.buffer, stores: ctx.stores, metrics: ctx.metrics });
+  await registerCaptureRoutes(app, { capture: ctx.capture, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
+  await registerPersonalKeyRoutes(app, { api, keys: ctx.personalKeys });
+  await registerProjectRoutes(app, { api, projects: ctx.projects });
+  await registerOrganizationRoutes(app, { api, organizations: ctx.organizations });
+  await registerMemberRoutes(app, { api, memberships: ctx.memberships });
+  await registerInviteRoutes(app, { api, memberships: ctx.memberships });
+  await registerPropertyDefinitionRoutes(app, { api, definitions: ctx.definitions });
+  await registerEventDefinitionRoutes(app, { api, definitions: ctx.definitions });
+  await registerEventRoutes(app, {
+    api,
+    queryableEvents: async () => {
+      await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+      return ctx.stores.events;
+    },
+    persons: ctx.stores.meta.ingest,
+    definitions: ctx.stores.meta.definitions,
+    counts: ctx.eventCounts,
+  });
+  await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
+  const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
+  await registerDecideRoutes(app, remote);
+  await registerFlagsRoutes(app, remote);
+  await registerFlagDefinitionRoutes(app, {
+    api,
+    flags: ctx.flags,
+    projects: ctx.projectCache,
+    tenancy: ctx.stores.meta.tenancy,
+    groupTypes: ctx.stores.meta.flags,
+  });
+  await registerRemoteConfigRoutes(app, { flags: ctx.flags, projects: ctx.projectCache });
+}

@@ -4,8 +4,8 @@
  * page's user agent and also in `$raw_user_agent`; server SDKs send with their own
  * (`posthog-node/…`), which isbot counts as a bot, as it does most HTTP client libraries.
  */
+import type { JsonObject } from '../kernel/json.js';
 import { isbot } from 'isbot';
-import type { JsonObject } from './types.js';
 
 const AGENT_KEYS = ['$raw_user_agent', '$user_agent'];
 

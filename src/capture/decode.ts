@@ -3,13 +3,15 @@
  * plain JSON, gzip (by header, by hint, or sniffed), base64, lz-string, form `data=` bodies and
  * GET `?data=`; then the three body shapes and the token / sent_at rules (semantics §1.2–§1.5).
  */
+import { isPlainObject } from '../kernel/json.js';
+import type { JsonObject } from '../kernel/json.js';
 import { gunzipSync } from 'node:zlib';
 
 import { ApiError, invalidPayload, payloadTooLarge } from '../kernel/errors.js';
 import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
 import { decompressLz64, Lz64TooLargeError } from './lz64.js';
-import { isPlainObject, parseTimestamp } from './normalize.js';
-import type { CaptureInput, DecodedCapture, JsonObject } from './types.js';
+import { parseTimestamp } from './normalize.js';
+import type { CaptureInput, DecodedCapture } from './types.js';
 
 type Compression = 'gzip' | 'lz64' | 'base64' | 'none';
 

@@ -3,11 +3,13 @@
  * clock, the request-level sent_at and the client IP. Follows PostHog capture + ingestion
  * normalisation (semantics §1.3, §1.5, §2.1, §2.2).
  */
+import type { IncomingEvent, DropReason } from '../ingestion/types.js';
+import { isPlainObject, type JsonObject } from '../kernel/json.js';
 import { v7 as uuidv7 } from 'uuid';
 
 import { canonicalUuid } from '../util/uuid.js';
 import { isBotEvent } from './bots.js';
-import type { DropReason, IncomingEvent, JsonObject, Outcome } from './types.js';
+import type { Outcome } from './types.js';
 
 export interface NormalizeContext {
   /** Request-level sent_at (envelope or query `_`); a per-event `sent_at` overrides it. */
@@ -45,9 +47,6 @@ const EVENT_TO_PERSON_KEYS = [
 ];
 const INITIAL_KEY = new Map(EVENT_TO_PERSON_KEYS.map((key) => [key, `$initial_${key.replace('$', '')}`]));
 const NO_LIFT_EVENTS = new Set(['$snapshot', '$performance_event']);
-
-export const isPlainObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const drop = (reason: DropReason): { ok: false; reason: DropReason } => ({ ok: false, reason });
 

@@ -1,6 +1,7 @@
-/** Shapes that flow through ingestion: decoded request → normalised event → pipeline. */
+/** Shapes of a capture request: what the HTTP layer hands the decoder, and what it decodes to. */
 
-export type JsonObject = Record<string, unknown>;
+import type { JsonObject } from '../kernel/json.js';
+import type { DropReason } from '../ingestion/types.js';
 
 /** What the HTTP layer hands to the decoder for one capture request. */
 export interface CaptureInput {
@@ -40,29 +41,5 @@ export interface DecodedCapture {
    */
   projectId?: unknown;
 }
-
-/** One event after normalisation, ready for the pipeline. */
-export interface IncomingEvent {
-  uuid: string;
-  event: string;
-  distinctId: string;
-  /** Event properties; `$set`/`$set_once` from the top level already merged in. */
-  properties: JsonObject;
-  timestamp: Date;
-  /** Autocapture elements chain (from `elements_chain`/`$elements_chain`/`$elements`), '' when none. */
-  elementsChain: string;
-}
-
-/** Why an event was not stored; counted in metrics and logged, never silent. */
-export type DropReason =
-  | 'missing_event_name'
-  | 'missing_distinct_id'
-  | 'invalid_uuid'
-  | 'duplicate_uuid'
-  | 'performance_event'
-  | 'process_person_profile_false_person_event'
-  | 'not_an_object'
-  | 'event_too_large'
-  | 'bot';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: DropReason };

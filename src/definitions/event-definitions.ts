@@ -3,9 +3,7 @@
  * description and tags, delete. A deleted event comes back when it is ingested again.
  */
 import type { FastifyInstance } from 'fastify';
-import { projectFor } from '../http/auth.js';
-import type { AppContext } from '../app-context.js';
-import { notFound } from '../kernel/errors.js';
+import type { DefinitionRouteDeps } from './property-definitions.js';
 import { envelope, pageQuery, paginated, readPage } from '../http/pagination.js';
 import { searchWords } from '../http/query-params.js';
 import { apiRoute } from '../http/route.js';
@@ -23,12 +21,11 @@ const eventSchema = object({
 type ProjectParams = { project_id: string };
 type DefinitionParams = ProjectParams & { id: string };
 
-export async function registerEventDefinitionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const definitions = ctx.stores.meta.definitions;
+export async function registerEventDefinitionRoutes(app: FastifyInstance, { api, definitions }: DefinitionRouteDeps): Promise<void> {
   const base = { scope: 'event_definition', tag: 'event_definitions' };
   const definitionParams = params({ project_id: 'Project id, or @current', id: 'Event definition id' });
 
-  apiRoute<{ Params: ProjectParams; Querystring: { limit?: number; offset?: number; search?: string } }>(app, ctx, {
+  apiRoute<{ Params: ProjectParams; Querystring: { limit?: number; offset?: number; search?: string } }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/event_definitions/',
@@ -40,13 +37,13 @@ export async function registerEventDefinitionRoutes(app: FastifyInstance, ctx: A
     },
     response: { 200: paginated(eventSchema) },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
       const page = readPage(request.query);
-      return envelope(request, ctx, page, await definitions.listEvents({ ...page, projectId: project.id, searchWords: searchWords(request.query.search) }));
+      return envelope(request, api, page, await definitions.listEvents({ ...page, projectId: project.id, searchWords: searchWords(request.query.search) }));
     },
   });
 
-  apiRoute<{ Params: DefinitionParams }>(app, ctx, {
+  apiRoute<{ Params: DefinitionParams }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/event_definitions/:id/',
@@ -54,14 +51,12 @@ export async function registerEventDefinitionRoutes(app: FastifyInstance, ctx: A
     params: definitionParams,
     response: { 200: eventSchema },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      const definition = await definitions.getEvent(project.id, request.params.id);
-      if (!definition) throw notFound();
-      return definition;
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      return definitions.getEvent(project.id, request.params.id);
     },
   });
 
-  apiRoute<{ Params: DefinitionParams; Body: { description?: string | null; tags?: string[] } }>(app, ctx, {
+  apiRoute<{ Params: DefinitionParams; Body: { description?: string | null; tags?: string[] } }>(app, api, {
     ...base,
     method: 'PATCH',
     url: '/api/projects/:project_id/event_definitions/:id/',
@@ -70,14 +65,12 @@ export async function registerEventDefinitionRoutes(app: FastifyInstance, ctx: A
     body: patchBody({ description: nullable({ type: 'string', maxLength: 4000 }), tags }),
     response: { 200: eventSchema },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      const updated = await definitions.updateEvent(project.id, request.params.id, { ...request.body, tags: cleanTags(request.body.tags) });
-      if (!updated) throw notFound();
-      return updated;
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      return definitions.updateEvent(project.id, request.params.id, { ...request.body, tags: cleanTags(request.body.tags) });
     },
   });
 
-  apiRoute<{ Params: DefinitionParams }>(app, ctx, {
+  apiRoute<{ Params: DefinitionParams }>(app, api, {
     ...base,
     method: 'DELETE',
     url: '/api/projects/:project_id/event_definitions/:id/',
@@ -85,9 +78,8 @@ export async function registerEventDefinitionRoutes(app: FastifyInstance, ctx: A
     params: definitionParams,
     response: { 204: noContent },
     handler: async (request, principal, reply) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      if (!(await definitions.deleteEvent(project.id, request.params.id))) throw notFound();
-      ctx.buffer.definitions.clear();
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      await definitions.deleteEvent(project.id, request.params.id);
       return reply.code(204).send();
     },
   });

@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { PropertyDefinitionPatch } from '../store/types.js';
-import { projectFor } from '../http/auth.js';
-import type { AppContext } from '../app-context.js';
-import { notFound, validationError } from '../kernel/errors.js';
+import type { ApiKit } from '../http/auth.js';
+import type { Definitions } from './service.js';
+import { validationError } from '../kernel/errors.js';
 import { envelope, pageQuery, paginated, readPage } from '../http/pagination.js';
 import { commaList, jsonStringList, searchWords } from '../http/query-params.js';
 import { apiRoute } from '../http/route.js';
@@ -60,13 +60,17 @@ interface ListQuery {
 type ProjectParams = { project_id: string };
 type DefinitionParams = ProjectParams & { id: string };
 
-export async function registerPropertyDefinitionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const definitions = ctx.stores.meta.definitions;
+export interface DefinitionRouteDeps {
+  api: ApiKit;
+  definitions: Definitions;
+}
+
+export async function registerPropertyDefinitionRoutes(app: FastifyInstance, { api, definitions }: DefinitionRouteDeps): Promise<void> {
   const base = { scope: 'property_definition', tag: 'property_definitions' };
   const projectParams = params({ project_id: 'Project id, or @current' });
   const definitionParams = params({ project_id: 'Project id, or @current', id: 'Property definition id' });
 
-  apiRoute<{ Params: ProjectParams; Querystring: ListQuery }>(app, ctx, {
+  apiRoute<{ Params: ProjectParams; Querystring: ListQuery }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/property_definitions/',
@@ -75,7 +79,7 @@ export async function registerPropertyDefinitionRoutes(app: FastifyInstance, ctx
     querystring: listQuery,
     response: { 200: paginated(definitionSchema) },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
       const q = request.query;
       const type = TYPES[q.type ?? 'event'];
       if (type === TYPES.group && q.group_type_index === undefined) {
@@ -100,12 +104,12 @@ export async function registerPropertyDefinitionRoutes(app: FastifyInstance, ctx
         isFeatureFlag: q.is_feature_flag ?? null,
         isNumerical: q.is_numerical ?? null,
       });
-      return envelope(request, ctx, page, result);
+      return envelope(request, api, page, result);
     },
   });
 
   // Static segment: registered alongside `:id`, the router prefers it.
-  apiRoute<{ Params: ProjectParams; Querystring: { event_names: string; property_name: string } }>(app, ctx, {
+  apiRoute<{ Params: ProjectParams; Querystring: { event_names: string; property_name: string } }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/property_definitions/seen_together/',
@@ -117,13 +121,13 @@ export async function registerPropertyDefinitionRoutes(app: FastifyInstance, ctx
     }),
     response: { 200: { type: 'object', additionalProperties: { type: 'boolean' }, description: '{"<event>": true|false}' } },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
       const eventNames = jsonStringList(request.query.event_names, 'event_names') ?? [];
       return definitions.seenTogether(project.id, eventNames, request.query.property_name);
     },
   });
 
-  apiRoute<{ Params: DefinitionParams }>(app, ctx, {
+  apiRoute<{ Params: DefinitionParams }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/property_definitions/:id/',
@@ -131,14 +135,12 @@ export async function registerPropertyDefinitionRoutes(app: FastifyInstance, ctx
     params: definitionParams,
     response: { 200: definitionSchema },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      const definition = await definitions.getProperty(project.id, request.params.id);
-      if (!definition) throw notFound();
-      return definition;
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      return definitions.getProperty(project.id, request.params.id);
     },
   });
 
-  apiRoute<{ Params: DefinitionParams; Body: PropertyDefinitionPatch }>(app, ctx, {
+  apiRoute<{ Params: DefinitionParams; Body: PropertyDefinitionPatch }>(app, api, {
     ...base,
     method: 'PATCH',
     url: '/api/projects/:project_id/property_definitions/:id/',
@@ -152,17 +154,13 @@ export async function registerPropertyDefinitionRoutes(app: FastifyInstance, ctx
     }),
     response: { 200: definitionSchema },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
       const patch = { ...request.body, tags: cleanTags(request.body.tags) };
-      const result = await definitions.updateProperty(project.id, request.params.id, patch);
-      if (result === 'not_found') throw notFound();
-      if (result === 'name_taken') throw validationError('A property definition with this name already exists.', 'name', 'unique');
-      if (patch.name !== undefined) ctx.buffer.definitions.clear();
-      return result;
+      return definitions.updateProperty(project.id, request.params.id, patch);
     },
   });
 
-  apiRoute<{ Params: DefinitionParams }>(app, ctx, {
+  apiRoute<{ Params: DefinitionParams }>(app, api, {
     ...base,
     method: 'DELETE',
     url: '/api/projects/:project_id/property_definitions/:id/',
@@ -170,9 +168,8 @@ export async function registerPropertyDefinitionRoutes(app: FastifyInstance, ctx
     params: definitionParams,
     response: { 204: noContent },
     handler: async (request, principal, reply) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      if (!(await definitions.deleteProperty(project.id, request.params.id))) throw notFound();
-      ctx.buffer.definitions.clear();
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      await definitions.deleteProperty(project.id, request.params.id);
       return reply.code(204).send();
     },
   });

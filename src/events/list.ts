@@ -11,6 +11,7 @@
  */
 import type { QueryPlan } from './plan.js';
 import type { Row, Runner } from './run.js';
+import type { RowKey } from './rows.js';
 import { pageQuery, type PageRequest } from './sql.js';
 import { matchStats, type MatchStats, type StatsCache } from './stats.js';
 import type { Cursor, Paging } from './types.js';
@@ -25,12 +26,6 @@ export interface ListPage {
   next: Cursor | null;
   previous: Cursor | null;
 }
-
-/** Where a row sits in the walk: list rows carry ts/id, `select` rows their hidden key columns. */
-export type RowKey = (row: Row) => { timestamp: string; uuid: string };
-
-export const eventKey: RowKey = (row) => ({ timestamp: row.ts as string, uuid: row.id as string });
-export const selectKey: RowKey = (row) => ({ timestamp: row.__ts as string, uuid: row.__uuid as string });
 
 export async function listPage(run: Runner, plan: QueryPlan, paging: Paging, cache: StatsCache, key: RowKey, pageBytes: number): Promise<ListPage> {
   const stats = await matchStats(run, plan, cache);

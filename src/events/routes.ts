@@ -14,10 +14,10 @@ import { csvExport, eventById, groupedPage, planRequest, walkPage } from './serv
 import type { TypeLookup } from './typed-compile.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { Cursor } from './types.js';
-import type { EventStore } from '../store/types.js';
+import type { DefinitionStore, EventStore, IngestStore } from '../store/types.js';
 import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues } from './values.js';
-import { projectFor } from '../http/auth.js';
-import type { AppContext } from '../app-context.js';
+import type { ApiKit } from '../http/auth.js';
+import type { StatsCache } from './stats.js';
 import { notFound, validationError } from '../kernel/errors.js';
 import { envelope, integer, link } from '../http/pagination.js';
 import { params } from '../http/schemas.js';
@@ -26,16 +26,18 @@ import { apiRoute } from '../http/route.js';
 
 type ProjectParams = { project_id: string };
 
-/**
- * The event store follows capture by a few milliseconds (ingestion/event-store-feed.ts). Reads wait for it,
- * so an event acknowledged before a request is in its answer; when the event store is further
- * behind than this (a long checkpoint, a failing disk), the answer is served from what it has.
- */
-const QUERYABLE_WAIT_MS = 10_000;
-
-async function queryableEvents(ctx: AppContext): Promise<EventStore> {
-  await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
-  return ctx.stores.events;
+export interface EventRouteDeps {
+  api: ApiKit;
+  /**
+   * The event store once it holds every event acknowledged so far: it follows capture by a few
+   * milliseconds (ingestion/event-store-feed.ts), so an event acknowledged before a request is
+   * in its answer.
+   */
+  queryableEvents(): Promise<EventStore>;
+  persons: Pick<IngestStore, 'personsOf'>;
+  definitions: Pick<DefinitionStore, 'propertyTypes'>;
+  /** The list's counts per filter. */
+  counts: StatsCache;
 }
 
 /** Aborted when the client goes away before its answer is sent: its queries are stopped then. */
@@ -63,16 +65,17 @@ async function* logFailure(body: AsyncIterable<string>, reply: FastifyReply): As
   }
 }
 
-export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerEventRoutes(app: FastifyInstance, deps: EventRouteDeps): Promise<void> {
+  const { api, queryableEvents } = deps;
   const base = { scope: 'query', tag: 'events' };
   const projectParams = params({ project_id: 'Project id, or @current' });
-  const persons = personLookup(ctx.stores.meta.ingest);
+  const persons = personLookup(deps.persons);
   const typesOf =
     (projectId: number): TypeLookup =>
     (kind, names) =>
-      ctx.stores.meta.definitions.propertyTypes(projectId, kind === 'event' ? 1 : 2, names);
+      deps.definitions.propertyTypes(projectId, kind === 'event' ? 1 : 2, names);
 
-  apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, ctx, {
+  apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/events/',
@@ -83,28 +86,29 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
     querystring: eventsQuerystring,
     response: { 200: listResponse },
     handler: async (request, principal, reply) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
       const format = readFormat(request.query, request.headers.accept);
       const query = readEventsQuery(request.query, project.id, new Date());
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id));
-      if (format === 'csv') return sendCsv(reply, await csvExport(await queryableEvents(ctx), plan, paging), 'events.csv');
-      const run = runner(await queryableEvents(ctx), plan.hogqlAttr, clientGone(reply));
+      if (format === 'csv') return sendCsv(reply, await csvExport(await queryableEvents(), plan, paging), 'events.csv');
+      const events = await queryableEvents();
+      const run = runner(events, plan.hogqlAttr, clientGone(reply));
       if (plan.select?.grouped) {
         const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
-        return { ...envelope(request, ctx, paging, page), columns, types };
+        return { ...envelope(request, api, paging, page), columns, types };
       }
-      const page = await walkPage(run, persons, plan, paging, ctx.eventCounts, ctx.stores.events.pageBytes);
+      const page = await walkPage(run, persons, plan, paging, deps.counts, events.pageBytes);
       // A limit past the maximum was clamped: the links carry the limit used.
       const limit: Record<string, number> = request.query.limit === undefined ? {} : { limit: paging.limit };
-      const at = (cursor: Cursor | null) => cursor && link(request, ctx, { cursor: encodeCursor(cursor), offset: null, ...limit });
+      const at = (cursor: Cursor | null) => cursor && link(request, api, { cursor: encodeCursor(cursor), offset: null, ...limit });
       const { count, next, previous, ...rest } = page;
       return { count, next: at(next), previous: at(previous), ...rest };
     },
   });
 
   // Static segment: registered next to `:id`, the router prefers it.
-  apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, ctx, {
+  apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/events/values/',
@@ -113,11 +117,11 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
     querystring: valuesQuerystring,
     response: { 200: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } },
     handler: async (request, principal, reply) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
       const format = readFormat(request.query, request.headers.accept);
       const key = text(request.query, 'key');
       if (key === null) throw validationError('You must provide a key.', 'key', 'required');
-      const values = await propertyValues(runner(await queryableEvents(ctx), null, clientGone(reply)), {
+      const values = await propertyValues(runner(await queryableEvents(), null, clientGone(reply)), {
         projectId: project.id,
         key,
         eventNames: eventNames(request.query.event_name),
@@ -130,7 +134,7 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
     },
   });
 
-  apiRoute<{ Params: ProjectParams & { id: string }; Querystring: RawQuery }>(app, ctx, {
+  apiRoute<{ Params: ProjectParams & { id: string }; Querystring: RawQuery }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/events/:id/',
@@ -139,11 +143,11 @@ export async function registerEventRoutes(app: FastifyInstance, ctx: AppContext)
     querystring: { type: 'object', properties: { format: { type: 'string', enum: ['json', 'csv'] } } },
     response: { 200: eventSchema },
     handler: async (request, principal, reply) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
       const format = readFormat(request.query, request.headers.accept);
       const uuid = canonicalUuid(request.params.id);
       if (!uuid) throw validationError('Invalid UUID', null, 'invalid');
-      const found = await eventById(runner(await queryableEvents(ctx), null, clientGone(reply)), persons, project.id, uuid);
+      const found = await eventById(runner(await queryableEvents(), null, clientGone(reply)), persons, project.id, uuid);
       if (!found) throw notFound(`No events exist for event UUID ${uuid}`);
       if (format === 'csv') return sendCsv(reply, eventsCsv([[found.row]]), 'event.csv');
       return found.event;

@@ -4,8 +4,13 @@
  */
 import type { HogQLType } from '../hogql/index.js';
 import { parseElementsChain, type Element } from './elements.js';
+import type { Row } from './run.js';
 
-type Row = Record<string, unknown>;
+/** Where a row sits in the walk: list rows carry ts/id, `select` rows their hidden key columns. */
+export type RowKey = (row: Row) => { timestamp: string; uuid: string };
+
+export const eventKey: RowKey = (row) => ({ timestamp: row.ts as string, uuid: row.id as string });
+export const selectKey: RowKey = (row) => ({ timestamp: row.__ts as string, uuid: row.__uuid as string });
 
 export interface Person {
   is_identified: boolean;

@@ -5,7 +5,7 @@
  * events ran out of 256 MB. The first query asks for a few rows; each later one for as many as
  * fit `pageBytes`, judged by the rows before it, continuing strictly after the last row read.
  */
-import type { RowKey } from './list.js';
+import type { RowKey } from './rows.js';
 import type { Row } from './run.js';
 import type { PageRequest } from './sql.js';
 

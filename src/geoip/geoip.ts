@@ -3,6 +3,7 @@
  * (read locally; nothing is ever downloaded). Property names and the person `$set`/`$set_once`
  * writes follow PostHog's GeoIP transformation (semantics §2.7).
  */
+import { isPlainObject, type JsonObject } from '../kernel/json.js';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 
@@ -10,7 +11,6 @@ import { continents, countries } from 'countries-list';
 import maxmind, { type Reader, type Response } from 'maxmind';
 
 import { isPublicIp, normalizeIp } from '../util/ip.js';
-import type { JsonObject } from '../capture/types.js';
 
 /** Shape of one record in the ip-location-db mmdb files. */
 interface CityRecord {
@@ -150,8 +150,8 @@ export function applyGeoIp(properties: JsonObject, geo: GeoLookup | null): boole
 
   const located = found as Record<string, unknown>;
   // The event's own $set/$set_once (parsed from this request, nothing shares them) grow in place.
-  const set = isObject(properties.$set) ? properties.$set : {};
-  const setOnce = isObject(properties.$set_once) ? properties.$set_once : {};
+  const set = isPlainObject(properties.$set) ? properties.$set : {};
+  const setOnce = isPlainObject(properties.$set_once) ? properties.$set_once : {};
   for (const [eventKey, initialKey] of PERSON_GEO_KEY_PAIRS) {
     const value = located[eventKey] ?? null;
     set[eventKey] = value;
@@ -161,9 +161,6 @@ export function applyGeoIp(properties: JsonObject, geo: GeoLookup | null): boole
   properties.$set_once = setOnce;
   return true;
 }
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // Built once: the hot path must not format two strings per key per event.
 const PERSON_GEO_KEY_PAIRS = PERSON_GEO_KEYS.map((key) => [`$geoip_${key}`, `$initial_geoip_${key}`] as const);

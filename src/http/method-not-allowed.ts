@@ -4,7 +4,6 @@
  * registered before the route modules.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app-context.js';
 import { ApiError, notFound } from '../kernel/errors.js';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -13,7 +12,7 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const patternOf = (url: string) =>
   new RegExp(`^${url.replace(/\/+$/, '').split('/').map((part) => (part.startsWith(':') ? '[^/]+' : escape(part))).join('/')}/?$`);
 
-export async function registerMethodNotAllowed(app: FastifyInstance, _ctx: AppContext): Promise<void> {
+export async function registerMethodNotAllowed(app: FastifyInstance): Promise<void> {
   const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/')) return;

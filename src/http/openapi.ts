@@ -5,9 +5,8 @@
  */
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app-context.js';
 
-export async function registerOpenApi(app: FastifyInstance, _ctx: AppContext): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Page, PageOf } from '../store/types.js';
-import type { AppContext } from '../app-context.js';
+import type { ApiKit } from './auth.js';
 import { validationError } from '../kernel/errors.js';
 import type { JsonSchema } from './schemas.js';
 
@@ -58,8 +58,8 @@ export const slicePage = <T>(items: T[], page: Page): PageOf<T> => ({
   results: items.slice(page.offset, page.offset + page.limit),
 });
 
-export function link(request: FastifyRequest, ctx: AppContext, set: Record<string, string | number | null>): string {
-  const base = ctx.config.publicUrl ?? `${request.protocol}://${request.host}`;
+export function link(request: FastifyRequest, api: ApiKit, set: Record<string, string | number | null>): string {
+  const base = api.publicUrl ?? `${request.protocol}://${request.host}`;
   const [path, query = ''] = request.url.split('?', 2);
   const params = new URLSearchParams(query);
   for (const [name, value] of Object.entries(set)) {
@@ -70,9 +70,9 @@ export function link(request: FastifyRequest, ctx: AppContext, set: Record<strin
   return `${base}${path}?${params.toString()}`;
 }
 
-export function envelope<T>(request: FastifyRequest, ctx: AppContext, page: Page, result: PageOf<T>) {
+export function envelope<T>(request: FastifyRequest, api: ApiKit, page: Page, result: PageOf<T>) {
   const { limit, offset } = page;
-  const next = offset + limit >= result.count ? null : link(request, ctx, { limit, offset: offset + limit });
-  const previous = offset <= 0 ? null : link(request, ctx, { limit, offset: offset - limit > 0 ? offset - limit : null });
+  const next = offset + limit >= result.count ? null : link(request, api, { limit, offset: offset + limit });
+  const previous = offset <= 0 ? null : link(request, api, { limit, offset: offset - limit > 0 ? offset - limit : null });
   return { count: result.count, next, previous, results: result.results };
 }

@@ -6,7 +6,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sha256Hex } from '../util/keys.js';
 import { presentedKey } from './auth.js';
-import type { AppContext } from '../app-context.js';
 import { ApiError } from '../kernel/errors.js';
 
 const WINDOW_MS = 60_000;
@@ -18,8 +17,8 @@ export const throttled = (seconds: number) =>
     'retry-after': String(seconds),
   });
 
-export async function registerApiRateLimit(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const limit = ctx.config.apiRateLimitPerMinute;
+/** `limit`: requests per key and minute; 0 turns the limit off. */
+export async function registerApiRateLimit(app: FastifyInstance, limit: number): Promise<void> {
   if (limit === 0) return;
   const windows = new Map<string, { start: number; count: number }>();
 

@@ -4,8 +4,7 @@
  * enforced, and the schemas double as the OpenAPI description.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
-import { authenticate, requireScope, type Principal } from './auth.js';
-import type { AppContext } from '../app-context.js';
+import { requireScope, type ApiKit, type Principal } from './auth.js';
 import { errorResponses, type JsonSchema } from './schemas.js';
 import { rejectCoercion } from './strict-body.js';
 import { isHyphenatedUuid } from '../util/uuid.js';
@@ -27,7 +26,7 @@ export interface ApiRoute<G extends RouteGenericInterface> {
 
 const principals = new WeakMap<object, Principal>();
 
-export function apiRoute<G extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, ctx: AppContext, route: ApiRoute<G>): void {
+export function apiRoute<G extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, api: ApiKit, route: ApiRoute<G>): void {
   const action = route.method === 'GET' ? 'read' : 'write';
   app.route<G>({
     method: route.method,
@@ -42,7 +41,7 @@ export function apiRoute<G extends RouteGenericInterface = RouteGenericInterface
       response: { ...route.response, ...errorResponses },
     },
     onRequest: async (request) => {
-      const principal = await authenticate(request, ctx);
+      const principal = await api.access.authenticate(request);
       requireScope(principal, route.scope, action);
       principals.set(request, principal);
     },

@@ -2,6 +2,7 @@
  * The Fastify instance: CORS for browsers on any origin, one error shape for every failure,
  * request metrics, and the slow-client limits. Route modules are registered by app.ts.
  */
+import { toApiError } from './error-mapping.js';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
@@ -9,7 +10,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../kernel/metrics.js';
 import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
-import { ApiError, toApiError } from '../kernel/errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { readRawBody } from './raw-body.js';
 
 export function createServer(config: Config, log: Logger, metrics: Metrics): FastifyInstance {

@@ -6,6 +6,7 @@
  * store follows in the background (event-store-feed.ts); after an unclean stop, start-up replays from the
  * log whatever either store had not taken.
  */
+import type { JsonObject } from '../kernel/json.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../kernel/metrics.js';
 import type { Stores } from '../store/index.js';
@@ -18,7 +19,6 @@ import { FlushLog } from './flush-log.js';
 import { EventStoreFeed, type FeedOptions } from './event-store-feed.js';
 import { addCachedPersons, PersonCache } from './person-cache.js';
 import { plan, snapshotRequest, type PendingEvent } from './plan/plan.js';
-import type { JsonObject } from '../capture/types.js';
 
 export interface BufferOptions {
   flushIntervalMs: number;

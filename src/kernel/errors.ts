@@ -1,5 +1,3 @@
-import type { FastifyError } from 'fastify';
-
 /**
  * The one error type every layer throws when a request cannot be served.
  * Serialised as the spec's DRF-style body: {type, code, detail, attr}.
@@ -11,6 +9,50 @@ export type ErrorType =
   | 'throttled_error'
   | 'server_error';
 
+/**
+ * Every code an error body may carry. Closed on purpose: a client can rely on the list, and a
+ * new code is a decision made here, not a string typed in a handler.
+ */
+export type ErrorCode =
+  // 400
+  | 'invalid_input'
+  | 'required'
+  | 'unique'
+  | 'invalid_choice'
+  | 'invalid_key'
+  | 'invalid_operator'
+  | 'invalid_value'
+  | 'invalid_date'
+  | 'invalid'
+  | 'blank'
+  | 'max_length'
+  | 'parse_error'
+  | 'invalid_payload'
+  | 'invalid_project'
+  | 'missing_distinct_id'
+  | 'invalid_url'
+  | 'bad_request'
+  // 401, 403
+  | 'invalid_api_key'
+  | 'invalid_personal_api_key'
+  | 'permission_denied'
+  // 404, 405, 408, 413, 414, 415, 429, 431, 499
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'request_too_large'
+  | 'uri_too_long'
+  | 'unsupported_media_type'
+  | 'throttled'
+  | 'request_header_fields_too_large'
+  | 'client_closed_request'
+  // 5xx
+  | 'error'
+  | 'service_unavailable'
+  | 'shutting_down'
+  | 'out_of_memory'
+  | 'query_timeout';
+
 export class ApiError extends Error {
   /** Offending field; `undefined` omits the key (authentication errors), `null` sends null. */
   readonly attr: string | null | undefined;
@@ -19,7 +61,7 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly type: ErrorType,
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly detail: string,
     // A rest tuple, not a default: an explicit `undefined` must mean "omit attr", not null.
     ...rest: [attr?: string | null | undefined, headers?: Record<string, string>]
@@ -37,7 +79,7 @@ export class ApiError extends Error {
   }
 }
 
-export const validationError = (detail: string, attr: string | null = null, code = 'invalid_input') =>
+export const validationError = (detail: string, attr: string | null = null, code: ErrorCode = 'invalid_input') =>
   new ApiError(400, 'validation_error', code, detail, attr);
 
 export const invalidPayload = (detail: string) =>
@@ -68,25 +110,3 @@ export const permissionDenied = (detail: string) =>
 
 export const serviceUnavailable = (detail: string) =>
   new ApiError(503, 'server_error', 'service_unavailable', detail, undefined);
-
-/** Maps anything thrown into the spec's error shape; unknown errors become a logged 500. */
-export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const e = error as FastifyError & { validation?: { instancePath?: string; params?: Record<string, unknown> }[] };
-  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge();
-  if (e.code === 'FST_ERR_BAD_URL') return new ApiError(400, 'invalid_request', 'invalid_url', 'Malformed URL: invalid percent-encoding.', null);
-  if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiError(414, 'invalid_request', 'uri_too_long', 'A path segment of the URL is too long.', null);
-  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || e instanceof SyntaxError) {
-    return new ApiError(400, 'validation_error', 'parse_error', `Malformed JSON body: ${e.message}`, null);
-  }
-  if (e.validation) {
-    const first = e.validation[0];
-    const attr = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '__') || (first?.params?.missingProperty as string | undefined) || null;
-    return new ApiError(400, 'validation_error', 'invalid_input', e.message, attr);
-  }
-  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError(415, 'invalid_request', 'unsupported_media_type', e.message, null);
-  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return new ApiError(e.statusCode, 'invalid_request', e.code?.toLowerCase() ?? 'invalid_request', e.message, null);
-  }
-  return new ApiError(500, 'server_error', 'error', 'A server error occurred.', null);
-}

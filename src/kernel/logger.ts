@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
-import type { LogLevel } from '../config.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** Structured JSON logs on stdout; key material is redacted wherever it could appear. */
 export function createLogger(level: LogLevel): Logger {

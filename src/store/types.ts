@@ -2,9 +2,8 @@
  * The two storage interfaces. Callers only see these; the engines behind them
  * (SQLite + DuckDB embedded today, PostgreSQL + ClickHouse later) are chosen once at start-up.
  */
-import type { EncodedFlush } from './flush-record.js';
+import type { JsonObject } from '../kernel/json.js';
 import type { FeatureFlag } from '../flags/engine/types.js';
-import type { JsonObject } from '../capture/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Tenancy: organizations, users, memberships, projects, personal API keys
@@ -389,7 +388,14 @@ export interface EventQuery {
   params: unknown[];
 }
 
-export type { EncodedFlush };
+/** A flush as the flush log and the event store take it. */
+export interface EncodedFlush {
+  seq: number;
+  /** How many events it holds. */
+  events: number;
+  /** The record, newline included (a Uint8Array once it crossed to a worker thread). */
+  bytes: Uint8Array;
+}
 
 /**
  * How far the event store got: every flush up to `seq`, and the first `events` events of the

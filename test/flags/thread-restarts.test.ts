@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import pino from 'pino';
 
 import type { FlagAnswer } from '../../src/flags/remote/answer.js';
-import type { FlagAnswerer } from '../../src/flags/threads/answerer.js';
+import type { FlagAnswerer } from '../../src/flags/remote/answerer.js';
 import type { FlagHttpRequest } from '../../src/flags/remote/request.js';
 import { FlagThreads } from '../../src/flags/threads/flag-threads.js';
 import { newTempDir } from '../helpers/server.js';

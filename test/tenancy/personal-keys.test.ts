@@ -114,7 +114,7 @@ test('at most 10 keys per user', async () => {
 
 test('a chosen SIGHTLINE_PERSONAL_API_KEY that /api/ could never accept stops the first start with a clear message; later starts ignore it', async () => {
   const dataDir = newTempDir();
-  const entry = path.join(import.meta.dirname, '..', 'src', 'main.ts');
+  const entry = path.join(import.meta.dirname, '..', '..', 'src', 'main.ts');
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SIGHTLINE_DATA_DIR: dataDir, SIGHTLINE_HOST: '127.0.0.1', SIGHTLINE_PORT: '0', SIGHTLINE_GEOIP: 'false' };
   const refused = spawnSync(process.execPath, ['--import', 'tsx', entry, 'serve'], { env: { ...env, SIGHTLINE_PERSONAL_API_KEY: 'my-own-secret-key-123' }, encoding: 'utf8', timeout: 60_000 });
   assert.equal(refused.status, 2, refused.stderr);

@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../../kernel/errors.js';
+
 /**
  * Raised while evaluating when a filter cannot be decided from the data the engine has
  * (cohort filters, unknown operators, missing or circular flag dependencies). The
@@ -18,7 +20,7 @@ export class FlagValidationError extends Error {
   constructor(
     readonly attr: string,
     readonly detail: string,
-    readonly code: string = 'invalid_input',
+    readonly code: ErrorCode = 'invalid_input',
   ) {
     super(detail);
     this.name = 'FlagValidationError';

@@ -2,6 +2,7 @@
  * Management-API validation of a flag's key and `filters`, with PostHog's rules and
  * DRF-style `attr` paths, so a stored flag is always one the evaluator can read.
  */
+import { isPlainObject, type JsonObject } from '../../kernel/json.js';
 import { FlagValidationError } from './errors.js';
 import { parseDateValue } from './dates.js';
 import { isPropertyOperator } from './operators.js';
@@ -23,13 +24,7 @@ const MAX_KEY_LENGTH = 400;
 const MAX_LIST_VALUES = 1000;
 const MAX_GROUP_TYPE_INDEX = 4;
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function fail(attr: string, detail: string, code?: string): never {
+function fail(attr: string, detail: string, code?: FlagValidationError['code']): never {
   throw new FlagValidationError(attr, detail, code);
 }
 
@@ -43,7 +38,7 @@ export function validateFlagKey(key: unknown): string {
 
 /** Validates and normalises `filters`; unknown top-level keys are kept as they are. */
 export function validateFlagFilters(filters: unknown): FlagFilters {
-  if (!isObject(filters)) fail('filters', 'Filters must be an object.');
+  if (!isPlainObject(filters)) fail('filters', 'Filters must be an object.');
   const aggregation = groupTypeIndex(filters.aggregation_group_type_index, 'filters__aggregation_group_type_index');
   const multivariate = validateMultivariate(filters.multivariate);
   const variantKeys = new Set((multivariate?.variants ?? []).map((variant) => variant.key));
@@ -90,14 +85,14 @@ function isPercentage(value: unknown): value is number {
 
 function validateMultivariate(raw: unknown): FlagMultivariate | null {
   if (raw === undefined || raw === null) return null;
-  if (!isObject(raw)) fail('filters__multivariate', 'Multivariate must be an object with a list of variants.');
+  if (!isPlainObject(raw)) fail('filters__multivariate', 'Multivariate must be an object with a list of variants.');
   const attr = 'filters__multivariate__variants';
   if (!Array.isArray(raw.variants) || raw.variants.length === 0) fail(attr, 'Multivariate flags need at least one variant.');
 
   const seen = new Set<string>();
   const variants: FlagVariant[] = raw.variants.map((variant: unknown, index: number) => {
     const at = `${attr}__${index}`;
-    if (!isObject(variant)) fail(at, 'Each variant must be an object.');
+    if (!isPlainObject(variant)) fail(at, 'Each variant must be an object.');
     const { key, name, rollout_percentage: rollout } = variant;
     if (typeof key !== 'string' || key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
       fail(`${at}__key`, 'Variant keys may only contain letters, numbers, hyphens (-) & underscores (_).');
@@ -121,7 +116,7 @@ function validateCondition(
   variantKeys: ReadonlySet<string>,
   flagAggregation: number | null,
 ): FlagCondition {
-  if (!isObject(raw)) fail(attr, 'Each condition set must be an object.');
+  if (!isPlainObject(raw)) fail(attr, 'Each condition set must be an object.');
 
   const rollout = raw.rollout_percentage ?? null;
   if (rollout !== null && !isPercentage(rollout)) {
@@ -150,7 +145,7 @@ function validateCondition(
 }
 
 function validateProperty(raw: unknown, attr: string, aggregation: number | null): PropertyFilter {
-  if (!isObject(raw)) fail(attr, 'Each property must be an object.');
+  if (!isPlainObject(raw)) fail(attr, 'Each property must be an object.');
   const key = typeof raw.key === 'number' ? String(raw.key) : raw.key;
   if (typeof key !== 'string' || key.trim() === '') fail(`${attr}__key`, 'Property key is required.');
   if (raw.negation !== undefined && typeof raw.negation !== 'boolean') fail(`${attr}__negation`, 'Must be a boolean.');
@@ -176,7 +171,7 @@ function validateProperty(raw: unknown, attr: string, aggregation: number | null
   return property;
 }
 
-function validateFlagDependency(raw: Json, attr: string): void {
+function validateFlagDependency(raw: JsonObject, attr: string): void {
   if (raw.operator !== 'flag_evaluates_to') {
     fail(`${attr}__operator`, "Flag properties must use the 'flag_evaluates_to' operator");
   }
@@ -185,7 +180,7 @@ function validateFlagDependency(raw: Json, attr: string): void {
   }
 }
 
-function validateCohortFilter(raw: Json, attr: string): void {
+function validateCohortFilter(raw: JsonObject, attr: string): void {
   const operator = raw.operator ?? 'in';
   if (operator !== 'in' && operator !== 'not_in') fail(`${attr}__operator`, `Unknown cohort operator: ${String(operator)}`);
   const id = raw.value;
@@ -194,7 +189,7 @@ function validateCohortFilter(raw: Json, attr: string): void {
   }
 }
 
-function validatePropertyValue(raw: Json, key: string, attr: string): void {
+function validatePropertyValue(raw: JsonObject, key: string, attr: string): void {
   const operator = raw.operator ?? 'exact';
   if (!isPropertyOperator(operator)) fail(`${attr}__operator`, `Unknown operator: ${String(operator)}`, 'invalid_operator');
   const value = raw.value;
@@ -257,7 +252,7 @@ function validatePropertyValue(raw: Json, key: string, attr: string): void {
 
 function validatePayloads(raw: unknown, variantKeys: ReadonlySet<string>): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
-  if (!isObject(raw)) fail('filters__payloads', 'Payloads must be passed as a dictionary');
+  if (!isPlainObject(raw)) fail('filters__payloads', 'Payloads must be passed as a dictionary');
   for (const [key, value] of Object.entries(raw)) {
     if (key !== 'true' && !variantKeys.has(key)) {
       fail('filters__payloads', `Payload key "${key}" is neither "true" nor a variant key.`);
@@ -275,7 +270,7 @@ function validatePayloads(raw: unknown, variantKeys: ReadonlySet<string>): Recor
 
 function validateHoldout(raw: unknown): FlagHoldout | null {
   if (raw === null || raw === undefined) return null;
-  if (!isObject(raw) || typeof raw.id !== 'number' || !Number.isInteger(raw.id) || !isPercentage(raw.exclusion_percentage)) {
+  if (!isPlainObject(raw) || typeof raw.id !== 'number' || !Number.isInteger(raw.id) || !isPercentage(raw.exclusion_percentage)) {
     fail('filters__holdout', 'Holdout must be an object with an integer id and an exclusion_percentage between 0 and 100.');
   }
   return { ...raw, id: raw.id, exclusion_percentage: raw.exclusion_percentage };

@@ -2,8 +2,8 @@
  * The evaluation context of one request: stored person and group properties, overridden key
  * by key by what the request sent (semantics §4.4), plus GeoIP and the ids SDKs add.
  */
+import type { JsonObject } from '../../kernel/json.js';
 import type { EvaluationContext } from '../engine/types.js';
-import type { JsonObject } from '../../capture/types.js';
 import type { FlagEvaluationInputs } from '../../store/types.js';
 import type { FlagRequest } from './types.js';
 

@@ -1,6 +1,6 @@
+import type { JsonObject } from '../../kernel/json.js';
 import type { FlagResult } from '../engine/types.js';
 import type { GeoProperties } from '../../geoip/geoip.js';
-import type { JsonObject } from '../../capture/types.js';
 import type { StoredFlag } from '../../store/types.js';
 
 /** One /decide or /flags request, read from its body (semantics §4.4). */

@@ -1,22 +1,17 @@
 /**
  * /api/projects/:project_id/feature_flags/ (semantics §4.7): list, create, retrieve, update,
- * soft delete (`PATCH {"deleted": true}`) and hard delete. Filters are validated by the flag
- * engine's own rules, flag dependencies must resolve without cycles, and every write drops
- * the project's cached flags so /decide and /flags see it at once.
+ * soft delete (`PATCH {"deleted": true}`) and hard delete. The write rules are the service's
+ * (service.ts); this module declares the routes and shapes the answers.
  */
 import type { FastifyInstance } from 'fastify';
-import { numericId } from '../../util/numeric-id.js';
-import { dependencyChain, resolveDependency } from '../engine/dependencies.js';
-import { FlagValidationError, indexFlags, validateFlagFilters, validateFlagKey } from '../engine/index.js';
-import type { FeatureFlag } from '../engine/types.js';
-import type { FlagWrite, StoredFlag, User } from '../../store/types.js';
-import { projectFor } from '../../http/auth.js';
-import type { AppContext } from '../../app-context.js';
-import { notFound, validationError } from '../../kernel/errors.js';
+import type { ApiKit } from '../../http/auth.js';
 import { envelope, pageQuery, paginated, readPage } from '../../http/pagination.js';
 import { searchWords } from '../../http/query-params.js';
 import { apiRoute } from '../../http/route.js';
 import { dateTime, noContent, nullable, object, params, patchBody, userBasic } from '../../http/schemas.js';
+import type { StoredFlag, User } from '../../store/types.js';
+import type { FeatureFlag } from '../engine/types.js';
+import type { FlagInput, FlagManagement } from './service.js';
 
 const flagSchema = object({
   id: { type: 'integer' },
@@ -43,21 +38,8 @@ const writable = {
   ensure_experience_continuity: { type: 'boolean' },
 };
 
-type FlagBody = { key?: string; name?: string; filters?: unknown; active?: boolean; deleted?: boolean; ensure_experience_continuity?: boolean };
 type ProjectParams = { project_id: string };
 type FlagParams = ProjectParams & { id: string };
-
-/** The engine's validation failures as the API's 400s, `attr` included. */
-function checked<T>(validate: () => T): T {
-  try {
-    return validate();
-  } catch (error) {
-    if (error instanceof FlagValidationError) throw validationError(error.detail, error.attr, error.code);
-    throw error;
-  }
-}
-
-const keyTaken = () => validationError('There is already a feature flag with this key.', 'key', 'unique');
 
 function isSimple(flag: FeatureFlag): boolean {
   const groups = flag.filters.groups ?? [];
@@ -74,57 +56,19 @@ function serialize(flag: StoredFlag, users: Map<number, User>) {
   };
 }
 
-/** Every flag dependency of `candidate` must resolve, without a cycle, among the project's flags. */
-function checkDependencies(candidate: FeatureFlag, others: FeatureFlag[]): void {
-  const index = indexFlags([...others.filter((flag) => flag.id !== candidate.id), candidate]);
-  (candidate.filters.groups ?? []).forEach((condition, c) =>
-    (condition.properties ?? []).forEach((filter, p) => {
-      if (filter.type === 'flag' && dependencyChain(index, String(filter.key)).length === 0) {
-        throw validationError(`Flag dependency "${filter.key}" does not exist or loops back to this flag.`, `filters__groups__${c}__properties__${p}__key`);
-      }
-    }),
-  );
+export interface FeatureFlagRouteDeps {
+  api: ApiKit;
+  flags: FlagManagement;
 }
 
-/** A flag other flags depend on cannot be deleted (PostHog refuses too). */
-function checkNoDependents(target: FeatureFlag, flags: FeatureFlag[]): void {
-  const index = indexFlags(flags);
-  const dependents = flags.filter(
-    (flag) =>
-      flag.id !== target.id &&
-      (flag.filters.groups ?? []).some((condition) =>
-        (condition.properties ?? []).some((filter) => filter.type === 'flag' && resolveDependency(index, String(filter.key))?.id === target.id),
-      ),
-  );
-  if (dependents.length > 0) {
-    throw validationError(`Cannot delete a feature flag that other flags depend on: ${dependents.map((flag) => flag.key).join(', ')}.`, null);
-  }
-}
-
-export async function registerFeatureFlagRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const store = ctx.stores.meta.flags;
-  const service = ctx.flags;
+export async function registerFeatureFlagRoutes(app: FastifyInstance, { api, flags }: FeatureFlagRouteDeps): Promise<void> {
   const base = { scope: 'feature_flag', tag: 'feature_flags' };
   const projectParams = params({ project_id: 'Project id, or @current' });
   const flagParams = params({ project_id: 'Project id, or @current', id: 'Feature flag id' });
 
-  const usersOf = async (flags: StoredFlag[]) => {
-    const users = new Map<number, User>();
-    for (const id of new Set(flags.map((flag) => flag.created_by))) {
-      const user = id === null ? null : await ctx.stores.meta.tenancy.getUser(id);
-      if (user) users.set(user.id, user);
-    }
-    return users;
-  };
-  const respond = async (flag: StoredFlag) => serialize(flag, await usersOf([flag]));
-  const flagOf = async (projectId: number, id: string) => {
-    const numeric = numericId(id);
-    const flag = numeric === null ? null : await store.get(projectId, numeric);
-    if (!flag) throw notFound();
-    return flag;
-  };
+  const respond = async (flag: StoredFlag) => serialize(flag, await flags.creators([flag]));
 
-  apiRoute<{ Params: ProjectParams; Querystring: { limit?: number; offset?: number; search?: string; active?: boolean } }>(app, ctx, {
+  apiRoute<{ Params: ProjectParams; Querystring: { limit?: number; offset?: number; search?: string; active?: boolean } }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/feature_flags/',
@@ -140,15 +84,15 @@ export async function registerFeatureFlagRoutes(app: FastifyInstance, ctx: AppCo
     },
     response: { 200: paginated(flagSchema) },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
       const page = readPage(request.query);
-      const result = await store.page({ ...page, projectId: project.id, searchWords: searchWords(request.query.search), active: request.query.active ?? null });
-      const users = await usersOf(result.results);
-      return envelope(request, ctx, page, { count: result.count, results: result.results.map((flag) => serialize(flag, users)) });
+      const result = await flags.page({ ...page, projectId: project.id, searchWords: searchWords(request.query.search), active: request.query.active ?? null });
+      const users = await flags.creators(result.results);
+      return envelope(request, api, page, { count: result.count, results: result.results.map((flag) => serialize(flag, users)) });
     },
   });
 
-  apiRoute<{ Params: ProjectParams; Body: FlagBody }>(app, ctx, {
+  apiRoute<{ Params: ProjectParams; Body: FlagInput }>(app, api, {
     ...base,
     method: 'POST',
     url: '/api/projects/:project_id/feature_flags/',
@@ -157,26 +101,13 @@ export async function registerFeatureFlagRoutes(app: FastifyInstance, ctx: AppCo
     body: patchBody(writable),
     response: { 201: flagSchema },
     handler: async (request, principal, reply) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      const body = request.body ?? {};
-      if (body.key === undefined) throw validationError('This field is required.', 'key', 'required');
-      const flag: FlagWrite = {
-        key: checked(() => validateFlagKey(body.key)),
-        name: body.name ?? '',
-        filters: checked(() => validateFlagFilters(body.filters ?? {})),
-        active: body.active ?? true,
-        deleted: false,
-        ensure_experience_continuity: body.ensure_experience_continuity ?? false,
-      };
-      checkDependencies({ ...flag, id: 0, version: 1 }, await store.list(project.id));
-      const created = await store.create(project.id, principal.user.id, flag);
-      if (created === 'key_taken') throw keyTaken();
-      service.cache.invalidate(project.id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      const created = await flags.create(project.id, principal.user.id, request.body ?? {});
       return reply.code(201).send(await respond(created));
     },
   });
 
-  apiRoute<{ Params: FlagParams }>(app, ctx, {
+  apiRoute<{ Params: FlagParams }>(app, api, {
     ...base,
     method: 'GET',
     url: '/api/projects/:project_id/feature_flags/:id/',
@@ -184,12 +115,12 @@ export async function registerFeatureFlagRoutes(app: FastifyInstance, ctx: AppCo
     params: flagParams,
     response: { 200: flagSchema },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      return respond(await flagOf(project.id, request.params.id));
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      return respond(await flags.get(project.id, request.params.id));
     },
   });
 
-  apiRoute<{ Params: FlagParams; Body: FlagBody }>(app, ctx, {
+  apiRoute<{ Params: FlagParams; Body: FlagInput }>(app, api, {
     ...base,
     method: 'PATCH',
     url: '/api/projects/:project_id/feature_flags/:id/',
@@ -198,31 +129,13 @@ export async function registerFeatureFlagRoutes(app: FastifyInstance, ctx: AppCo
     body: patchBody(writable),
     response: { 200: flagSchema },
     handler: async (request, principal) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      const current = await flagOf(project.id, request.params.id);
-      const body = request.body ?? {};
-      const patch: Partial<FlagWrite> = {
-        key: body.key === undefined ? undefined : checked(() => validateFlagKey(body.key)),
-        name: body.name,
-        filters: body.filters === undefined ? undefined : checked(() => validateFlagFilters(body.filters)),
-        active: body.active,
-        deleted: body.deleted,
-        ensure_experience_continuity: body.ensure_experience_continuity,
-      };
-      const others = await store.list(project.id);
-      if (patch.key !== undefined || patch.filters !== undefined) {
-        checkDependencies({ ...current, key: patch.key ?? current.key, filters: patch.filters ?? current.filters }, others);
-      }
-      if (patch.deleted === true && !current.deleted) checkNoDependents(current, others);
-      const updated = await store.update(project.id, current.id, patch);
-      if (updated === 'not_found') throw notFound();
-      if (updated === 'key_taken') throw keyTaken();
-      service.cache.invalidate(project.id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      const updated = await flags.update(project.id, request.params.id, request.body ?? {});
       return respond(updated);
     },
   });
 
-  apiRoute<{ Params: FlagParams }>(app, ctx, {
+  apiRoute<{ Params: FlagParams }>(app, api, {
     ...base,
     method: 'DELETE',
     url: '/api/projects/:project_id/feature_flags/:id/',
@@ -230,11 +143,8 @@ export async function registerFeatureFlagRoutes(app: FastifyInstance, ctx: AppCo
     params: flagParams,
     response: { 204: noContent },
     handler: async (request, principal, reply) => {
-      const { project } = await projectFor(ctx, principal, request.params.project_id);
-      const flag = await flagOf(project.id, request.params.id);
-      if (!flag.deleted) checkNoDependents(flag, await store.list(project.id));
-      if (!(await store.remove(project.id, flag.id))) throw notFound();
-      service.cache.invalidate(project.id);
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      await flags.remove(project.id, request.params.id);
       return reply.code(204).send();
     },
   });

@@ -2,9 +2,9 @@
  * The answer to a `/decide` or `/flags` POST, from plain request data to JSON bytes: the same
  * code answers on the main thread or on a flag thread (flag-threads.ts).
  */
+import { toApiError } from '../../http/error-mapping.js';
 import type { FlagEvaluation, FlagService } from '../evaluation/index.js';
 import type { Logger } from '../../kernel/logger.js';
-import { toApiError } from '../../kernel/errors.js';
 import { enabledFlagKeys, legacyFlags, responseMeta, v2Envelope } from './wire/format.js';
 import { constantJson, toJson } from './wire/json-text.js';
 import { hasActiveFlags, remoteConfig } from './remote-config.js';

@@ -4,16 +4,16 @@
  * with no flags.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app-context.js';
+import type { FlagRemoteDeps } from './answerer.js';
 import { decideBody, decideVersion } from './answer.js';
 import { NO_FLAGS } from './wire/format.js';
-import { sendAnswer, sendJson } from './wire/json-text.js';
+import { sendAnswer, sendJson } from './send.js';
 import { withRawBodies } from '../../http/raw-body.js';
 import { flagHttpRequest, queryOf } from './request.js';
 
-export async function registerDecideRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await withRawBodies(app, ctx.config.bodyLimitBytes, (scope) => {
-    scope.post('/decide', async (request, reply) => sendAnswer(reply, await ctx.flagAnswers.answer('decide', flagHttpRequest(request, ctx.geoip))));
+export async function registerDecideRoutes(app: FastifyInstance, { answers, geoip, bodyLimitBytes }: FlagRemoteDeps): Promise<void> {
+  await withRawBodies(app, bodyLimitBytes, (scope) => {
+    scope.post('/decide', async (request, reply) => sendAnswer(reply, await answers.answer('decide', flagHttpRequest(request, geoip))));
     scope.get('/decide', async (request, reply) => sendJson(reply, decideBody(decideVersion(queryOf(request).v), NO_FLAGS)));
   });
 }

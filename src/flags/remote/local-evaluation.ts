@@ -7,13 +7,13 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { indexFlags, withDependencyChains } from '../engine/index.js';
-import type { Project, StoredFlag } from '../../store/types.js';
-import { projectFor, type Principal } from '../../http/auth.js';
-import type { AppContext } from '../../app-context.js';
+import type { FlagStore, Project, StoredFlag, TenancyStore } from '../../store/types.js';
+import type { ApiKit, Principal } from '../../http/auth.js';
+import type { FlagService } from '../evaluation/index.js';
 import { notFound, permissionDenied } from '../../kernel/errors.js';
 import { apiRoute } from '../../http/route.js';
 import { encodePayload } from './wire/format.js';
-import { projectForToken } from './request.js';
+import { projectForToken, type ProjectLookup } from './request.js';
 
 type TokenQuery = { token?: string; send_cohorts?: string };
 
@@ -31,11 +31,19 @@ const definitionsResponse = {
   properties: { flags: { type: 'array' }, group_type_mapping: { type: 'object' }, cohorts: { type: 'object' } },
 };
 
+export interface LocalEvaluationDeps {
+  api: ApiKit;
+  flags: FlagService;
+  projects: ProjectLookup;
+  tenancy: Pick<TenancyStore, 'getMembership'>;
+  groupTypes: Pick<FlagStore, 'groupTypeMapping'>;
+}
+
 /** The project a token names, provided the key's user belongs to its organization. */
-async function projectOfToken(ctx: AppContext, principal: Principal, token: string | undefined): Promise<Project> {
-  if (!token) return (await projectFor(ctx, principal, '@current')).project;
-  const project = await projectForToken(ctx.projects, token);
-  const membership = await ctx.stores.meta.tenancy.getMembership(project.organization_id, principal.user.id);
+async function projectOfToken(deps: LocalEvaluationDeps, principal: Principal, token: string | undefined): Promise<Project> {
+  if (!token) return (await deps.api.access.projectFor(principal, '@current')).project;
+  const project = await projectForToken(deps.projects, token);
+  const membership = await deps.tenancy.getMembership(project.organization_id, principal.user.id);
   if (!membership) throw permissionDenied("You don't have access to the project.");
   return project;
 }
@@ -70,8 +78,8 @@ function matches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export async function registerFlagDefinitionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const service = ctx.flags;
+export async function registerFlagDefinitionRoutes(app: FastifyInstance, deps: LocalEvaluationDeps): Promise<void> {
+  const { api, flags: service } = deps;
   const base = { scope: 'feature_flag', tag: 'feature_flags', method: 'GET' as const };
 
   const send = async (project: Project, request: FastifyRequest, reply: FastifyReply) => {
@@ -79,7 +87,7 @@ export async function registerFlagDefinitionRoutes(app: FastifyInstance, ctx: Ap
     const index = indexFlags(flags);
     const body = JSON.stringify({
       flags: flags.map((flag) => minimalFlag(withDependencyChains(flag, index) as StoredFlag)),
-      group_type_mapping: await ctx.stores.meta.flags.groupTypeMapping(project.id),
+      group_type_mapping: await deps.groupTypes.groupTypeMapping(project.id),
       cohorts: {},
     });
     const etag = etagOf(body);
@@ -89,25 +97,25 @@ export async function registerFlagDefinitionRoutes(app: FastifyInstance, ctx: Ap
   };
 
   for (const url of ['/flags/definitions', '/api/feature_flag/local_evaluation']) {
-    apiRoute<{ Querystring: TokenQuery }>(app, ctx, {
+    apiRoute<{ Querystring: TokenQuery }>(app, api, {
       ...base,
       url,
       summary: 'Flag definitions for local evaluation in server SDKs (personal API key; token names the project)',
       querystring: tokenQuery,
       response: { 200: definitionsResponse },
-      handler: async (request, principal, reply) => send(await projectOfToken(ctx, principal, request.query.token), request, reply),
+      handler: async (request, principal, reply) => send(await projectOfToken(deps, principal, request.query.token), request, reply),
     });
   }
 
-  apiRoute<{ Params: { project_id: string } }>(app, ctx, {
+  apiRoute<{ Params: { project_id: string } }>(app, api, {
     ...base,
     url: '/api/projects/:project_id/feature_flags/local_evaluation',
     summary: 'Flag definitions of a project for local evaluation in server SDKs',
     response: { 200: definitionsResponse },
-    handler: async (request, principal, reply) => send((await projectFor(ctx, principal, request.params.project_id)).project, request, reply),
+    handler: async (request, principal, reply) => send((await api.access.projectFor(principal, request.params.project_id)).project, request, reply),
   });
 
-  apiRoute<{ Params: { project_id: string; id: string }; Querystring: TokenQuery }>(app, ctx, {
+  apiRoute<{ Params: { project_id: string; id: string }; Querystring: TokenQuery }>(app, api, {
     ...base,
     url: '/api/projects/:project_id/feature_flags/:id/remote_config',
     summary: 'The "true" payload of a flag (by key or id), as a JSON-encoded string; null when it has none',
@@ -115,7 +123,7 @@ export async function registerFlagDefinitionRoutes(app: FastifyInstance, ctx: Ap
     response: { 200: { type: ['string', 'null'] } },
     handler: async (request, principal, reply) => {
       const { token } = request.query;
-      const project = token ? await projectOfToken(ctx, principal, token) : (await projectFor(ctx, principal, request.params.project_id)).project;
+      const project = token ? await projectOfToken(deps, principal, token) : (await api.access.projectFor(principal, request.params.project_id)).project;
       const { all, byKey } = await service.cache.get(project.id);
       const ref = request.params.id;
       const flag = byKey.get(ref) ?? all.find((candidate) => String(candidate.id) === ref);

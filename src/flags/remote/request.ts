@@ -2,12 +2,12 @@
  * Reading a /decide or /flags request: raw bodies in every encoding the SDKs use (decoded by
  * the capture decoder), the project token, and the fields of semantics §4.4.
  */
+import { isPlainObject } from '../../kernel/json.js';
+import type { JsonObject } from '../../kernel/json.js';
 import type { FastifyRequest } from 'fastify';
 import type { FlagRequest } from '../evaluation/index.js';
 import { decodeCapture } from '../../capture/decode.js';
-import { isPlainObject } from '../../capture/normalize.js';
 import type { GeoLookup, GeoProperties } from '../../geoip/geoip.js';
-import type { JsonObject } from '../../capture/types.js';
 import type { Project } from '../../store/types.js';
 import { clientIp } from '../../util/ip.js';
 import { ApiError, invalidPayload, invalidProjectKey, validationError } from '../../kernel/errors.js';

@@ -18,7 +18,7 @@ import { ByteRing } from '../../util/byte-ring.js';
 import { BytesPool } from '../../util/bytes-pool.js';
 import { startWorker } from '../../util/worker.js';
 import type { FlagAnswer, FlagRoute } from '../remote/answer.js';
-import type { FlagAnswerer } from './answerer.js';
+import type { FlagAnswerer } from '../remote/answerer.js';
 import type { FlagHttpRequest } from '../remote/request.js';
 import type { FlagThreadMessage, FlagThreadOutput, FlagThreadReply, FlagThreadRequest, FlagThreadSettings } from './flag-worker.js';
 

@@ -4,12 +4,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { FlagService } from '../evaluation/index.js';
-import { createLogger } from '../../kernel/logger.js';
-import type { LogLevel } from '../../config.js';
+import { createLogger, type LogLevel } from '../../kernel/logger.js';
 import { ChangeStamps } from '../../store/change-stamps.js';
-import { SqliteMetaStore } from '../../store/sqlite/meta-store.js';
+import { openMetaStore } from '../../store/index.js';
 import { ByteRing } from '../../util/byte-ring.js';
-import { ProjectCache } from '../../tenancy/project-cache.js';
+import { ProjectCache } from '../../tenancy/projects/project-cache.js';
 import { answerFlagRequest, type FlagRoute } from '../remote/answer.js';
 import type { FlagHttpRequest } from '../remote/request.js';
 
@@ -50,7 +49,7 @@ export type FlagThreadOutput = { type: 'ready' } | { type: 'answers'; replies: F
 
 const data = workerData as FlagThreadData;
 const log = createLogger(data.logLevel);
-const meta = SqliteMetaStore.open(data.dataDir, new ChangeStamps(data.changeStamps));
+const meta = openMetaStore({ dataDir: data.dataDir }, new ChangeStamps(data.changeStamps), { create: false });
 const service = new FlagService(meta.flags, log);
 const deps = { projects: new ProjectCache(meta.tenancy), service, maxDecodedBytes: data.maxDecodedBytes, log };
 

@@ -3,9 +3,9 @@
  * remembers what is already stored so that a steady stream of known properties costs two set
  * lookups per property and no write.
  */
+import type { JsonObject } from '../../kernel/json.js';
 import type { IngestChanges, PropertyDefinitionWrite } from '../../store/types.js';
 import { inferPropertyType } from './infer-type.js';
-import type { JsonObject } from '../../capture/types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 
 const MAX_NAME_BYTES = 200;

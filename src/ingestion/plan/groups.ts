@@ -2,8 +2,8 @@
  * Group types (indexes 0–4 per project, allocated on first sight) and group rows
  * ($groupidentify upserts; $groups on other events only fills $group_N).
  */
+import type { JsonObject } from '../../kernel/json.js';
 import { groupKeyOf, type IngestChanges, type IngestSnapshot } from '../../store/types.js';
-import type { JsonObject } from '../../capture/types.js';
 
 export const MAX_GROUP_TYPES = 5;
 

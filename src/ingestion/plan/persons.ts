@@ -3,9 +3,9 @@
  * store: identify/alias merges (semantics §2.3) and $set/$set_once/$unset (§2.4). Changes are
  * collected and written by the store in one transaction after the whole batch is processed.
  */
+import type { JsonObject } from '../../kernel/json.js';
 import { v5 as uuidv5 } from 'uuid';
 import type { IngestChanges, IngestSnapshot, PersonRecord } from '../../store/types.js';
-import type { JsonObject } from '../../capture/types.js';
 
 const PERSON_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22';
 

@@ -4,11 +4,12 @@
  * store. Each step gives an outcome (stored, or dropped with a counted reason); nothing throws
  * for a bad event.
  */
+import type { IncomingEvent, DropReason } from '../types.js';
+import type { JsonObject } from '../../kernel/json.js';
 import type { IngestChanges, IngestSnapshot, IngestSnapshotRequest, StoredEvent } from '../../store/types.js';
 import { DefinitionCache, DefinitionCollector } from './definitions.js';
 import { GroupWorkingSet } from './groups.js';
 import { PersonWorkingSet, personUpdateOf, personUuidFor, type MergeWarning } from './persons.js';
-import type { DropReason, IncomingEvent, JsonObject } from '../../capture/types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 
 export interface PendingEvent {

@@ -1,3 +1,5 @@
+import type { IncomingEvent, DropReason } from '../../../src/ingestion/types.js';
+import type { JsonObject } from '../../../src/kernel/json.js';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
@@ -8,7 +10,6 @@ import {
   parseTimestamp,
   type NormalizeContext,
 } from '../../../src/capture/normalize.js';
-import type { DropReason, IncomingEvent, JsonObject } from '../../../src/capture/types.js';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const ctx = (overrides: Partial<NormalizeContext> = {}): NormalizeContext => ({ sentAt: null, now: NOW, ip: null, ...overrides });

@@ -1,8 +1,8 @@
+import type { JsonObject } from '../../../src/kernel/json.js';
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
 import { applyGeoIp, GeoIp, type GeoLookup } from '../../../src/geoip/geoip.js';
-import type { JsonObject } from '../../../src/capture/types.js';
 import { clientIp, isPublicIp, normalizeIp } from '../../../src/util/ip.js';
 
 describe('GeoIp (GeoLite2 City from @ip-location-db)', () => {

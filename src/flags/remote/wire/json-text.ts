@@ -5,9 +5,6 @@
  * the answer's bytes, which are byte for byte what `JSON.stringify` gives for the equivalent
  * object.
  */
-import type { FastifyReply } from 'fastify';
-import { asBuffer } from '../../../util/bytes.js';
-import type { FlagAnswer } from '../answer.js';
 
 /**
  * JSON standing in for a value inside a body passed to `toJson`, in parts: text, or UTF-8 bytes
@@ -118,16 +115,4 @@ export class JsonObjectBytes extends OrderedMembers<MemberBytes> {
     parts.push('}');
     return new RawJson(parts);
   }
-}
-
-/** Answers `body` as JSON, with the content type Fastify gives serialised objects. */
-export function sendJson(reply: FastifyReply, body: Record<string, unknown>): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(toJson(body));
-}
-
-/** A finished answer (answer.ts): status and JSON bytes, possibly from another thread. */
-export function sendAnswer(reply: FastifyReply, answer: FlagAnswer): FastifyReply {
-  // 'close' comes once the socket has written the bytes or will never write them.
-  if (answer.release) reply.raw.once('close', answer.release);
-  return reply.code(answer.status).type('application/json; charset=utf-8').send(asBuffer(answer.body));
 }

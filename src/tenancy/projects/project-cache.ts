@@ -1,4 +1,4 @@
-import type { Project, TenancyStore } from '../store/types.js';
+import type { Project, TenancyStore } from '../../store/types.js';
 
 const HIT_TTL_MS = 60_000;
 const MISS_TTL_MS = 5_000;

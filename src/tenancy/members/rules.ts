@@ -3,7 +3,7 @@
  * refused, or null when it is allowed. Every owner is protected, so an organization is never
  * left without one: owners can only be demoted by another owner, never removed.
  */
-import type { Membership, MembershipLevel } from '../store/types.js';
+import type { Membership, MembershipLevel } from '../../store/types.js';
 
 export const MEMBER = 1;
 export const ADMIN = 8;
