@@ -5,7 +5,7 @@
  */
 import { UncomputableFilterError } from './errors.js';
 import { flagHash } from './hash.js';
-import { compilePropertyFilter, type PropertyMatcher } from './operators.js';
+import { compilePropertyFilter, type MatchScope, type PropertyMatcher } from './operators.js';
 import type { EvaluationContext, FlagCondition, PropertyFilter } from './types.js';
 
 export type ConditionOutcome =
@@ -18,7 +18,7 @@ const NO_CONDITION_MATCH: ConditionOutcome = Object.freeze({ kind: 'no_match', c
 const OUT_OF_ROLLOUT: ConditionOutcome = Object.freeze({ kind: 'no_match', code: 'out_of_rollout_bound' });
 
 /** What a condition needs from the evaluation it runs in. */
-export interface ConditionScope {
+export interface ConditionScope extends MatchScope {
   ctx: EvaluationContext;
   /** Decides a `type: "flag"` filter from the other flags of the same evaluation. */
   matchDependency(filter: PropertyFilter): boolean;
@@ -125,7 +125,7 @@ export function evaluateCondition(
   for (const filter of condition.filters) {
     let holds: boolean;
     try {
-      holds = filter.match === null ? scope.matchDependency(filter.source) : filter.match(read(filter.reads, ctx), ctx.now);
+      holds = filter.match === null ? scope.matchDependency(filter.source) : filter.match(read(filter.reads, ctx), scope);
     } catch (error) {
       if (!(error instanceof UncomputableFilterError)) throw error;
       undecided ??= error;

@@ -10,6 +10,7 @@ import { dependencyMatches, resolveDependency } from './dependencies.js';
 import { UncomputableFilterError } from './errors.js';
 import { flagHash } from './hash.js';
 import { makeReason, outranks } from './reasons.js';
+import { StepBudget } from './regex.js';
 import type {
   EvaluateOptions,
   EvaluationContext,
@@ -90,6 +91,9 @@ class Evaluation implements ConditionScope {
   private hashedKey = '';
   private hashedValue: string | null = null;
   private hashed = 0;
+  readonly now: Date;
+  /** Regex work left to this request: a hostile pattern costs it a bounded amount of time. */
+  readonly regexBudget = new StepBudget();
 
   constructor(
     private readonly flags: CompiledFlags,
@@ -97,6 +101,7 @@ class Evaluation implements ConditionScope {
     private readonly options: EvaluateOptions,
   ) {
     this.state = new Array(flags.slots);
+    this.now = ctx.now;
   }
 
   resultOf(flag: CompiledFlag): FlagResult {

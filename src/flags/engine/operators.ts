@@ -2,21 +2,14 @@
  * One property filter against one property map, server-side: the map is the full stored
  * (and overridden) set of properties, so an absent key is a plain non-match rather than the
  * SDK's "inconclusive". Where a key is present, results follow posthog-node's local
- * evaluator, so a user gets the same answer from the server as from local evaluation.
+ * evaluator, so a user gets the same answer from the server as from local evaluation, except
+ * where PostHog's own service answers otherwise (numeric comparisons of non-numbers, semantic
+ * versions, regex dialect); docs/flags.md lists those cases.
  */
 import { parseDateValue } from './dates.js';
 import { UncomputableFilterError } from './errors.js';
-import { compileFlagRegex } from './regex.js';
-import {
-  caretRange,
-  compareSemver,
-  inRange,
-  parseSemver,
-  tildeRange,
-  wildcardRange,
-  type SemverRange,
-  type SemverTuple,
-} from './semver.js';
+import { compileFlagRegex, RegexLimitError, StepBudget } from './regex.js';
+import { caretRange, compareSemver, inRange, parseSemver, tildeRange, wildcardRange, type SemverRange } from './semver.js';
 import type { PropertyFilter, PropertyOperator } from './types.js';
 
 export const PROPERTY_OPERATORS: readonly PropertyOperator[] = [
@@ -48,6 +41,8 @@ export const PROPERTY_OPERATORS: readonly PropertyOperator[] = [
   'not_starts_with',
   'ends_with',
   'not_ends_with',
+  'icontains_multi',
+  'not_icontains_multi',
 ];
 
 const KNOWN_OPERATORS = new Set<string>(PROPERTY_OPERATORS);
@@ -60,6 +55,7 @@ export function isPropertyOperator(operator: unknown): operator is PropertyOpera
 const MATCH_WHEN_ABSENT = new Set<string>([
   'is_not',
   'not_icontains',
+  'not_icontains_multi',
   'not_regex',
   'not_starts_with',
   'not_ends_with',
@@ -72,6 +68,8 @@ const NULL_AS_TEXT = new Set<string>([
   'is_not',
   'icontains',
   'not_icontains',
+  'icontains_multi',
+  'not_icontains_multi',
   'starts_with',
   'not_starts_with',
   'ends_with',
@@ -80,11 +78,17 @@ const NULL_AS_TEXT = new Set<string>([
   'not_regex',
 ]);
 
+/** What a matcher reads besides the properties: the clock, and the request's regex work budget. */
+export interface MatchScope {
+  now: Date;
+  regexBudget: StepBudget;
+}
+
 /** A property filter prepared for repeated use: tests one property map. */
-export type PropertyMatcher = (properties: Record<string, unknown>, now: Date) => boolean;
+export type PropertyMatcher = (properties: Record<string, unknown>, scope: MatchScope) => boolean;
 
 /** Compares a present (non-undefined) property value with the filter's operand. */
-type Comparison = (actual: unknown, now: Date) => boolean;
+type Comparison = (actual: unknown, scope: MatchScope) => boolean;
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -92,8 +96,13 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * Does `properties` satisfy `filter`? Throws `UncomputableFilterError` for what cannot be
  * decided here: cohort and flag filters, and operators this engine does not know.
  */
-export function matchProperty(filter: PropertyFilter, properties: Record<string, unknown>, now: Date): boolean {
-  return compilePropertyFilter(filter)(properties, now);
+export function matchProperty(
+  filter: PropertyFilter,
+  properties: Record<string, unknown>,
+  now: Date,
+  regexBudget: StepBudget = new StepBudget(),
+): boolean {
+  return compilePropertyFilter(filter)(properties, { now, regexBudget });
 }
 
 /**
@@ -118,11 +127,11 @@ export function compilePropertyFilter(filter: PropertyFilter): PropertyMatcher {
   // is_set / is_not_set are decided by presence alone, before the null rule.
   const nullFails = !NULL_AS_TEXT.has(operator) && operator !== 'is_set' && operator !== 'is_not_set';
   const compare = compileComparison(operator as PropertyOperator, filter.value);
-  return (properties, now) => {
+  return (properties, scope) => {
     const actual = hasOwn.call(properties, key) ? properties[key] : undefined;
     if (actual === undefined) return whenAbsent;
     if (actual === null && nullFails) return false;
-    return compare(actual, now);
+    return compare(actual, scope);
   };
 }
 
@@ -158,13 +167,29 @@ function compileComparison(operator: PropertyOperator, expected: unknown): Compa
       const wanted = operator === 'ends_with';
       return (actual) => asciiLower(actual).endsWith(suffix) === wanted;
     }
+    case 'icontains_multi':
+    case 'not_icontains_multi': {
+      const needles = (Array.isArray(expected) ? expected : [expected]).map(asciiLower);
+      const wanted = operator === 'icontains_multi';
+      return (actual) => {
+        const text = asciiLower(actual);
+        return needles.some((needle) => text.includes(needle)) === wanted;
+      };
+    }
     case 'regex':
     case 'not_regex': {
       const regex = compileFlagRegex(String(expected));
       // An invalid pattern matches nothing, for the negation too.
       if (!regex) return () => false;
       const wanted = operator === 'regex';
-      return (actual) => regex.test(String(actual)) === wanted;
+      return (actual, scope) => {
+        try {
+          return regex.test(String(actual), scope.regexBudget) === wanted;
+        } catch (error) {
+          if (error instanceof RegexLimitError) throw new UncomputableFilterError(`regex "${String(expected)}" needed too much work`);
+          throw error;
+        }
+      };
     }
     case 'gt':
     case 'gte':
@@ -175,7 +200,7 @@ function compileComparison(operator: PropertyOperator, expected: unknown): Compa
     case 'is_date_after':
     case 'is_date_exact':
       // Relative dates (`-7d`) move with the clock, so the operand is read per evaluation.
-      return (actual, now) => dateMatch(operator, expected, actual, now);
+      return (actual, scope) => dateMatch(operator, expected, actual, scope.now);
     case 'semver_eq':
     case 'semver_neq':
     case 'semver_gt':
@@ -261,18 +286,31 @@ const UPPER_RUNS = /[A-Z]+/g;
 // --- gt / gte / lt / lte ---------------------------------------------------------------------
 
 function orderedMatcher(operator: 'gt' | 'gte' | 'lt' | 'lte', expected: unknown): Comparison {
-  // Same leniency as the SDK (parseFloat), so "10px" compares as 10.
-  const expectedNumber = typeof expected === 'number' ? expected : parseFloat(String(expected));
-  const expectedText = String(expected);
-  const numeric = Number.isFinite(expectedNumber);
+  // As PostHog's service: both sides must be numbers (or text that is wholly a number);
+  // anything else is no match, where posthog-node would compare the texts.
+  const bound = strictNumber(expected);
+  if (bound === null) return () => false;
   return (actual) => {
-    const actualNumber = typeof actual === 'number' ? actual : parseFloat(String(actual));
-    if (numeric && Number.isFinite(actualNumber)) return ordered(operator, actualNumber, expectedNumber);
-    return ordered(operator, String(actual), expectedText);
+    const value = strictNumber(actual);
+    return value !== null && ordered(operator, value, bound);
   };
 }
 
-function ordered<T extends number | string>(operator: 'gt' | 'gte' | 'lt' | 'lte', left: T, right: T): boolean {
+// The number syntax of Rust's f64 parser: no surrounding space, no hex, no empty text.
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const SPECIAL = /^[+-]?(inf|infinity|nan)$/i;
+
+function strictNumber(value: unknown): number | null {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string') return null;
+  if (DECIMAL.test(value)) return Number(value);
+  if (!SPECIAL.test(value)) return null;
+  const negative = value.startsWith('-');
+  if (/nan$/i.test(value)) return NaN;
+  return negative ? -Infinity : Infinity;
+}
+
+function ordered(operator: 'gt' | 'gte' | 'lt' | 'lte', left: number, right: number): boolean {
   switch (operator) {
     case 'gt':
       return left > right;
@@ -332,7 +370,7 @@ function semverCompareMatcher(
 
 function semverRangeMatcher(range: SemverRange | null): Comparison {
   return (actual) => {
-    const value: SemverTuple | null = parseSemver(actual);
+    const value = parseSemver(actual);
     return !!range && !!value && inRange(value, range);
   };
 }

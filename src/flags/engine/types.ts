@@ -31,7 +31,9 @@ export type PropertyOperator =
   | 'starts_with'
   | 'not_starts_with'
   | 'ends_with'
-  | 'not_ends_with';
+  | 'not_ends_with'
+  | 'icontains_multi'
+  | 'not_icontains_multi';
 
 /** Operators that only make sense on cohort (`in`, `not_in`) or flag (`flag_evaluates_to`) filters. */
 export type SpecialOperator = 'in' | 'not_in' | 'flag_evaluates_to';

@@ -212,8 +212,17 @@ function validatePropertyValue(raw: JsonObject, key: string, attr: string): void
     case 'regex':
     case 'not_regex':
       if (typeof value !== 'string') invalid();
-      if (!compileFlagRegex(value as string)) fail(at, `Invalid regular expression: ${String(value)}`, 'invalid_value');
+      if (!compileFlagRegex(value as string)) {
+        fail(at, `Invalid regular expression (RE2 syntax, no backreferences or lookarounds): ${String(value)}`, 'invalid_value');
+      }
       return;
+    case 'icontains_multi':
+    case 'not_icontains_multi': {
+      const items = Array.isArray(value) ? value : [value];
+      if (items.length === 0 || items.length > MAX_LIST_VALUES) invalid();
+      if (!items.every((item) => typeof item === 'string' || (typeof item === 'number' && Number.isFinite(item)))) invalid();
+      return;
+    }
     case 'icontains':
     case 'not_icontains':
     case 'starts_with':
