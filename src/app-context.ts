@@ -11,6 +11,7 @@ import type { FlagManagement } from './flags/management/service.js';
 import type { FlagAnswerer } from './flags/remote/answerer.js';
 import type { GeoIp } from './geoip/geoip.js';
 import type { ApiKit } from './http/auth.js';
+import type { Drain } from './http/drain.js';
 import type { IngestBuffer } from './ingestion/buffer.js';
 import type { Logger } from './kernel/logger.js';
 import type { Metrics } from './kernel/metrics.js';
@@ -45,4 +46,6 @@ export interface AppContext {
   flagAnswers: FlagAnswerer;
   /** The events list's counts per filter; forgotten whenever events are deleted. */
   eventCounts: StatsCache;
+  /** The shutdown's drain window (readiness and `Connection: close` while it lasts). */
+  drain: Drain;
 }

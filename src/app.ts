@@ -17,6 +17,7 @@ import { FlagThreads } from './flags/threads/flag-threads.js';
 import { ProjectCache } from './tenancy/projects/project-cache.js';
 import { registerRoutes } from './routes.js';
 import { createServer } from './http/server.js';
+import { Drain } from './http/drain.js';
 import { Retention } from './ingestion/retention.js';
 import { Capture } from './capture/service.js';
 import { Definitions } from './definitions/service.js';
@@ -29,6 +30,10 @@ import { Projects } from './tenancy/projects/service.js';
 import { StatsCache } from './events/stats.js';
 
 /** Events per event-store transaction, at most: two DuckDB row groups. */
+// The shutdown's drain window ends once no request came for this long, or after this long
+// (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
+const DRAIN_QUIET_MS = 150;
+const DRAIN_MAX_MS = 2_000;
 const FEED_EVENTS_PER_WRITE = 16_384;
 /** How long acknowledged events may wait for a whole row group before they are written anyway. */
 const FEED_MAX_DELAY_MS = 5_000;
@@ -117,8 +122,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => flags.cache.invalidate(projectId) }),
     flagAnswers,
     eventCounts,
+    drain: new Drain(),
   };
-  const app = createServer(config, log, metrics);
+  const app = createServer(config, log, metrics, ctx.drain);
   await registerRoutes(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
   log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
@@ -128,7 +134,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      // Stop accepting, answer what is in flight, flush, then close the stores.
+      // Drain (serve with `Connection: close` until requests stop coming), then stop accepting,
+      // answer what is in flight, flush, and close the stores.
+      await ctx.drain.start(DRAIN_QUIET_MS, Math.min(DRAIN_MAX_MS, config.shutdownTimeoutMs / 4));
       buffer.beginShutdown();
       const closing = app.close();
       // Node closes idle keep-alive sockets once, when close starts; a socket whose in-flight

@@ -33,7 +33,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await registerMethodNotAllowed(app);
   await registerApiRateLimit(app, config.apiRateLimitPerMinute);
 
-  await registerHealthRoutes(app, { ingestion: ctx.buffer, stores: ctx.stores, metrics: ctx.metrics });
+  await registerHealthRoutes(app, { drain: ctx.drain, ingestion: ctx.buffer, stores: ctx.stores, metrics: ctx.metrics });
   await registerCaptureRoutes(app, { capture: ctx.capture, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
   await registerPersonalKeyRoutes(app, { api, keys: ctx.personalKeys });
   await registerProjectRoutes(app, { api, projects: ctx.projects });

@@ -2,15 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { IngestBuffer } from '../ingestion/buffer.js';
 import type { Metrics } from '../kernel/metrics.js';
 import type { Stores } from '../store/index.js';
+import type { Drain } from '../http/drain.js';
 
 export interface HealthDeps {
+  drain: Pick<Drain, 'draining'>;
   ingestion: Pick<IngestBuffer, 'lastError' | 'eventStoreError' | 'eventStoreLag' | 'saturated' | 'flushLogBytes' | 'depth'>;
   stores: Stores;
   metrics: Metrics;
 }
 
 /** Liveness, readiness and Prometheus metrics. */
-export async function registerHealthRoutes(app: FastifyInstance, { ingestion, stores, metrics }: HealthDeps): Promise<void> {
+export async function registerHealthRoutes(app: FastifyInstance, { drain, ingestion, stores, metrics }: HealthDeps): Promise<void> {
   // Liveness: 200 while the process serves HTTP; the body tells whether ingestion is degraded.
   app.get('/_health', async () => {
     const error = ingestion.lastError;
@@ -26,6 +28,8 @@ export async function registerHealthRoutes(app: FastifyInstance, { ingestion, st
 
   // Readiness: both stores answer and the ingestion buffer has room.
   app.get('/_ready', async (_request, reply) => {
+    // Shutting down: still serving, but load balancers should send elsewhere.
+    if (drain.draining) return reply.code(503).send({ status: 'draining' });
     const [meta, events] = await Promise.all([stores.meta.ping(), stores.events.ping()]);
     const buffer = ingestion.saturated ? 'saturated' : 'ok';
     const ready = meta && events && buffer === 'ok' && !ingestion.lastError;

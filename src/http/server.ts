@@ -12,8 +12,9 @@ import type { Metrics } from '../kernel/metrics.js';
 import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
 import { ApiError } from '../kernel/errors.js';
 import { readRawBody } from './raw-body.js';
+import type { Drain } from './drain.js';
 
-export function createServer(config: Config, log: Logger, metrics: Metrics): FastifyInstance {
+export function createServer(config: Config, log: Logger, metrics: Metrics, drain: Drain): FastifyInstance {
   const app = Fastify({
     loggerInstance: log,
     // Per-request log lines would dominate the hot path; errors are logged by the error handler.
@@ -74,6 +75,8 @@ export function createServer(config: Config, log: Logger, metrics: Metrics): Fas
   // or without credentials), and answer every preflight. Hooks on every request are callback
   // hooks: an async one costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
+    drain.seen();
+    if (drain.draining) reply.header('connection', 'close');
     const origin = request.headers.origin;
     if (origin) {
       reply.header('access-control-allow-origin', origin);

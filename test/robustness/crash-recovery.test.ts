@@ -348,7 +348,8 @@ describe('graceful shutdown', () => {
     // These clients go quiet after their in-flight answer, keeping an idle keep-alive
     // connection (as posthog-node does between flushes): shutdown must not wait for them.
     const quiet = load.stop();
-    // Latecomers keep knocking during the shutdown: refused or 503, never a silent loss.
+    // Latecomers keep knocking during the shutdown: served while the server drains, then
+    // refused, never reset and never a silent loss.
     await sleep(30);
     const late = new Load(server, { clients: 2, batchSize: 50, people: 10 }).start();
     const code = await Promise.race([exit, sleep(12_000).then(() => 'timeout' as const)]);
@@ -368,7 +369,10 @@ describe('graceful shutdown', () => {
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
     }
     t.diagnostic(`${inFlight.length} in flight at SIGTERM; outcomes ${JSON.stringify(Object.fromEntries(statuses))}; exit after ${Math.round(exitedAfterMs)} ms`);
-    for (const key of statuses.keys()) assert.ok(['200', '503', 'ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(key), `unexpected outcome ${key}`);
+    // Connections are never reset: during the drain window latecomers are served (and told
+    // `Connection: close`), after it they are refused before anything is sent.
+    for (const key of statuses.keys()) assert.ok(['200', '503', 'ECONNREFUSED'].includes(key), `unexpected outcome ${key}`);
+    assert.ok(late.requests.some((r) => r.status === 200), 'requests arriving during the drain window are served');
 
     const recovered = await restartRetryVerify(t, server, { graceful: load, 'during shutdown': late });
     assert.equal(recovered, false, 'a clean shutdown leaves nothing to recover');
