@@ -6,6 +6,7 @@ import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
 import { openMetaStore } from './store/index.js';
+import { DataDirError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
 
 /** A setting's error ends the process with its message, not a stack trace. */
@@ -15,6 +16,15 @@ function exitOnConfigError(error: unknown): never {
     process.exit(2);
   }
   throw error;
+}
+
+/** So does a data folder that cannot be used: one line with the path, the cause and the fix. */
+function exitOnStartError(error: unknown): never {
+  if (error instanceof DataDirError) {
+    process.stderr.write(`${error.advice}\n`);
+    process.exit(1);
+  }
+  exitOnConfigError(error);
 }
 
 function config(): Config {
@@ -33,7 +43,7 @@ function openMeta(cfg: Config): MetaStore {
 async function serve(): Promise<void> {
   const cfg = config();
   const log = createLogger(cfg.logLevel);
-  const running = await startApp(cfg, log).catch(exitOnConfigError);
+  const running = await startApp(cfg, log).catch(exitOnStartError);
   let signals = 0;
   const shutdown = (signal: string) => {
     signals += 1;

@@ -18,3 +18,28 @@ export class QueryCancelledError extends Error {
 }
 
 export const isQueryCancelled = (error: unknown) => error instanceof Error && error.name === 'QueryCancelledError';
+
+/** The data folder, or a store file in it, cannot be created, opened or written. */
+export class DataDirError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly reason: string,
+  ) {
+    super(`Cannot use the data folder ${dataDir}: ${reason}`);
+    this.name = 'DataDirError';
+  }
+
+  /** One line for a person: where, why, and what to do. */
+  get advice(): string {
+    const uid = typeof process.getuid === 'function' ? ` (uid ${process.getuid()})` : '';
+    return `${this.message}. Make it a folder this user${uid} can write, or set SIGHTLINE_DATA_DIR to one.`;
+  }
+}
+
+/** The cause of a failed open, in one line (a SQLite or system error code first when there is one). */
+export function describeOpenError(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.split('\n')[0];
+  return typeof code === 'string' && !line.startsWith(code) ? `${code}: ${line}` : line;
+}

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { Logger, LogLevel } from '../kernel/logger.js';
+import path from 'node:path';
 import { ChangeStamps } from './change-stamps.js';
+import { DataDirError, describeOpenError } from './errors.js';
 import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';
 import type { EventStore, MetaStore } from './types.js';
@@ -34,9 +36,34 @@ export function openMetaStore(settings: MetaStoreSettings, changeStamps = new Ch
  * place that names an engine.
  */
 export async function openStores(settings: StoreSettings, changeStamps = new ChangeStamps()): Promise<Stores> {
-  const meta = openMetaStore(settings, changeStamps);
-  const events = await ThreadedEventStore.open(settings.dataDir, settings.duckdb);
-  return { meta, events };
+  const dataDir = path.resolve(settings.dataDir);
+  const meta = asDataDirError(dataDir, () => {
+    checkWritable(dataDir);
+    return openMetaStore(settings, changeStamps);
+  });
+  try {
+    const events = await ThreadedEventStore.open(settings.dataDir, settings.duckdb);
+    return { meta, events };
+  } catch (error) {
+    await meta.close();
+    throw new DataDirError(dataDir, describeOpenError(error));
+  }
+}
+
+/** Creates the data folder if need be and proves a file can be written in it. */
+function checkWritable(dataDir: string): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const probe = path.join(dataDir, `.write-check-${process.pid}`);
+  fs.writeFileSync(probe, '');
+  fs.rmSync(probe);
+}
+
+function asDataDirError<T>(dataDir: string, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    throw new DataDirError(dataDir, describeOpenError(error));
+  }
 }
 
 /**
