@@ -10,7 +10,9 @@ import type { JsonObject } from '../kernel/json.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../kernel/metrics.js';
 import type { Stores } from '../store/index.js';
+import type { IngestSnapshot } from '../store/types.js';
 import { repairWithoutFlushLog } from '../store/index.js';
+import { refusesContent } from '../store/errors.js';
 import { encodeFlushRecord } from '../store/flush-record.js';
 import { afterIo } from '../util/after-io.js';
 import { BytesPool } from '../util/bytes-pool.js';
@@ -45,6 +47,17 @@ interface Entry {
 }
 
 export class BufferFullError extends Error {}
+
+/**
+ * A flush that failed because of what its events hold (planning, encoding, or the metadata
+ * store refusing its changes), not because the flush log or the stores are out of reach.
+ */
+class FlushContentError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'FlushContentError';
+  }
+}
 
 /** Returns a function giving the milliseconds since its previous call. */
 function stopwatch(): () => number {
@@ -218,8 +231,45 @@ export class IngestBuffer {
     }
   }
 
-  /** Load, plan, append to the flush log, apply the metadata, answer the requests, then feed the event store. */
+  /**
+   * Flushes `entries`; when what they hold makes the flush fail, flushes each half on its own,
+   * down to single events, so that one malformed event is dropped (and counted) while every
+   * other event of the group commit is stored. Other failures answer every request with 503.
+   */
   private async flush(entries: Entry[]): Promise<void> {
+    const error = await this.flushOnce(entries);
+    if (error === null) return;
+    if (!(error instanceof FlushContentError)) {
+      this.failed(error, entries);
+      return;
+    }
+    if (entries.length === 1) {
+      this.dropUnstorable(entries[0], error.cause);
+      return;
+    }
+    const half = Math.ceil(entries.length / 2);
+    await this.flush(entries.slice(0, half));
+    await this.flush(entries.slice(half));
+  }
+
+  /** An event that the stores refuse even alone: dropped like an event the guards drop. */
+  private dropUnstorable({ item, ticket }: Entry, cause: unknown): void {
+    this.metrics.eventsDropped.inc({ reason: 'unstorable' });
+    const err = cause instanceof Error ? cause : new Error(String(cause));
+    this.log.warn({ err, event: item.event.event, projectId: item.projectId }, 'an event the stores refuse was dropped; the rest of its flush is stored');
+    this.settle(ticket);
+  }
+
+  private settle(ticket: Ticket): void {
+    ticket.remaining -= 1;
+    if (ticket.remaining === 0 && !ticket.settled) {
+      ticket.settled = true;
+      ticket.resolve();
+    }
+  }
+
+  /** Load, plan, append to the flush log, apply the metadata, answer the requests, then feed the event store. */
+  private async flushOnce(entries: Entry[]): Promise<unknown | null> {
     const seq = this.nextSeq++;
     const started = process.hrtime.bigint();
     const batch = entries.map((e) => e.item);
@@ -230,9 +280,8 @@ export class IngestBuffer {
       const snapshot = await this.stores.meta.ingest.loadSnapshot(request);
       addCachedPersons(snapshot, cached);
       const loadMs = lap();
-      const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
+      const { flush, encoded } = this.planAndEncode(batch, snapshot, seq);
       const planMs = lap();
-      const encoded = encodeFlushRecord(flush, (length) => this.recordMemory.take(length));
       await this.flushLog.append(encoded);
       const logMs = lap();
       try {
@@ -240,7 +289,7 @@ export class IngestBuffer {
       } catch (error) {
         // Not acknowledged, so it must not be replayed either (the client's retry will be stored).
         await this.flushLog.undoLastAppend().catch((err: unknown) => this.log.error({ err }, 'could not undo a flush log append; retried before the next one'));
-        throw error;
+        throw refusesContent(error) ? new FlushContentError(error) : error;
       }
       const commitMs = lap();
       this.committedSeq = seq;
@@ -254,19 +303,22 @@ export class IngestBuffer {
     } catch (error) {
       // Planning changes cached persons in place; what was not committed must not be served.
       this.persons.clear();
-      this.failed(error, entries);
-      return;
+      return error;
     } finally {
       this.metrics.flushSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     }
     if (this.lastError) this.log.info('ingestion recovered');
     this.lastError = null;
-    for (const { ticket } of entries) {
-      ticket.remaining -= 1;
-      if (ticket.remaining === 0 && !ticket.settled) {
-        ticket.settled = true;
-        ticket.resolve();
-      }
+    for (const { ticket } of entries) this.settle(ticket);
+    return null;
+  }
+
+  private planAndEncode(batch: PendingEvent[], snapshot: IngestSnapshot, seq: number) {
+    try {
+      const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
+      return { flush, encoded: encodeFlushRecord(flush, (length) => this.recordMemory.take(length)) };
+    } catch (error) {
+      throw new FlushContentError(error);
     }
   }
 

@@ -43,3 +43,19 @@ export function describeOpenError(error: unknown): string {
   const line = message.split('\n')[0];
   return typeof code === 'string' && !line.startsWith(code) ? `${code}: ${line}` : line;
 }
+
+// SQLite result codes (extended ones start with these) for changes the store refuses because
+// of what they hold; anything else (I/O, a full disk, a lock, a closed store) means the store
+// cannot work at the moment, whatever it is given.
+const CONTENT_CODES = ['SQLITE_CONSTRAINT', 'SQLITE_MISMATCH', 'SQLITE_TOOBIG', 'SQLITE_RANGE'];
+
+/**
+ * Did a store refuse a write because of its content (so the same write fails every time, and
+ * a write without the offending part may succeed)? Errors without a code are program errors on
+ * the data (a TypeError on an unexpected value), so they count as content too.
+ */
+export function refusesContent(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string') return error instanceof Error;
+  return CONTENT_CODES.some((prefix) => code.startsWith(prefix));
+}

@@ -1,0 +1,43 @@
+/**
+ * An event that passes capture's guards but that the metadata store refuses must not fail the
+ * group commit it shares with other requests: it is dropped and counted, and every other
+ * event, of its own request too, is stored. The refusal is injected as a SQLite trigger, the
+ * way a constraint the guards do not know about would refuse it.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { readStores } from '../helpers/stores.js';
+import { metric } from '../helpers/robustness.js';
+import { startServer } from '../helpers/server.js';
+
+describe('a malformed event in a group commit', () => {
+  it('is dropped and counted alone; the other requests of the commit are stored', async (t) => {
+    const first = await startServer();
+    assert.equal(await first.stop(), 0);
+    const meta = new Database(path.join(first.dataDir, 'meta.sqlite'));
+    meta.exec(`CREATE TRIGGER refuse_poison BEFORE INSERT ON event_definitions WHEN NEW.name = 'poison'
+               BEGIN SELECT RAISE(ABORT, 'malformed event'); END`);
+    meta.close();
+
+    // A long flush interval puts all requests into one group commit.
+    const server = await startServer({ dataDir: first.dataDir, projectKey: first.projectKey, personalKey: first.personalKey, env: { SIGHTLINE_FLUSH_INTERVAL_MS: '200' } });
+    t.after(() => server.kill());
+    const batch = (events: { event: string; distinct_id: string }[]) => server.post('/batch/', { api_key: server.projectKey, batch: events });
+    const responses = await Promise.all([
+      batch([{ event: 'signup', distinct_id: 'a' }, { event: 'pageview', distinct_id: 'a' }]),
+      batch([{ event: 'pageview', distinct_id: 'b' }, { event: 'poison', distinct_id: 'b' }, { event: 'purchase', distinct_id: 'b' }]),
+      batch([{ event: 'pageview', distinct_id: 'c' }]),
+    ]);
+    assert.deepEqual(responses.map((r) => r.status), [200, 200, 200]);
+
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.equal(metric(metrics, 'sightline_events_dropped_total', { reason: 'unstorable' }), 1);
+    assert.equal(await server.stop(), 0);
+
+    const stored = await readStores(server.dataDir);
+    const events = stored.events.map((e) => `${e.distinct_id}:${e.event}`).sort();
+    assert.deepEqual(events, ['a:pageview', 'a:signup', 'b:pageview', 'b:purchase', 'c:pageview']);
+  });
+});
