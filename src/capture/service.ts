@@ -33,6 +33,15 @@ export interface CaptureDeps {
 /** A capture request as the HTTP layer saw it. */
 export type CaptureRequest = Omit<CaptureInput, 'maxDecodedBytes'> & { ip: string | null };
 
+const PERSONAL_KEY_PREFIX = 'phx_';
+
+function invalidUuid(raw: unknown, index: number, count: number): ApiError {
+  const value = (raw as { uuid?: unknown }).uuid;
+  const which = count > 1 ? `Event ${index} of the batch has` : 'The event has';
+  const shown = JSON.stringify(value) ?? String(value);
+  return new ApiError(400, 'validation_error', 'invalid_payload', `${which} an invalid uuid: ${shown.slice(0, 100)} is not a UUID.`, count > 1 ? `batch__${index}__uuid` : 'uuid');
+}
+
 export class Capture {
   constructor(private readonly deps: CaptureDeps) {}
 
@@ -47,9 +56,11 @@ export class Capture {
 
     const now = new Date();
     const pending: PendingEvent[] = [];
-    for (const raw of decoded.events) {
+    for (const [index, raw] of decoded.events.entries()) {
       const outcome = normalizeEvent(raw, { sentAt: decoded.sentAt, now, ip, maxEventBytes: settings.maxEventBytes, payloadBytes: decoded.payloadBytes, dropBots: settings.dropBotEvents });
       if (outcome.ok) pending.push({ projectId: project.id, anonymizeIps: project.anonymize_ips, event: outcome.value });
+      // As PostHog: an unreadable uuid fails the whole request, so the client learns of it.
+      else if (outcome.reason === 'invalid_uuid') throw invalidUuid(raw, index, decoded.events.length);
       else metrics.eventsDropped.inc({ reason: outcome.reason });
     }
     if (decoded.droppedNonObjects) metrics.eventsDropped.inc({ reason: 'not_an_object' }, decoded.droppedNonObjects);
@@ -70,7 +81,11 @@ export class Capture {
    * (no scopes, or `*`) may write events: a key limited to, say, `query:read` must not.
    */
   private async projectOfPersonalKey(token: string, rawProjectId: unknown): Promise<Project> {
-    if (rawProjectId === undefined || rawProjectId === null || rawProjectId === '') throw invalidProjectKey();
+    if (rawProjectId === undefined || rawProjectId === null || rawProjectId === '') {
+      if (!token.startsWith(PERSONAL_KEY_PREFIX)) throw invalidProjectKey();
+      if (!(await this.deps.access.personalKeyOwner(token))) throw invalidPersonalKey();
+      throw invalidProject('A personal API key needs project_id, the id of the project to write to.');
+    }
     const projectId = typeof rawProjectId === 'number' ? rawProjectId : typeof rawProjectId === 'string' ? numericId(rawProjectId) : null;
     if (projectId === null || !Number.isSafeInteger(projectId) || projectId <= 0) throw invalidProject('Invalid Project ID.');
     const owner = await this.deps.access.personalKeyOwner(token);

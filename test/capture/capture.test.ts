@@ -292,16 +292,25 @@ describe('errors', () => {
   };
   const json = { 'content-type': 'application/json' };
 
-  test('401 invalid_api_key: missing key, unknown key, personal key; nothing stored', async () => {
+  test('401 invalid_api_key: missing key, unknown key; nothing stored', async () => {
     const missing = nodeEvent('no-key');
     const unknown = nodeEvent('unknown-key');
-    const personal = nodeEvent('personal-key');
     assertAuthError(await send(server, '/capture/', { body: JSON.stringify(missing), headers: json }));
     assertAuthError(await send(server, '/batch/', { body: JSON.stringify({ api_key: 'phc_doesnotexist', batch: [unknown] }), headers: json }));
-    assertAuthError(await send(server, '/batch/', { body: JSON.stringify({ api_key: server.personalKey, batch: [personal] }), headers: json }));
     absent(missing.uuid, 'no api key');
     absent(unknown.uuid, 'unknown api key');
-    absent(personal.uuid, 'personal key used as project key');
+  });
+
+  test('400 invalid_payload naming the field for an event whose uuid does not parse; nothing of the request is stored', async () => {
+    const good = nodeEvent('beside-a-bad-uuid');
+    const single = await send(server, '/capture/', { body: JSON.stringify({ api_key: server.projectKey, event: 'e', distinct_id: 'u', uuid: 'nope' }), headers: json });
+    assert.equal(single.status, 400, single.text);
+    assert.deepEqual({ code: single.json.code, attr: single.json.attr }, { code: 'invalid_payload', attr: 'uuid' });
+    assert.match(single.json.detail, /"nope" is not a UUID/);
+    const batch = await send(server, '/batch/', { body: JSON.stringify({ api_key: server.projectKey, batch: [good, { event: 'e', distinct_id: 'u', uuid: 12345 }] }), headers: json });
+    assert.equal(batch.status, 400, batch.text);
+    assert.equal(batch.json.attr, 'batch__1__uuid');
+    absent(good.uuid, 'an event of a request refused for a bad uuid');
   });
 
   test('a personal API key with project_id captures into that project (legacy capture); spec §7 invalid_project and invalid_personal_api_key', async () => {
@@ -331,6 +340,7 @@ describe('errors', () => {
       refused.push(event);
       return send(server, '/batch/', { body: JSON.stringify({ api_key: key, project_id: projectId, batch: [event] }), headers: json });
     };
+    invalidProject(await attempt(server.personalKey, undefined), 'no project_id');
     invalidProject(await attempt(server.personalKey, 'abc'), 'not a number');
     invalidProject(await attempt(server.personalKey, -3), 'negative');
     invalidProject(await attempt(server.personalKey, 987654), 'no such project');
@@ -342,6 +352,7 @@ describe('errors', () => {
       assert.equal(reply.json.type, 'authentication_error', what);
     };
     await invalidKey(await attempt('phx_thisKeyDoesNotExistAnywhere000000000000000000', second.id), 'unknown personal key');
+    await invalidKey(await attempt('phx_thisKeyDoesNotExistAnywhere000000000000000000', undefined), 'unknown personal key, no project_id');
     const readOnly = await (await server.api('/api/personal_api_keys/', { method: 'POST', body: { label: 'read only', scopes: ['query:read'] } })).json();
     await invalidKey(await attempt(readOnly.value, second.id), 'a key limited by scopes');
     // The other organization's owner may write to their own project.
@@ -540,23 +551,20 @@ describe('timestamps, uuids, IP', () => {
     await timed('/capture/', { ...event, api_key: server.projectKey }, event.uuid, 0);
   });
 
-  test('uuid: kept when valid (any case), generated v7 when absent, invalid drops only that event', async () => {
+  test('uuid: kept when valid (any case), generated v7 when absent', async () => {
     const upper = newUuid().toUpperCase();
     const kept = nodeEvent('uuid-upper', { uuid: upper });
     const generated = nodeEvent('uuid-generated');
     delete generated.uuid;
     generated.event = 'event without uuid';
-    const invalid = nodeEvent('uuid-invalid', { uuid: 'not-a-uuid' });
-    invalid.event = 'event with invalid uuid';
     const sibling = nodeEvent('uuid-sibling');
-    await capture(server, '/batch/', { api_key: server.projectKey, batch: [kept, generated, invalid, sibling] });
+    await capture(server, '/batch/', { api_key: server.projectKey, batch: [kept, generated, sibling] });
     stored(upper.toLowerCase(), (e) => assert.equal(e.properties.tag, 'uuid-upper'));
     stored(sibling.uuid);
     generatedChecks.push((snap) => {
       const rows = snap.events.filter((e) => e.event === 'event without uuid');
       assert.equal(rows.length, 1);
       assert.match(rows[0].uuid, UUID_V7);
-      assert.equal(snap.events.filter((e) => e.event === 'event with invalid uuid').length, 0, 'invalid uuid dropped');
     });
   });
 
