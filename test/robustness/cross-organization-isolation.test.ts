@@ -148,12 +148,11 @@ describe('across the organization boundary', () => {
           for (const [index, { path, body }] of variants.entries()) {
             const reply = await call(op.method, path, key, body);
             assertSpecReply(reply, `${label(op)} as ${from}`);
-            // A project token names its project openly (it ships in web pages): a key without
-            // access to it gets PostHog's 403 (semantics §6.3); every id in a path is a 404 —
-            // except that in its own organization a plain member is refused admin-only writes
-            // before any id is looked at, which tells nothing about the other organization.
+            // Another organization's project is a 404 whether a path names it by id or a query
+            // by token — except that in its own organization a plain member is refused
+            // admin-only writes before any id is looked at, which tells nothing about the other.
             const memberInOwnOrg = index === 1 && key === mine.member.key && reply.json?.code === 'permission_denied';
-            const allowed = path.includes(`token=${theirs.projectKey}`) || memberInOwnOrg ? [403, 404] : [404];
+            const allowed = memberInOwnOrg ? [403, 404] : [404];
             assert.ok(allowed.includes(reply.status), `${op.method} ${path} as ${from} → ${reply.status} ${reply.text.slice(0, 200)}`);
             for (const marker of theirs.markers) assert.ok(!reply.text.includes(marker), `${op.method} ${path} leaked ${marker}`);
             tried.push(`${op.method} ${path}`);

@@ -10,7 +10,7 @@ import { indexFlags, withDependencyChains } from '../engine/index.js';
 import type { FlagStore, Project, StoredFlag, TenancyStore } from '../../store/types.js';
 import type { ApiKit, Principal } from '../../http/auth.js';
 import type { FlagService } from '../evaluation/index.js';
-import { notFound, permissionDenied } from '../../kernel/errors.js';
+import { notFound } from '../../kernel/errors.js';
 import { apiRoute } from '../../http/route.js';
 import { encodePayload } from './wire/format.js';
 import { projectForToken, type ProjectLookup } from './request.js';
@@ -39,12 +39,16 @@ export interface LocalEvaluationDeps {
   groupTypes: Pick<FlagStore, 'groupTypeMapping'>;
 }
 
-/** The project a token names, provided the key's user belongs to its organization. */
+/**
+ * The project a token names, provided the key's user belongs to its organization. Any other
+ * project is 404, as everywhere in the API (PostHog answers 403 here; one answer for every
+ * route that names another tenant's project is simpler to rely on).
+ */
 async function projectOfToken(deps: LocalEvaluationDeps, principal: Principal, token: string | undefined): Promise<Project> {
   if (!token) return (await deps.api.access.projectFor(principal, '@current')).project;
   const project = await projectForToken(deps.projects, token);
   const membership = await deps.tenancy.getMembership(project.organization_id, principal.user.id);
-  if (!membership) throw permissionDenied("You don't have access to the project.");
+  if (!membership) throw notFound('Project not found.');
   return project;
 }
 
