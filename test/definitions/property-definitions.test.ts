@@ -78,6 +78,12 @@ test('search: every word must match, case-insensitive, wildcards taken literally
   assert.deepEqual(await names('search=zzz'), []);
 });
 
+test('search ignores case in every script, not only ASCII', async () => {
+  await ingest(server, [{ event: 'signup', properties: { prénom: 'Zoë', 'ΌΝΟΜΑ': 'x' } }]);
+  assert.deepEqual(await names(`search=${q('PRÉN')}`), ['prénom']);
+  assert.deepEqual(await names(`search=${q('όνομα')}`), ['ΌΝΟΜΑ']);
+});
+
 test('properties, excluded_properties, is_feature_flag, is_numerical', async () => {
   assert.deepEqual(await names(`properties=${q('price,amount, nope')}`), ['amount', 'price']);
   const excluded = await names(`excluded_properties=${q(['plan', 'amount'])}`);

@@ -12,6 +12,9 @@ export function openSqlite(file: string): Sqlite {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // Case folding for every script (SQLite's own LIKE and lower() fold only ASCII), for searches
+  // that ignore case as PostgreSQL's ILIKE does.
+  db.function('fold_case', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   migrate(db);
   return db;
 }

@@ -53,9 +53,9 @@ const HIDDEN_EVENT_PROPERTIES = [
 /** `%word%` with LIKE's wildcards escaped, for `LIKE ? ESCAPE '\'`. */
 export const likeContains = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** One `LIKE` per word: every word must occur (SQLite's LIKE folds ASCII case). */
+/** Every word must occur in the column, ignoring case in every script (`fold_case`, database.ts). */
 function searchClauses(column: string, words: string[]): SqlText {
-  return { sql: words.map(() => `${column} LIKE ? ESCAPE '\\'`).join(' AND '), params: words.map(likeContains) };
+  return { sql: words.map(() => `instr(fold_case(${column}), ?) > 0`).join(' AND '), params: words.map((word) => word.toLowerCase()) };
 }
 
 /** Not correlated: SQLite builds the set of names seen with the events once per query. */
