@@ -37,6 +37,9 @@ export class Definitions {
     const result = await this.store.updateProperty(projectId, id, patch);
     if (result === 'not_found') throw notFound();
     if (result === 'name_taken') throw validationError('A property definition with this name already exists.', 'name', 'unique');
+    if (result === 'inconsistent_type') {
+      throw validationError('is_numerical must be true exactly when property_type is Numeric; send one of them, or both consistently.', 'is_numerical');
+    }
     if (patch.name !== undefined) this.forgetWritten();
     return result;
   }

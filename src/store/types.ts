@@ -181,7 +181,8 @@ export interface EventDefinitionQuery extends Page {
 }
 
 /** `name_taken`: a rename would collide with another definition of the same kind. */
-export type DefinitionUpdate<T> = T | 'not_found' | 'name_taken';
+/** `inconsistent_type`: the result would be numerical without being `Numeric`, or the reverse. */
+export type DefinitionUpdate<T> = T | 'not_found' | 'name_taken' | 'inconsistent_type';
 
 export interface DefinitionStore {
   listProperties(query: PropertyDefinitionQuery): Promise<PageOf<PropertyDefinition>>;

@@ -193,6 +193,11 @@ test('retrieve; PATCH validation and effects', async () => {
   assert.deepEqual(typed.tags, ['billing', 'Core']);
   const explicit = await expectOk(await patch({ property_type: 'String', is_numerical: false }));
   assert.equal(explicit.is_numerical, false);
+  // A definition is never numerical without being Numeric, nor Numeric without being numerical.
+  await expectError(await patch({ property_type: 'String', is_numerical: true }), 400, 'invalid_input', 'is_numerical');
+  await expectError(await patch({ is_numerical: true }), 400, 'invalid_input', 'is_numerical');
+  await expectError(await patch({ property_type: 'Numeric', is_numerical: false }), 400, 'invalid_input', 'is_numerical');
+  assert.equal((await expectOk(await server.api(path))).is_numerical, false, 'a refused PATCH changes nothing');
   const renamed = await expectOk(await patch({ name: 'plan_tier' }));
   assert.equal(renamed.name, 'plan_tier');
   assert.deepEqual(await expectOk(await server.api(path)), { ...renamed, is_seen_on_filtered_events: null });

@@ -169,6 +169,7 @@ export class SqliteDefinitionStore implements DefinitionStore {
       const propertyType = patch.property_type ?? current.property_type;
       // A new value type decides is_numerical unless the caller set it explicitly.
       const isNumerical = patch.is_numerical ?? (patch.property_type ? patch.property_type === 'Numeric' : current.is_numerical);
+      if (propertyType !== null && isNumerical !== (propertyType === 'Numeric')) return 'inconsistent_type';
       this.statement('UPDATE property_definitions SET name = ?, property_type = ?, is_numerical = ?, tags = ? WHERE id = ?').run(
         name,
         propertyType,
