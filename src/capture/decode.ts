@@ -284,6 +284,8 @@ function interpretPayload(parsed: unknown, input: CaptureInput, fromQuery: boole
   }
 
   const result: DecodedCapture = { token, sentAt: requestSentAt(envelope, input.query._), events, payloadBytes };
+  const carrier = envelope ?? objects[0];
+  if (!token && carrier && (hasOwn(carrier, 'api_key') || hasOwn(carrier, 'token'))) result.tokenNotText = true;
   if (droppedNonObjects > 0) result.droppedNonObjects = droppedNonObjects;
   if (objects.length > events.length) result.droppedPerformanceEvents = objects.length - events.length;
   if (envelope?.historical_migration === true) result.historicalMigration = true;
@@ -301,6 +303,8 @@ function engageToIdentify(item: JsonObject): JsonObject {
   }
   return { ...rest, event: '$identify', properties };
 }
+
+const hasOwn = (object: JsonObject, key: string) => Object.prototype.hasOwnProperty.call(object, key);
 
 function tokenValue(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value.replace(/\u0000/g, '\uFFFD') : null;

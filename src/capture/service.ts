@@ -50,7 +50,10 @@ export class Capture {
     const { ip, ...input } = request;
     const decoded = decodeCapture({ ...input, maxDecodedBytes: settings.decodedLimitBytes });
     if (!decoded.token) {
-      throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'API key not provided. You can find your project API key in Sightline project settings.', undefined);
+      const detail = decoded.tokenNotText
+        ? 'API key must be a non-empty text (the project API key, phc_…).'
+        : 'API key not provided. You can find your project API key in Sightline project settings.';
+      throw new ApiError(401, 'authentication_error', 'invalid_api_key', detail, undefined);
     }
     const project = (await this.deps.projects.byToken(decoded.token)) ?? (await this.projectOfPersonalKey(decoded.token, decoded.projectId));
 

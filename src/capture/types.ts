@@ -23,6 +23,8 @@ export interface CaptureInput {
 export interface DecodedCapture {
   /** Project token found per the token rules, or null when none was sent. */
   token: string | null;
+  /** No token, but `api_key` or `token` was sent with a value that is not a non-empty text. */
+  tokenNotText?: boolean;
   /** Request-level `sent_at` (batch envelope, or query `_` in ms), if any. */
   sentAt: Date | null;
   /** Events as sent by the client; each is a plain object (never null/array). */

@@ -19,7 +19,10 @@ export const patchBody = (properties: Record<string, JsonSchema>): JsonSchema =>
 
 export const uuid: JsonSchema = { type: 'string', format: 'uuid' };
 export const dateTime: JsonSchema = { type: 'string', format: 'date-time' };
-export const level: JsonSchema = { type: 'integer', enum: [1, 8, 15], description: '1 member, 8 admin, 15 owner' };
+/** A membership level; its text (`"8"`) is accepted too, as DRF's ChoiceField accepts it. */
+export const level: JsonSchema = { type: ['integer', 'string'], enum: [1, 8, 15, '1', '8', '15'], description: '1 member, 8 admin, 15 owner' };
+/** The level a request body gave (a number or its text), as a number. */
+export const levelOf = (value: number | string): 1 | 8 | 15 => Number(value) as 1 | 8 | 15;
 export const tags: JsonSchema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 255 }, maxItems: 100 };
 /** Tags as stored: trimmed, blanks and repeats dropped, case kept. */
 export const cleanTags = (list: string[] | undefined) => list && [...new Set(list.map((tag) => tag.trim()).filter(Boolean))];

@@ -13,6 +13,8 @@ import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-gua
 import { ApiError } from '../kernel/errors.js';
 import { readRawBody } from './raw-body.js';
 import type { Drain } from './drain.js';
+import { readQueryLikeDrf } from './query-params.js';
+import type { JsonSchema } from './schemas.js';
 
 export function createServer(config: Config, log: Logger, metrics: Metrics, drain: Drain): FastifyInstance {
   const app = Fastify({
@@ -93,6 +95,14 @@ export function createServer(config: Config, log: Logger, metrics: Metrics, drai
     reply.header('access-control-allow-headers', typeof requested === 'string' && requested ? requested : 'content-type, authorization');
     reply.header('access-control-max-age', '86400');
     return reply.code(204).send();
+  });
+
+  // Query strings are read as DRF reads them before a route's schema checks them.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const schema = request.routeOptions.schema?.querystring as JsonSchema | undefined;
+    const properties = schema?.properties as Record<string, JsonSchema> | undefined;
+    if (properties && request.query && typeof request.query === 'object') readQueryLikeDrf(request.query as Record<string, unknown>, properties);
+    done();
   });
 
   const requestCounters = new Map<string, { inc(): void }>();

@@ -9,7 +9,7 @@ import type { MembershipLevel, OrganizationInvite } from '../../store/types.js';
 import { organizationParam, type MemberRouteDeps } from './routes.js';
 import { envelope, pageQuery, paginated, readPage } from '../../http/pagination.js';
 import { apiRoute } from '../../http/route.js';
-import { dateTime, level, noContent, nullable, object, params, uuid } from '../../http/schemas.js';
+import { dateTime, level, levelOf, noContent, nullable, object, params, uuid } from '../../http/schemas.js';
 
 const VALID_FOR_MS = 3 * 24 * 3_600_000;
 
@@ -57,7 +57,7 @@ export async function registerInviteRoutes(app: FastifyInstance, { api, membersh
     response: { 201: inviteSchema },
     handler: async (request, principal, reply) => {
       const { membership: actor } = await api.access.organizationFor(principal, request.params.parent_lookup_organization_id);
-      const invite = await memberships.invite(actor, principal.user.id, request.body.target_email, request.body.level);
+      const invite = await memberships.invite(actor, principal.user.id, request.body.target_email, request.body.level === undefined ? undefined : levelOf(request.body.level));
       return reply.code(201).send(serialize(invite));
     },
   });

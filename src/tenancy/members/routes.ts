@@ -8,7 +8,7 @@ import type { ApiKit, Principal } from '../../http/auth.js';
 import type { Memberships, MemberRef } from './service.js';
 import { envelope, pageQuery, paginated, readPage } from '../../http/pagination.js';
 import { apiRoute } from '../../http/route.js';
-import { dateTime, level, noContent, object, params, userBasic } from '../../http/schemas.js';
+import { dateTime, level, levelOf, noContent, object, params, userBasic } from '../../http/schemas.js';
 
 const memberSchema = object({
   id: { type: 'string', format: 'uuid', description: 'Membership id' },
@@ -74,7 +74,7 @@ export async function registerMemberRoutes(app: FastifyInstance, { api, membersh
     response: { 201: memberSchema },
     handler: async (request, principal, reply) => {
       const { membership: actor } = await api.access.organizationFor(principal, request.params.parent_lookup_organization_id);
-      const { membership, user } = await memberships.add(actor, request.body.email, request.body.level);
+      const { membership, user } = await memberships.add(actor, request.body.email, request.body.level === undefined ? undefined : levelOf(request.body.level));
       return reply.code(201).send(serializeMember(membership, user));
     },
   });
@@ -88,7 +88,7 @@ export async function registerMemberRoutes(app: FastifyInstance, { api, membersh
     body: object({ level }),
     response: { 200: memberSchema },
     handler: async (request, principal) => {
-      const { membership, user } = await memberships.changeLevel(await memberRef(principal, request.params), request.body.level);
+      const { membership, user } = await memberships.changeLevel(await memberRef(principal, request.params), levelOf(request.body.level));
       return serializeMember(membership, user);
     },
   });
