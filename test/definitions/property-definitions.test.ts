@@ -66,7 +66,7 @@ test('type=person and type=group select other definitions; group needs group_typ
   await expectError(await server.api(`${BASE}?type=group`), 400, 'required', 'group_type_index');
   await expectError(await server.api(`${BASE}?type=event&group_type_index=0`), 400, 'invalid_input', 'group_type_index');
   await expectError(await server.api(`${BASE}?type=group&group_type_index=7`), 400, 'invalid_input', 'group_type_index');
-  await expectError(await server.api(`${BASE}?type=cohort`), 400, 'invalid_input', 'type');
+  await expectError(await server.api(`${BASE}?type=cohort`), 400, 'invalid_choice', 'type');
 });
 
 test('search: every word must match, case-insensitive, wildcards taken literally', async () => {
@@ -177,12 +177,12 @@ test('retrieve; PATCH validation and effects', async () => {
   assert.deepEqual(await expectOk(await server.api(path)), plan);
   const patch = (body: unknown) => server.api(path, { method: 'PATCH', body });
 
-  await expectError(await patch({ property_type: 'Integer' }), 400, 'invalid_input', 'property_type');
+  await expectError(await patch({ property_type: 'Integer' }), 400, 'invalid_choice', 'property_type');
   await expectError(await patch({ property_type: null }), 400, 'invalid_input', 'property_type');
   await expectError(await patch({ is_numerical: 'yes' }), 400, 'invalid_input', 'is_numerical');
   await expectError(await patch({ tags: 'important' }), 400, 'invalid_input', 'tags');
   await expectError(await patch({ tags: [1, 2] }), 400, 'invalid_input', 'tags');
-  await expectError(await patch({ name: '' }), 400, 'invalid_input', 'name');
+  await expectError(await patch({ name: '' }), 400, 'blank', 'name');
   await expectError(await patch({ name: 'amount' }), 400, 'unique', 'name');
   await expectError(await patch('{"tags": ['), 400, 'parse_error');
   await expectError(await patch([1]), 400, 'invalid_input');
@@ -228,7 +228,7 @@ test('seen_together maps each event name to whether the property was seen with i
   const body = await expectOk(await server.api(`${path}?event_names=${q(['signup', 'purchase', 'never'])}&property_name=amount`));
   assert.deepEqual(body, { signup: true, purchase: true, never: false });
   assert.deepEqual(await expectOk(await server.api(`${path}?event_names=${q(['$pageview', 'purchase'])}&property_name=title`)), { $pageview: true, purchase: false });
-  await expectError(await server.api(`${path}?event_names=${q(['signup'])}`), 400, 'invalid_input', 'property_name');
-  await expectError(await server.api(`${path}?property_name=amount`), 400, 'invalid_input', 'event_names');
+  await expectError(await server.api(`${path}?event_names=${q(['signup'])}`), 400, 'required', 'property_name');
+  await expectError(await server.api(`${path}?property_name=amount`), 400, 'required', 'event_names');
   await expectError(await server.api(`${path}?event_names=signup&property_name=amount`), 400, 'invalid_input', 'event_names');
 });
