@@ -82,10 +82,11 @@ test('only an owner grants owner; nothing above your own level; admins cannot to
 });
 
 test('invalid levels are 400 with attr "level"', async () => {
-  for (const level of [0, 2, 9, 16, 'admin', null, 8.5]) {
-    await expectError(await setLevel(owner, member, level), 400, 'invalid_input', 'level');
+  for (const level of [0, 2, 9, 16, 'admin', '2']) {
+    await expectError(await setLevel(owner, member, level), 400, 'invalid_choice', 'level');
   }
-  await expectError(await server.api(members(`${member.uuid}/`), { method: 'PATCH', body: {} }), 400, 'invalid_input', 'level');
+  for (const level of [null, 8.5]) await expectError(await setLevel(owner, member, level), 400, 'invalid_input', 'level');
+  await expectError(await server.api(members(`${member.uuid}/`), { method: 'PATCH', body: {} }), 400, 'required', 'level');
   await expectError(await server.api(members(`${member.uuid}/`), { method: 'PATCH', body: '{"level": ' }), 400, 'parse_error');
   await expectError(await setLevel(owner, { uuid: '00000000-0000-0000-0000-000000000000', key: '' }, 8), 404, 'not_found');
 });
@@ -125,7 +126,7 @@ test('admins add existing users by e-mail with the same level rules', async () =
   await expectError(await add(admin, { email, level: 15 }), 403, 'permission_denied');
   await expectError(await add(admin, { email: 'nobody@nowhere.test', level: 1 }), 400, 'invalid_input', 'email');
   await expectError(await add(admin, { email: 'not-an-email', level: 1 }), 400, 'invalid_input', 'email');
-  await expectError(await add(admin, { email, level: 3 }), 400, 'invalid_input', 'level');
+  await expectError(await add(admin, { email, level: 3 }), 400, 'invalid_choice', 'level');
 
   const added = await expectOk(await add(admin, { email, level: 8 }), 201);
   assert.equal(added.level, 8);

@@ -106,7 +106,7 @@ test('unknown and malformed ids are 404', async () => {
 
 test('POST /api/projects/: admins and owners only; the new token ingests at once', async () => {
   await expectError(await server.api('/api/projects/', { method: 'POST', body: { name: 'nope' }, key: a.member.key }), 403, 'permission_denied');
-  await expectError(await server.api('/api/projects/', { method: 'POST', body: {} }), 400, 'invalid_input', 'name');
+  await expectError(await server.api('/api/projects/', { method: 'POST', body: {} }), 400, 'required', 'name');
   await expectError(await server.api('/api/projects/', { method: 'POST', body: { name: 'tz', timezone: 'Mars/Olympus' } }), 400, 'invalid_choice', 'timezone');
 
   const created = await expectOk(await server.api('/api/projects/', { method: 'POST', body: { name: 'Second', timezone: 'Europe/Paris' } }), 201);
@@ -126,7 +126,7 @@ test('POST /api/projects/: admins and owners only; the new token ingests at once
 
 test('PATCH /api/projects/:id/ validates and applies settings', async () => {
   await expectError(await server.api(`/api/projects/${a.projectId}/`, { method: 'PATCH', body: { anonymize_ips: 'yes' } }), 400, 'invalid_input', 'anonymize_ips');
-  await expectError(await server.api(`/api/projects/${a.projectId}/`, { method: 'PATCH', body: { name: '' } }), 400, 'invalid_input', 'name');
+  await expectError(await server.api(`/api/projects/${a.projectId}/`, { method: 'PATCH', body: { name: '' } }), 400, 'blank', 'name');
   const updated = await expectOk(await server.api('/api/projects/@current/', { method: 'PATCH', body: { name: 'Renamed', anonymize_ips: true } }));
   assert.equal(updated.name, 'Renamed');
   assert.equal(updated.anonymize_ips, true);
