@@ -1,5 +1,6 @@
 /**
- * Step 5, definitions: property and event definitions kept during ingestion (semantics §3.1). A process-wide cache
+ * Step 5, definitions: property and event definitions kept during ingestion, as PostHog's
+ * `rust/property-defs-rs` keeps them (github.com/PostHog/posthog). A process-wide cache
  * remembers what is already stored so that a steady stream of known properties costs two set
  * lookups per property and no write.
  */

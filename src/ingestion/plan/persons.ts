@@ -1,7 +1,8 @@
 /**
  * Step 4, persons, over an in-memory working set loaded from the metadata store: identify/alias
- * merges (semantics §2.3) and $set/$set_once/$unset (§2.4). Changes are collected and written
- * by the store in one transaction after the whole batch is processed.
+ * merges and $set/$set_once/$unset, as PostHog's `nodejs/src/worker/ingestion/persons/`
+ * (`person-merge-service.ts`, `person-update.ts`; github.com/PostHog/posthog) has them. Changes
+ * are collected and written by the store in one transaction after the whole batch is processed.
  */
 import { v5 as uuidv5 } from 'uuid';
 import { isPlainObject, type JsonObject } from '../../kernel/json.js';
