@@ -79,7 +79,7 @@ function describeViolation(keyword: string | undefined, params: Record<string, u
   }
 }
 
-/** Maps anything thrown into the spec's error shape; unknown errors become a logged 500. */
+/** Maps anything thrown into the API's one error shape; unknown errors become a logged 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { validation?: SchemaViolation[] };

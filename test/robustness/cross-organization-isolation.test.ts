@@ -1,5 +1,5 @@
 /**
- * Issue 7.5, isolation. Two organizations on one server (the second made by `sightline init`
+ * Isolation. Two organizations on one server (the second made by `sightline init`
  * while it runs). Every operation of /api/schema/ is tried with each organization's keys
  * against the other's objects (404, and nothing changes), and every GET of one's own objects
  * is checked for the other's data; project keys are never accepted on /api/; a read-only key
