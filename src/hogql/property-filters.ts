@@ -33,7 +33,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw invalid('properties must be a JSON list of property filters, e.g. [{"key": "plan", "value": "pro"}]');
+    throw invalid('properties must be valid JSON holding a list of property filters, e.g. [{"key": "plan", "value": "pro"}]');
   }
 }
 
