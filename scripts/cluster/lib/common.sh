@@ -83,8 +83,10 @@ http_get() {
 # A pid counts as ours only while its command line names our cluster folder: a stale pid
 # file whose number was reused by another process is not mistaken for a running server.
 pid_is_ours() {
-  local pid=$1
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF "$CLUSTER_DIR/"
+  local pid=$1 command_line
+  [ -n "$pid" ] || return 1
+  command_line=$(tr '\0' ' ' 2>/dev/null < "/proc/$pid/cmdline") || return 1
+  [[ $command_line == *"$CLUSTER_DIR/"* ]]
 }
 
 # The running pid of PART, or nothing.

@@ -40,8 +40,8 @@ start_nats() {
 ready_nats() {
   local monitor
   monitor=$(port "$1" monitor)
-  http_get "$monitor" /jsz | grep -q '"leader": *"nats-[0-9]"' &&
-    http_get "$monitor" /healthz | grep -q '"status": *"ok"'
+  [[ $(http_get "$monitor" /jsz) =~ \"leader\":\ *\"nats-[0-9]\" ]] &&
+    [[ $(http_get "$monitor" /healthz) =~ \"status\":\ *\"ok\" ]]
 }
 
 stop_signal_nats() { echo TERM; }
