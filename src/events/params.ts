@@ -66,7 +66,8 @@ export function text(query: RawQuery, name: string): string | null {
 
 /**
  * A bound as DateTime text. Strict ISO 8601 (naive = UTC) rather than Date's lenient parser,
- * which reads "7" as a year.
+ * which reads "7" as a year. Microseconds are kept: events are shown with six decimals, so a
+ * bound written with them compares at that precision.
  */
 function date(query: RawQuery, name: string, now: Date): string | null {
   const value = text(query, name);
@@ -78,7 +79,7 @@ function date(query: RawQuery, name: string, now: Date): string | null {
   if (!literal || year < 1 || year > 9999) {
     throw validationError(`${name} must be an ISO 8601 date-time or a relative date such as -7d or -24h.`, name);
   }
-  return timestampText(new Date(literal.ms));
+  return timestampText(new Date(literal.ms), literal.micros);
 }
 
 function uuidParam(query: RawQuery, name: string): string | null {
