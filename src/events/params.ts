@@ -40,7 +40,7 @@ export function readEventsQuery(query: RawQuery, projectId: number, now: Date): 
     properties: json(query, 'properties'),
     select: expressions(query, 'select'),
     where: expressions(query, 'where'),
-    orderBy: null,
+    orderBy: expressions(query, 'orderBy'),
   };
 }
 

@@ -10,7 +10,7 @@ import { eventsCsv, tableCsv } from './csv.js';
 import { readEventsQuery, readFormat, readPaging, text, type RawQuery } from './params.js';
 import { personLookup } from './persons.js';
 import { runner } from './run.js';
-import { csvExport, eventById, groupedPage, planRequest, walkPage } from './service.js';
+import { csvExport, eventById, groupedPage, orderedPage, planRequest, walkPage } from './service.js';
 import type { TypeLookup } from './typed-compile.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { Cursor } from './types.js';
@@ -91,13 +91,15 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       const format = readFormat(request.query, request.headers.accept);
       const query = readEventsQuery(request.query, project.id, new Date());
       const paging = readPaging(request.query, format);
-      const plan = await planRequest(query, typesOf(project.id));
+      const plan = await planRequest(query, typesOf(project.id), paging);
       if (format === 'csv') return sendCsv(reply, await csvExport(await queryableEvents(), plan, paging), 'events.csv');
       const events = await queryableEvents();
       const run = runner(events, plan.hogqlAttr, clientGone(reply));
-      if (plan.select?.grouped) {
-        const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
-        return { ...envelope(request, api, paging, page), columns, types };
+      if (plan.select?.grouped || plan.orderBy) {
+        const { columns, types, ...page } = plan.select?.grouped
+          ? await groupedPage(run, plan, paging.limit, paging.offset)
+          : await orderedPage(run, persons, plan, paging, deps.counts);
+        return { ...envelope(request, api, paging, page), ...(columns && { columns, types }) };
       }
       const page = await walkPage(run, persons, plan, paging, deps.counts, events.pageBytes);
       // A limit past the maximum was clamped: the links carry the limit used.

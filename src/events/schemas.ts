@@ -20,6 +20,7 @@ export const eventsQuerystring: JsonSchema = {
     properties: string('JSON list of property filters {key, value, operator, type} (ANDed) or a group {type: AND|OR, values: […]}'),
     select: string('JSON list of HogQL expressions; rows come back as value lists in this order, with columns and types'),
     where: string('JSON list of HogQL conditions; all must hold'),
+    orderBy: string('JSON list of HogQL expressions to order by, each with a leading `-` for descending (default ["-timestamp"]); pages then go by offset'),
     format,
     limit: {
       type: 'integer',
