@@ -12,6 +12,8 @@ import { decodeCursor } from './cursor.js';
 import type { EventsQuery, Format, Paging } from './types.js';
 
 export const DEFAULT_LIMIT = 100;
+/** PostHog's default for CSV exports; `limit` (up to MAX_CSV_LIMIT) asks for more. */
+export const DEFAULT_CSV_LIMIT = 3_500;
 /** JSON pages are built in memory; CSV is streamed and may go much further. */
 export const MAX_JSON_LIMIT = 10_000;
 export const MAX_CSV_LIMIT = 1_000_000;
@@ -49,7 +51,7 @@ export function readPaging(query: RawQuery, format: Format): Paging {
   const cursor = raw === null ? null : decodeCursor(raw);
   if (raw !== null && cursor === null) throw validationError('Invalid cursor.', 'cursor');
   return {
-    limit: pageLimit(query.limit, format === 'csv' ? MAX_CSV_LIMIT : MAX_JSON_LIMIT, DEFAULT_LIMIT),
+    limit: format === 'csv' ? pageLimit(query.limit, MAX_CSV_LIMIT, DEFAULT_CSV_LIMIT) : pageLimit(query.limit, MAX_JSON_LIMIT, DEFAULT_LIMIT),
     offset: integer(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
     cursor,
   };

@@ -10,7 +10,7 @@ import { eventsCsv, tableCsv } from './csv.js';
 import { readEventsQuery, readFormat, readPaging, text, type RawQuery } from './params.js';
 import { personLookup } from './persons.js';
 import { runner } from './run.js';
-import { csvExport, eventById, groupedPage, orderedPage, planRequest, walkPage } from './service.js';
+import { csvExport, eventById, exportTotal, groupedPage, orderedPage, planRequest, walkPage } from './service.js';
 import type { TypeLookup } from './typed-compile.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { Cursor } from './types.js';
@@ -92,7 +92,14 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       const query = readEventsQuery(request.query, project.id, new Date());
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id), paging);
-      if (format === 'csv') return sendCsv(reply, await csvExport(await queryableEvents(), plan, paging), 'events.csv');
+      if (format === 'csv') {
+        const events = await queryableEvents();
+        // CSV has no envelope: a Link header tells that rows beyond this export exist, and where they start.
+        const total = await exportTotal(runner(events, plan.hogqlAttr, clientGone(reply)), plan, deps.counts);
+        const end = paging.offset + paging.limit;
+        if (total > end) reply.header('link', `<${link(request, api, { offset: end, limit: paging.limit, cursor: null })}>; rel="next"`);
+        return sendCsv(reply, await csvExport(events, plan, paging), 'events.csv');
+      }
       const events = await queryableEvents();
       const run = runner(events, plan.hogqlAttr, clientGone(reply));
       if (plan.select?.grouped || plan.orderBy) {

@@ -1,5 +1,5 @@
 /** Request and response schemas of the events routes (they also make the OpenAPI description). */
-import { DEFAULT_LIMIT, MAX_CSV_LIMIT, MAX_JSON_LIMIT } from './params.js';
+import { DEFAULT_CSV_LIMIT, DEFAULT_LIMIT, MAX_CSV_LIMIT, MAX_JSON_LIMIT } from './params.js';
 import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT } from './values.js';
 import { nullable, object, uuid, type JsonSchema } from '../http/schemas.js';
 
@@ -25,7 +25,7 @@ export const eventsQuerystring: JsonSchema = {
     limit: {
       type: 'integer',
       minimum: 1,
-      description: `Page size (default ${DEFAULT_LIMIT}; more than ${MAX_JSON_LIMIT} for JSON, or ${MAX_CSV_LIMIT} for CSV, is taken as that)`,
+      description: `Page size (default ${DEFAULT_LIMIT}, or ${DEFAULT_CSV_LIMIT} rows for CSV; more than ${MAX_JSON_LIMIT} for JSON, or ${MAX_CSV_LIMIT} for CSV, is taken as that)`,
     },
     offset: { type: 'integer', minimum: 0, description: 'Rows to skip (prefer the cursor of the next link)' },
     cursor: string('Position from a next/previous link'),

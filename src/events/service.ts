@@ -81,6 +81,12 @@ export async function groupedPage(run: Runner, plan: QueryPlan, limit: number, o
   return { count, columns: select.columns, types: select.types, results: rows.map((row) => selectValues(row, select.types)) };
 }
 
+/** How many rows the export's query matches in all (events, `select` rows or groups). */
+export async function exportTotal(run: Runner, plan: QueryPlan, cache: StatsCache): Promise<number> {
+  if (!plan.select?.grouped) return (await matchStats(run, plan, cache)).n;
+  return (await groupedPage(run, plan, 1, 0)).count;
+}
+
 /** The CSV body; the query has already produced its first chunk when this returns. */
 export async function csvExport(store: EventStore, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
   const select = plan.select;

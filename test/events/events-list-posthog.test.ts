@@ -23,9 +23,11 @@ describe('time bounds compare at the precision timestamps are shown with', () =>
     const [e1] = (await list({ event: '$pageview', limit: 1, where: ["properties.n = 'E1'"] })).results;
     // Shown with six decimals, stored to the millisecond: the last three digits are zeros.
     assert.match(e1.timestamp, /\.\d{3}000\+00:00$/);
-    const shown = e1.timestamp.replace('+00:00', '');
-    const [whole, fraction] = shown.split('.');
-    const micros = (delta: number) => `${whole}.${String(Number(fraction) + delta).padStart(6, '0')}Z`;
+    const stored = Date.parse(e1.timestamp) * 1000;
+    const micros = (delta: number) => {
+      const at = stored + delta;
+      return `${new Date(Math.floor(at / 1000)).toISOString().slice(0, 23)}${String(((at % 1000) + 1000) % 1000).padStart(3, '0')}Z`;
+    };
     assert.deepEqual(labels(await list({ before: micros(1), after: micros(-1) })), ['E1']);
     assert.deepEqual(labels(await list({ before: micros(0), after: micros(-1) })), []);
     assert.deepEqual(labels(await list({ before: micros(1), after: micros(0) })), []);
@@ -85,5 +87,31 @@ describe('orderBy', () => {
     const first = await list({ limit: 1 });
     const cursor = new URL(first.next).searchParams.get('cursor');
     await expectError(await f.events(qs({ orderBy: ['timestamp'], cursor })), 400, 'invalid_input', 'cursor');
+  });
+});
+
+describe('CSV export size', () => {
+  test("3,500 rows unless limit says otherwise, as in PostHog; a Link header says where the rest starts", async () => {
+    const created = await expectOk(await f.server.api('/api/projects/', { method: 'POST', body: { name: 'csv-size' } }), 201);
+    const now = Date.now();
+    const batch = Array.from({ length: 3_600 }, (_, i) => ({ event: 'row', distinct_id: `c-${i % 10}`, timestamp: new Date(now - i * 1000).toISOString(), properties: { i } }));
+    await expectOk(await f.server.post('/batch/', { api_key: created.api_token, batch }));
+    const path = `/api/projects/${created.id}/events/`;
+
+    const standard = await f.server.api(`${path}?format=csv`);
+    const [header, ...rows] = parseCsv(await standard.text());
+    assert.equal(rows.length, 3_500);
+    const next = /^<([^>]+)>; rel="next"$/.exec(standard.headers.get('link') ?? '');
+    assert.ok(next, `a Link header: ${standard.headers.get('link')}`);
+    const rest = await f.server.api(next![1].slice(f.server.url.length));
+    assert.equal(rest.headers.get('link'), null);
+    const [, ...restRows] = parseCsv(await rest.text());
+    assert.equal(restRows.length, 100);
+    const i = header.indexOf('properties.i');
+    assert.deepEqual([rows[0][i], rows[3_499][i], restRows[0][i], restRows[99][i]], ['0', '3499', '3500', '3599']);
+
+    const everything = await f.server.api(`${path}?format=csv&limit=1000000`);
+    assert.equal(parseCsv(await everything.text()).length, 3_601);
+    assert.equal(everything.headers.get('link'), null);
   });
 });
