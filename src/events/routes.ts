@@ -15,7 +15,7 @@ import type { TypeLookup } from './typed-compile.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { Cursor } from './types.js';
 import type { DefinitionStore, EventStore, IngestStore } from '../store/types.js';
-import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues } from './values.js';
+import { customEventNames, DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues, VALUE_COLUMNS } from './values.js';
 import type { ApiKit } from '../http/auth.js';
 import type { StatsCache } from './stats.js';
 import { notFound, validationError } from '../kernel/errors.js';
@@ -131,14 +131,23 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       const format = readFormat(request.query, request.headers.accept);
       const key = text(request.query, 'key');
       if (key === null) throw validationError('You must provide a key.', 'key', 'required');
-      const values = await propertyValues(runner(await queryableEvents(), null, clientGone(reply)), {
-        projectId: project.id,
-        key,
-        eventNames: eventNames(request.query.event_name),
-        value: text(request.query, 'value'),
-        limit: integer(request.query.limit, 'limit', 1, MAX_VALUES_LIMIT, DEFAULT_VALUES_LIMIT),
-        now: new Date(),
-      });
+      const isColumn = drfBoolean(request.query.is_column, 'is_column');
+      if (isColumn && !VALUE_COLUMNS.includes(key)) throw validationError(`key must be one of the columns ${VALUE_COLUMNS.join(', ')}.`, 'key');
+      const run = runner(await queryableEvents(), null, clientGone(reply));
+      const values =
+        key === 'custom_event' && !isColumn
+          ? await customEventNames(run, project.id)
+          : await propertyValues(run, {
+              projectId: project.id,
+              key,
+              isColumn,
+              eventNames: eventNames(request.query.event_name),
+              value: text(request.query, 'value'),
+              limit: integer(request.query.limit, 'limit', 1, MAX_VALUES_LIMIT, DEFAULT_VALUES_LIMIT),
+              now: new Date(),
+            });
+      // As PostHog: the values change slowly, and property pickers ask for them as the user types.
+      reply.header('cache-control', 'max-age=10');
       if (format === 'csv') return sendCsv(reply, tableCsv(['name'], [values.map((value) => [value.name])]), 'values.csv');
       return values;
     },
@@ -163,6 +172,15 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       return found.event;
     },
   });
+}
+
+/** A boolean query parameter as DRF's BooleanField reads it. */
+function drfBoolean(raw: unknown, name: string): boolean {
+  if (raw === undefined || raw === '') return false;
+  const value = String(raw).toLowerCase();
+  if (['true', '1', 'yes', 'on', 't', 'y'].includes(value)) return true;
+  if (['false', '0', 'no', 'off', 'f', 'n'].includes(value)) return false;
+  throw validationError('Must be a valid boolean.', name);
 }
 
 /** `event_name` may repeat; the schema has already made it a list of strings. */

@@ -35,7 +35,8 @@ export const eventsQuerystring: JsonSchema = {
 export const valuesQuerystring: JsonSchema = {
   type: 'object',
   properties: {
-    key: string('Event property name (required)'),
+    key: string('Event property name (required); with is_column, a column (event, distinct_id, …); `custom_event` lists the event names other than PostHog\'s core events'),
+    is_column: string('true: key names a column of the event rather than a property'),
     event_name: { type: 'array', items: { type: 'string' }, description: 'Only events with these names (repeatable)' },
     value: string('Case-insensitive substring the value must contain'),
     limit: { type: 'integer', minimum: 1, maximum: MAX_VALUES_LIMIT, description: `Number of values (default ${DEFAULT_VALUES_LIMIT})` },

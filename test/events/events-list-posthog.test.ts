@@ -115,3 +115,29 @@ describe('CSV export size', () => {
     assert.equal(everything.headers.get('link'), null);
   });
 });
+
+describe('/events/values/ extras', () => {
+  const values = (query: string) => f.server.api(`/api/projects/${f.projectId}/events/values/${query}`);
+
+  test('key=custom_event lists the event names other than PostHog core events', async () => {
+    const response = await values('?key=custom_event');
+    assert.deepEqual(await expectOk(response), [{ name: 'purchase' }, { name: 'signup' }]);
+  });
+
+  test('is_column reads a column of the event instead of a property', async () => {
+    assert.deepEqual(await expectOk(await values('?key=event&is_column=true')), [
+      { name: '$pageview' },
+      { name: '$identify' },
+      { name: 'purchase' },
+      { name: 'signup' },
+    ]);
+    assert.deepEqual(await expectOk(await values('?key=distinct_id&is_column=1&value=ER')), [{ name: 'erin' }]);
+    await expectError(await values('?key=properties&is_column=true'), 400, 'invalid_input', 'key');
+    await expectError(await values('?key=event&is_column=maybe'), 400, 'invalid_input', 'is_column');
+  });
+
+  test('answers carry Cache-Control: max-age=10', async () => {
+    assert.equal((await values('?key=$browser')).headers.get('cache-control'), 'max-age=10');
+    assert.equal((await values('?key=custom_event')).headers.get('cache-control'), 'max-age=10');
+  });
+});
