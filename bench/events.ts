@@ -146,7 +146,7 @@ export async function benchEvents(): Promise<string> {
       { name: '`distinct_id=user-77`', query: { distinct_id: 'user-77' } },
       { name: '`select` event, count() over all events', query: { select: JSON.stringify(['event', 'count()']) } },
     ];
-    const plan = (query: RawQuery) => planRequest(readEventsQuery(query, projectId, new Date()), async () => new Map());
+    const plan = (query: RawQuery) => planRequest(readEventsQuery(query, projectId, new Date()), async () => new Map(), readPaging(query, 'json'));
     lines.push(
       `${fmt(total)} events over 30 days, ${DISTINCT_IDS} persons; loaded in ${loadSeconds.toFixed(0)} s (${fmt(total / loadSeconds)} events/s) through DuckDbEventStore.write; DuckDB file ${fmt(fs.statSync(path.join(directDir, 'events.duckdb')).size / 2 ** 20)} MiB.`,
       '',

@@ -12,6 +12,8 @@ import { decodeCursor } from './cursor.js';
 import type { EventsQuery, Format, Paging } from './types.js';
 
 export const DEFAULT_LIMIT = 100;
+/** PostHog's default for CSV exports; `limit` (up to MAX_CSV_LIMIT) asks for more. */
+export const DEFAULT_CSV_LIMIT = 3_500;
 /** JSON pages are built in memory; CSV is streamed and may go much further. */
 export const MAX_JSON_LIMIT = 10_000;
 export const MAX_CSV_LIMIT = 1_000_000;
@@ -40,7 +42,7 @@ export function readEventsQuery(query: RawQuery, projectId: number, now: Date): 
     properties: json(query, 'properties'),
     select: expressions(query, 'select'),
     where: expressions(query, 'where'),
-    orderBy: null,
+    orderBy: expressions(query, 'orderBy'),
   };
 }
 
@@ -49,7 +51,7 @@ export function readPaging(query: RawQuery, format: Format): Paging {
   const cursor = raw === null ? null : decodeCursor(raw);
   if (raw !== null && cursor === null) throw validationError('Invalid cursor.', 'cursor');
   return {
-    limit: pageLimit(query.limit, format === 'csv' ? MAX_CSV_LIMIT : MAX_JSON_LIMIT, DEFAULT_LIMIT),
+    limit: format === 'csv' ? pageLimit(query.limit, MAX_CSV_LIMIT, DEFAULT_CSV_LIMIT) : pageLimit(query.limit, MAX_JSON_LIMIT, DEFAULT_LIMIT),
     offset: integer(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
     cursor,
   };
@@ -66,7 +68,8 @@ export function text(query: RawQuery, name: string): string | null {
 
 /**
  * A bound as DateTime text. Strict ISO 8601 (naive = UTC) rather than Date's lenient parser,
- * which reads "7" as a year.
+ * which reads "7" as a year. Microseconds are kept: events are shown with six decimals, so a
+ * bound written with them compares at that precision.
  */
 function date(query: RawQuery, name: string, now: Date): string | null {
   const value = text(query, name);
@@ -78,7 +81,7 @@ function date(query: RawQuery, name: string, now: Date): string | null {
   if (!literal || year < 1 || year > 9999) {
     throw validationError(`${name} must be an ISO 8601 date-time or a relative date such as -7d or -24h.`, name);
   }
-  return timestampText(new Date(literal.ms));
+  return timestampText(new Date(literal.ms), literal.micros);
 }
 
 function uuidParam(query: RawQuery, name: string): string | null {

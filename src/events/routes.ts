@@ -11,12 +11,12 @@ import { eventsCsv, tableCsv } from './csv.js';
 import { readEventsQuery, readFormat, readPaging, text, type RawQuery } from './params.js';
 import { personLookup } from './persons.js';
 import { runner } from './run.js';
-import { csvExport, eventById, groupedPage, planRequest, walkPage } from './service.js';
+import { csvExport, eventById, exportTotal, groupedPage, orderedPage, planRequest, walkPage } from './service.js';
 import type { TypeLookup } from './typed-compile.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { Cursor } from './types.js';
 import type { DefinitionStore, EventStore, IngestStore } from '../store/types.js';
-import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues } from './values.js';
+import { customEventNames, DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues, VALUE_COLUMNS } from './values.js';
 import type { ApiKit } from '../http/auth.js';
 import type { StatsCache } from './stats.js';
 import { notFound, validationError } from '../kernel/errors.js';
@@ -92,13 +92,22 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       const format = readFormat(request.query, request.headers.accept);
       const query = readEventsQuery(request.query, project.id, new Date());
       const paging = readPaging(request.query, format);
-      const plan = await planRequest(query, typesOf(project.id));
-      if (format === 'csv') return sendCsv(reply, await csvExport(await queryableEvents(), plan, paging), 'events.csv');
+      const plan = await planRequest(query, typesOf(project.id), paging);
+      if (format === 'csv') {
+        const events = await queryableEvents();
+        // CSV has no envelope: a Link header tells that rows beyond this export exist, and where they start.
+        const total = await exportTotal(runner(events, plan.hogqlAttr, clientGone(reply)), plan, deps.counts);
+        const end = paging.offset + paging.limit;
+        if (total > end) reply.header('link', `<${link(request, api, { offset: end, limit: paging.limit, cursor: null })}>; rel="next"`);
+        return sendCsv(reply, await csvExport(events, plan, paging), 'events.csv');
+      }
       const events = await queryableEvents();
       const run = runner(events, plan.hogqlAttr, clientGone(reply));
-      if (plan.select?.grouped) {
-        const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
-        return { ...envelope(request, api, paging, page), columns, types };
+      if (plan.select?.grouped || plan.orderBy) {
+        const { columns, types, ...page } = plan.select?.grouped
+          ? await groupedPage(run, plan, paging.limit, paging.offset)
+          : await orderedPage(run, persons, plan, paging, deps.counts);
+        return { ...envelope(request, api, paging, page), ...(columns && { columns, types }) };
       }
       const page = await walkPage(run, persons, plan, paging, deps.counts, events.pageBytes);
       // A limit past the maximum was clamped: the links carry the limit used.
@@ -123,14 +132,23 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       const format = readFormat(request.query, request.headers.accept);
       const key = text(request.query, 'key');
       if (key === null) throw validationError('You must provide a key.', 'key', 'required');
-      const values = await propertyValues(runner(await queryableEvents(), null, clientGone(reply)), {
-        projectId: project.id,
-        key,
-        eventNames: eventNames(request.query.event_name),
-        value: text(request.query, 'value'),
-        limit: integer(request.query.limit, 'limit', 1, MAX_VALUES_LIMIT, DEFAULT_VALUES_LIMIT),
-        now: new Date(),
-      });
+      const isColumn = drfBoolean(request.query.is_column, 'is_column');
+      if (isColumn && !VALUE_COLUMNS.includes(key)) throw validationError(`key must be one of the columns ${VALUE_COLUMNS.join(', ')}.`, 'key');
+      const run = runner(await queryableEvents(), null, clientGone(reply));
+      const values =
+        key === 'custom_event' && !isColumn
+          ? await customEventNames(run, project.id)
+          : await propertyValues(run, {
+              projectId: project.id,
+              key,
+              isColumn,
+              eventNames: eventNames(request.query.event_name),
+              value: text(request.query, 'value'),
+              limit: integer(request.query.limit, 'limit', 1, MAX_VALUES_LIMIT, DEFAULT_VALUES_LIMIT),
+              now: new Date(),
+            });
+      // As PostHog: the values change slowly, and property pickers ask for them as the user types.
+      reply.header('cache-control', 'max-age=10');
       if (format === 'csv') return sendCsv(reply, tableCsv(['name'], [values.map((value) => [value.name])]), 'values.csv');
       return values;
     },
@@ -155,6 +173,15 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       return found.event;
     },
   });
+}
+
+/** A boolean query parameter as DRF's BooleanField reads it. */
+function drfBoolean(raw: unknown, name: string): boolean {
+  if (raw === undefined || raw === '') return false;
+  const value = String(raw).toLowerCase();
+  if (['true', '1', 'yes', 'on', 't', 'y'].includes(value)) return true;
+  if (['false', '0', 'no', 'off', 'f', 'n'].includes(value)) return false;
+  throw validationError('Must be a valid boolean.', name);
 }
 
 /** `event_name` may repeat; the schema has already made it a list of strings. */

@@ -1,5 +1,5 @@
 /** Request and response schemas of the events routes (they also make the OpenAPI description). */
-import { DEFAULT_LIMIT, MAX_CSV_LIMIT, MAX_JSON_LIMIT } from './params.js';
+import { DEFAULT_CSV_LIMIT, DEFAULT_LIMIT, MAX_CSV_LIMIT, MAX_JSON_LIMIT } from './params.js';
 import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT } from './values.js';
 import { nullable, object, uuid, type JsonSchema } from '../http/schemas.js';
 
@@ -20,11 +20,12 @@ export const eventsQuerystring: JsonSchema = {
     properties: string('JSON list of property filters {key, value, operator, type} (ANDed) or a group {type: AND|OR, values: […]}'),
     select: string('JSON list of HogQL expressions; rows come back as value lists in this order, with columns and types'),
     where: string('JSON list of HogQL conditions; all must hold'),
+    orderBy: string('JSON list of HogQL expressions to order by, each with a leading `-` for descending (default ["-timestamp"]); pages then go by offset'),
     format,
     limit: {
       type: 'integer',
       minimum: 1,
-      description: `Page size (default ${DEFAULT_LIMIT}; more than ${MAX_JSON_LIMIT} for JSON, or ${MAX_CSV_LIMIT} for CSV, is taken as that)`,
+      description: `Page size (default ${DEFAULT_LIMIT}, or ${DEFAULT_CSV_LIMIT} rows for CSV; more than ${MAX_JSON_LIMIT} for JSON, or ${MAX_CSV_LIMIT} for CSV, is taken as that)`,
     },
     offset: { type: 'integer', minimum: 0, description: 'Rows to skip (prefer the cursor of the next link)' },
     cursor: string('Position from a next/previous link'),
@@ -34,7 +35,8 @@ export const eventsQuerystring: JsonSchema = {
 export const valuesQuerystring: JsonSchema = {
   type: 'object',
   properties: {
-    key: string('Event property name (required)'),
+    key: string('Event property name (required); with is_column, a column (event, distinct_id, …); `custom_event` lists the event names other than PostHog\'s core events'),
+    is_column: string('true: key names a column of the event rather than a property'),
     event_name: { type: 'array', items: { type: 'string' }, description: 'Only events with these names (repeatable)' },
     value: string('Case-insensitive substring the value must contain'),
     limit: { type: 'integer', minimum: 1, maximum: MAX_VALUES_LIMIT, description: `Number of values (default ${DEFAULT_VALUES_LIMIT})` },

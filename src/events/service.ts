@@ -15,15 +15,19 @@ import { eventByIdQuery, groupedQuery, pageQuery } from './statements.js';
 import type { StatsCache } from './stats.js';
 import { compileTyped, type TypeLookup } from './typed-compile.js';
 import type { Cursor, EventsQuery, Paging } from './types.js';
-import { walkRows } from './walk.js';
+import { offsetRows, walkRows } from './walk.js';
+import { matchStats } from './stats.js';
 
-export async function planRequest(query: EventsQuery, lookup: TypeLookup): Promise<QueryPlan> {
+export async function planRequest(query: EventsQuery, lookup: TypeLookup, paging: Paging): Promise<QueryPlan> {
+  let plan: QueryPlan;
   try {
-    return await compileTyped({ now: query.now }, lookup, (ctx) => buildPlan(query, ctx));
+    plan = await compileTyped({ now: query.now }, lookup, (ctx) => buildPlan(query, ctx));
   } catch (error) {
     if (error instanceof HogQLError) throw validationError(error.message, error.attr);
     throw error;
   }
+  if (plan.orderBy && paging.cursor) throw validationError('A cursor continues the default order (newest first); with orderBy, page with offset.', 'cursor');
+  return plan;
 }
 
 export interface JsonPage {
@@ -48,6 +52,25 @@ export async function walkPage(run: Runner, persons: PersonLookup, plan: QueryPl
   return { ...page, results: rows.map((row) => eventResult(row, people)) };
 }
 
+/**
+ * Events (or `select` rows) in an `orderBy` order: offset pages, since a keyset position needs
+ * the (timestamp, uuid) order; the count is the list's own.
+ */
+export async function orderedPage(
+  run: Runner,
+  persons: PersonLookup,
+  plan: QueryPlan,
+  paging: Paging,
+  cache: StatsCache,
+): Promise<{ count: number; results: unknown[]; columns?: string[]; types?: string[] }> {
+  const { n } = await matchStats(run, plan, cache);
+  const rows = n === 0 ? [] : await run(pageQuery(plan, { limit: paging.limit, offset: paging.offset, cursor: null, since: null }));
+  const select = plan.select;
+  if (select) return { count: n, columns: select.columns, types: select.types, results: rows.map((row) => selectValues(row, select.types)) };
+  const people = await persons(plan.projectId, rows.map((row) => row.distinct_id as string));
+  return { count: n, results: rows.map((row) => eventResult(row, people)) };
+}
+
 /** An aggregating `select`: groups are few, so they page by offset and count with a window. */
 export async function groupedPage(run: Runner, plan: QueryPlan, limit: number, offset: number) {
   const select = plan.select!;
@@ -58,17 +81,25 @@ export async function groupedPage(run: Runner, plan: QueryPlan, limit: number, o
   return { count, columns: select.columns, types: select.types, results: rows.map((row) => selectValues(row, select.types)) };
 }
 
+/** How many rows the export's query matches in all (events, `select` rows or groups). */
+export async function exportTotal(run: Runner, plan: QueryPlan, cache: StatsCache): Promise<number> {
+  if (!plan.select?.grouped) return (await matchStats(run, plan, cache)).n;
+  return (await groupedPage(run, plan, 1, 0)).count;
+}
+
 /** The CSV body; the query has already produced its first chunk when this returns. */
 export async function csvExport(store: EventStore, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
   const select = plan.select;
   const rows = select?.grouped
     ? streamRows(store, groupedQuery(plan, paging.limit, paging.offset), CSV_CHUNK_ROWS)
-    : walkRows(
-        (page) => streamRows(store, pageQuery(plan, page), CSV_CHUNK_ROWS),
-        { ...paging, since: null, withPersonId: !select },
-        select ? selectKey : eventKey,
-        store.pageBytes,
-      );
+    : plan.orderBy
+      ? offsetRows((page) => streamRows(store, pageQuery(plan, page), CSV_CHUNK_ROWS), { ...paging, since: null, withPersonId: !select }, store.pageBytes)
+      : walkRows(
+          (page) => streamRows(store, pageQuery(plan, page), CSV_CHUNK_ROWS),
+          { ...paging, since: null, withPersonId: !select },
+          select ? selectKey : eventKey,
+          store.pageBytes,
+        );
   let chunks: AsyncIterable<Row[]>;
   try {
     chunks = await primed(rows);

@@ -12,9 +12,16 @@ export const DEFAULT_VALUES_LIMIT = 10;
 export const MAX_VALUES_LIMIT = 100;
 const RECENT_MS = 7 * 24 * 3600 * 1000;
 
+/** Events PostHog's `custom_event` leaves out (its own core events). */
+const CORE_EVENTS = ['$autocapture', '$pageview', '$identify', '$pageleave', '$screen'];
+/** Columns `is_column` may name: the event's text columns. */
+export const VALUE_COLUMNS = ['event', 'distinct_id', 'elements_chain', '$group_0', '$group_1', '$group_2', '$group_3', '$group_4'];
+
 export interface ValuesRequest {
   projectId: number;
   key: string;
+  /** `key` names a column of the event (`event`, `distinct_id`, …) rather than a property. */
+  isColumn: boolean;
   /** Only events with one of these names (none: every event). */
   eventNames: string[];
   /** Case-insensitive substring the value must contain. */
@@ -27,21 +34,29 @@ const text = (value: string) => ir.constant(value, 'String');
 
 function valuesQuery(request: ValuesRequest, since: Date | null): ir.IrSelect {
   const events = ir.column('e', 'events', 'event', 'String');
-  // The property's JSON value, then its text (a list's items one by one).
-  const raw = ir.select({
-    columns: [{ expr: ir.call('__jsonRaw', [ir.column('e', 'events', 'properties', 'String'), text(request.key)], 'Any'), name: 'j' }],
-    from: { kind: 'table', table: 'events', alias: 'e', projectId: request.projectId },
-    where: ir.allOf([
-      since ? ir.op('>=', [ir.column('e', 'events', 'timestamp', 'DateTime'), ir.constant(timestampText(since), 'DateTime')]) : null,
-      request.eventNames.length > 0 ? ir.op('in', [events, ...request.eventNames.map(text)]) : null,
-    ]),
-  });
-  const j = ir.column('r', null, 'j', 'Any');
-  const names = ir.select({
-    columns: [{ expr: ir.call('arrayJoin', [ir.call('__jsonTexts', [j], 'Array', { item: 'String' })], 'String'), name: 'name' }],
-    from: { kind: 'subquery', query: raw, alias: 'r' },
-    where: ir.op('isNotNull', [j]),
-  });
+  const table = { kind: 'table', table: 'events', alias: 'e', projectId: request.projectId } as const;
+  const rows = ir.allOf([
+    since ? ir.op('>=', [ir.column('e', 'events', 'timestamp', 'DateTime'), ir.constant(timestampText(since), 'DateTime')]) : null,
+    request.eventNames.length > 0 ? ir.op('in', [events, ...request.eventNames.map(text)]) : null,
+  ]);
+  let names: ir.IrSelect;
+  if (request.isColumn) {
+    const value = ir.column('e', 'events', request.key, 'String');
+    names = ir.select({ columns: [{ expr: value, name: 'name' }], from: table, where: rows });
+  } else {
+    // The property's JSON value, then its text (a list's items one by one).
+    const raw = ir.select({
+      columns: [{ expr: ir.call('__jsonRaw', [ir.column('e', 'events', 'properties', 'String'), text(request.key)], 'Any'), name: 'j' }],
+      from: table,
+      where: rows,
+    });
+    const j = ir.column('r', null, 'j', 'Any');
+    names = ir.select({
+      columns: [{ expr: ir.call('arrayJoin', [ir.call('__jsonTexts', [j], 'Array', { item: 'String' })], 'String'), name: 'name' }],
+      from: { kind: 'subquery', query: raw, alias: 'r' },
+      where: ir.op('isNotNull', [j]),
+    });
+  }
   const name = ir.column('v', null, 'name', 'String');
   const n = ir.call('count', [], 'Integer');
   return ir.select({
@@ -58,6 +73,19 @@ function valuesQuery(request: ValuesRequest, since: Date | null): ir.IrSelect {
     ],
     limit: ir.constant(Math.trunc(request.limit), 'Integer'),
   });
+}
+
+/** `key=custom_event`: the names of the project's events other than PostHog's core ones, all time, by name. */
+export async function customEventNames(run: Runner, projectId: number): Promise<{ name: string }[]> {
+  const event = ir.column('e', 'events', 'event', 'String');
+  const query = ir.select({
+    distinct: true,
+    columns: [{ expr: event, name: 'name' }],
+    from: { kind: 'table', table: 'events', alias: 'e', projectId },
+    where: ir.op('notIn', [event, ...CORE_EVENTS.map(text)]),
+    orderBy: [{ expr: event, desc: false }],
+  });
+  return (await run(query)).map((row) => ({ name: row.name as string }));
 }
 
 export async function propertyValues(run: Runner, request: ValuesRequest): Promise<{ name: string }[]> {

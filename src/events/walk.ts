@@ -41,6 +41,29 @@ export async function* walkRows(
   }
 }
 
+/**
+ * Rows from `first` on in an order no keyset follows (`orderBy`): the same page sizes as a
+ * walk, each page by offset.
+ */
+export async function* offsetRows(fetch: (page: PageRequest) => AsyncIterable<Row[]>, first: PageRequest, pageBytes: number): AsyncGenerator<Row[]> {
+  let offset = first.offset;
+  let pageRows = FIRST_PAGE_ROWS;
+  for (let remaining = first.limit; remaining > 0; ) {
+    const limit = Math.min(remaining, pageRows);
+    let read = 0;
+    let bytes = 0;
+    for await (const chunk of fetch({ ...first, limit, offset, cursor: null })) {
+      read += chunk.length;
+      for (const row of chunk) bytes += rowBytes(row);
+      yield chunk;
+    }
+    if (read < limit) return;
+    remaining -= read;
+    offset += read;
+    pageRows = Math.min(MAX_PAGE_ROWS, Math.max(1, Math.floor(pageBytes / (bytes / read))));
+  }
+}
+
 /** All of a walk's rows in one array. */
 export async function collectRows(rows: AsyncIterable<Row[]>): Promise<Row[]> {
   const all: Row[] = [];
