@@ -19,6 +19,8 @@ import { routeModules } from './http/routes.js';
 import { createServer } from './http/server.js';
 import { Retention } from './retention.js';
 import { StatsCache } from './events-api/stats.js';
+import { setOwnerPassword } from './sessions/owner.js';
+import { SessionService } from './sessions/service.js';
 
 /** Events per event-store transaction, at most: two DuckDB row groups. */
 const MIRROR_EVENTS_PER_WRITE = 16_384;
@@ -42,8 +44,10 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
+    email: config.ownerEmail,
   });
   if (created) {
+    const { generated } = await setOwnerPassword(stores.meta.accounts, created.user, config.ownerPassword);
     // Printed once, to the console only: the log stream never carries key material.
     process.stdout.write(
       [
@@ -53,7 +57,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
         `  project id:        ${created.project.id}`,
         `  project API key:   ${created.projectApiKey}   (for SDKs: posthog.init('<this key>', …))`,
         `  personal API key:  ${created.personalApiKey}   (for /api/: Authorization: Bearer <this key>)`,
-        '  Store the personal API key now: it is kept only as a hash and cannot be shown again.',
+        `  sign in as:        ${created.user.email}   (web app, at this server's address)`,
+        `  password:          ${generated ?? '(the one in SIGHTLINE_OWNER_PASSWORD)'}`,
+        '  Store the personal API key and the password now: they are kept only as hashes and cannot be shown again.',
         '',
       ].join('\n') + '\n',
     );
@@ -80,7 +86,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const flags = new FlagService(stores.meta.flags, log);
   const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
   const eventCounts = new StatsCache();
-  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers, eventCounts };
+  const sessions = new SessionService(stores.meta);
+  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers, eventCounts, sessions };
   const app = createServer(config, log, metrics);
   for (const register of routeModules) await register(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });

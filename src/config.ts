@@ -32,6 +32,9 @@ export interface Config {
   /** Keys forced at bootstrap (deployments and tests rely on these). */
   bootstrapProjectApiKey: string | undefined;
   bootstrapPersonalApiKey: string | undefined;
+  /** The first owner's e-mail and password (a password is generated and printed once when unset). */
+  ownerEmail: string;
+  ownerPassword: string | undefined;
   geoipEnabled: boolean;
   /** Drop events whose properties say they come from a bot (`$browser_type`, user-agent properties). */
   dropBotEvents: boolean;
@@ -123,6 +126,9 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
     bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,
+    ownerEmail: env.SIGHTLINE_OWNER_EMAIL?.trim() || 'admin@sightline.local',
+    // Not trimmed: spaces may belong to a passphrase.
+    ownerPassword: env.SIGHTLINE_OWNER_PASSWORD || undefined,
     geoipEnabled: bool(env, 'SIGHTLINE_GEOIP', true),
     dropBotEvents: bool(env, 'SIGHTLINE_DROP_BOT_EVENTS', false),
     flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),

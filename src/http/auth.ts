@@ -1,10 +1,12 @@
 /**
- * Personal-API-key authentication and access scoping for every /api/ route. Keys are looked up
- * by their sha256; a key sees only the organizations its user belongs to, and anything else is
- * reported as 404 so that other organizations' objects cannot even be probed.
+ * Authentication and access scoping for every /api/ route: a personal API key, or else the web
+ * app's session cookie, leads to a user. Keys are looked up by their sha256; a user sees only
+ * the organizations they belong to, and anything else is reported as 404 so that other
+ * organizations' objects cannot even be probed.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Membership, Organization, PersonalApiKey, Project, User } from '../store/types.js';
+import { sessionUser } from '../sessions/session-auth.js';
 import { hasPersonalKeyShape, sha256Hex } from '../util/keys.js';
 import { numericId } from '../util/numeric-id.js';
 import type { AppContext } from './context.js';
@@ -12,8 +14,11 @@ import { invalidPersonalKey, notFound, permissionDenied } from './errors.js';
 
 export interface Principal {
   user: User;
-  key: PersonalApiKey;
+  /** Null when signed in with a browser session, which may do whatever its user may. */
+  key: PersonalApiKey | null;
 }
+
+export type KeyPrincipal = Principal & { key: PersonalApiKey };
 
 export type ScopeAction = 'read' | 'write';
 
@@ -31,14 +36,19 @@ export function presentedKey(request: FastifyRequest): string | null {
 const touched = new Map<string, number>();
 
 /** The user and key a personal API key value belongs to, or null. */
-export async function personalKeyOwner(ctx: AppContext, value: string | null): Promise<Principal | null> {
+export async function personalKeyOwner(ctx: AppContext, value: string | null): Promise<KeyPrincipal | null> {
   // Project keys (phc_) are never accepted, even if someone stored one as a personal key.
   if (!value || !hasPersonalKeyShape(value)) return null;
   return ctx.stores.meta.tenancy.findPersonalApiKeyByHash(sha256Hex(value));
 }
 
 export async function authenticate(request: FastifyRequest, ctx: AppContext): Promise<Principal> {
-  const found = await personalKeyOwner(ctx, presentedKey(request));
+  const value = presentedKey(request);
+  if (value === null) {
+    const user = await sessionUser(request, ctx.sessions, ctx.config.publicUrl);
+    if (user) return { user, key: null };
+  }
+  const found = await personalKeyOwner(ctx, value);
   if (!found) throw invalidPersonalKey();
   // Record last use at most once a minute per key: a write per request would be wasteful.
   const now = Date.now();
@@ -57,7 +67,7 @@ export function hasScope(scopes: string[] | null, object: string, action: ScopeA
 }
 
 export function requireScope(principal: Principal, object: string, action: ScopeAction): void {
-  if (!hasScope(principal.key.scopes, object, action)) throw permissionDenied(`API key missing required scope '${object}:${action}'`);
+  if (!hasScope(principal.key?.scopes ?? null, object, action)) throw permissionDenied(`API key missing required scope '${object}:${action}'`);
 }
 
 /** The user's membership in an organization, or 404 when the organization is not theirs. */

@@ -4,6 +4,7 @@ import type { IngestBuffer } from '../ingest/buffer.js';
 import type { GeoIp } from '../ingest/geoip.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import type { SessionService } from '../sessions/service.js';
 import type { Stores } from '../store/index.js';
 import type { FlagAnswerer } from './flags/answerer.js';
 import type { ProjectCache } from './project-cache.js';
@@ -24,4 +25,6 @@ export interface AppContext {
   flagAnswers: FlagAnswerer;
   /** The events list's counts per filter; forgotten whenever events are deleted. */
   eventCounts: StatsCache;
+  /** Browser sessions and passwords (the web app's sign-in). */
+  sessions: SessionService;
 }

@@ -19,6 +19,8 @@ import { registerFlagDefinitionRoutes } from './flags/definitions.js';
 import { registerFlagsRoutes } from './flags/flags-endpoint.js';
 import { registerRemoteConfigRoutes } from './flags/remote-config.js';
 import { registerHealthRoutes } from './health.js';
+import { registerSessionRoutes } from '../sessions/routes.js';
+import { registerWebAppRoutes } from '../webapp/routes.js';
 
 export const routeModules: ((app: FastifyInstance, ctx: AppContext) => Promise<void>)[] = [
   // These three must come first: they observe every route added after them.
@@ -40,4 +42,6 @@ export const routeModules: ((app: FastifyInstance, ctx: AppContext) => Promise<v
   registerFlagsRoutes,
   registerFlagDefinitionRoutes,
   registerRemoteConfigRoutes,
+  registerSessionRoutes,
+  registerWebAppRoutes,
 ];

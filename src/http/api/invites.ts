@@ -1,10 +1,13 @@
 /**
- * /api/organizations/:id/invites/: pending invitations by e-mail. There is no sign-up flow, so
- * an invite is redeemed when an admin adds that existing user through POST …/members/, where it
- * supplies the default level. Invites older than three days are reported as expired, as
- * PostHog's are.
+ * /api/organizations/:id/invites/: pending invitations by e-mail. Creating one answers, once,
+ * with a link to pass on (no e-mail is sent): it sets a new account's password, or asks an
+ * existing account's (src/sessions/). An admin can also redeem an invite by adding an existing
+ * user through POST …/members/, where it supplies the default level. Invites older than three
+ * days are reported as expired, as PostHog's are.
  */
 import type { FastifyInstance } from 'fastify';
+import { INVITE_VALID_FOR_MS, newInviteLink } from '../../sessions/invite-links.js';
+import { ownOrigin } from '../../sessions/origin.js';
 import type { MembershipLevel, OrganizationInvite } from '../../store/types.js';
 import { organizationFor } from '../auth.js';
 import type { AppContext } from '../context.js';
@@ -14,8 +17,6 @@ import { organizationParam, refuseIf } from './members.js';
 import { envelope, pageQuery, paginated, readPage } from './pagination.js';
 import { apiRoute } from './route.js';
 import { dateTime, level, noContent, nullable, object, params, uuid } from './schemas.js';
-
-const VALID_FOR_MS = 3 * 24 * 3_600_000;
 
 const inviteSchema = object({
   id: uuid,
@@ -28,7 +29,7 @@ const inviteSchema = object({
 
 const serialize = (invite: OrganizationInvite) => ({
   ...invite,
-  is_expired: Date.now() - Date.parse(invite.created_at) > VALID_FOR_MS,
+  is_expired: Date.now() - Date.parse(invite.created_at) > INVITE_VALID_FOR_MS,
 });
 
 export async function registerInviteRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -59,7 +60,12 @@ export async function registerInviteRoutes(app: FastifyInstance, ctx: AppContext
     summary: 'Invite an e-mail address at a level (admins and owners; replaces a pending invite for it)',
     params: params(organizationParam),
     body: object({ target_email: { type: 'string', format: 'email', maxLength: 254 }, level }, ['level']),
-    response: { 201: inviteSchema },
+    response: {
+      201: object({
+        ...(inviteSchema.properties as object),
+        invite_link: { type: 'string', description: 'Sets up the account; shown only in this response (its secret is stored hashed)' },
+      }),
+    },
     handler: async (request, principal, reply) => {
       const { membership: actor } = await organizationFor(ctx, principal, request.params.parent_lookup_organization_id);
       const newLevel = request.body.level ?? MEMBER;
@@ -68,13 +74,15 @@ export async function registerInviteRoutes(app: FastifyInstance, ctx: AppContext
       if (existing && (await tenancy.getMembership(actor.organization_id, existing.id))) {
         throw validationError('A user with this e-mail address already belongs to the organization.', 'target_email', 'unique');
       }
+      const { link, tokenHash } = newInviteLink(ownOrigin(request, ctx.config.publicUrl));
       const invite = await tenancy.createInvite({
         organizationId: actor.organization_id,
         email: request.body.target_email,
         level: newLevel,
         createdBy: principal.user.id,
+        tokenHash,
       });
-      return reply.code(201).send(serialize(invite));
+      return reply.code(201).send({ ...serialize(invite), invite_link: link });
     },
   });
 

@@ -31,7 +31,10 @@ const serialize = (key: PersonalApiKey) => ({ ...key, scopes: key.scopes ?? ['*'
 const keyParams = params({ id: 'Key id, or @current for the key making the request' });
 
 async function keyFor(ctx: AppContext, principal: Principal, id: string): Promise<PersonalApiKey> {
-  if (id === '@current') return principal.key;
+  if (id === '@current') {
+    if (principal.key === null) throw notFound('No personal API key made this request: it was signed in with a session.');
+    return principal.key;
+  }
   const key = (await ctx.stores.meta.tenancy.listPersonalApiKeys(principal.user.id)).find((k) => k.id === id);
   if (!key) throw notFound();
   return key;
@@ -67,7 +70,7 @@ export async function registerPersonalKeyRoutes(app: FastifyInstance, ctx: AppCo
     response: { 201: createdKeySchema },
     handler: async (request, principal, reply) => {
       const body = request.body ?? {};
-      const scopes = scopesForNewKey(body.scopes, principal.key.scopes);
+      const scopes = scopesForNewKey(body.scopes, principal.key?.scopes ?? null);
       if ((await tenancy.listPersonalApiKeys(principal.user.id)).length >= MAX_KEYS_PER_USER) {
         throw validationError(`You can only have ${MAX_KEYS_PER_USER} personal API keys. Remove an existing key before creating a new one.`);
       }

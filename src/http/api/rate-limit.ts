@@ -1,10 +1,11 @@
 /**
- * Request budget per personal API key on /api/ (semantics §7.2): a fixed one-minute window per
- * key, counted under the key's sha256 so the key itself is never held. Requests without a key
- * are not counted; they fail authentication anyway.
+ * Request budget per personal API key (or browser session) on /api/ (semantics §7.2): a fixed
+ * one-minute window per key, counted under the key's sha256 so the key itself is never held.
+ * Requests without either are not counted; they fail authentication anyway.
  */
 import type { FastifyInstance } from 'fastify';
 import { sha256Hex } from '../../util/keys.js';
+import { sessionTokenOf } from '../../sessions/session-auth.js';
 import { presentedKey } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -26,7 +27,7 @@ export async function registerApiRateLimit(app: FastifyInstance, ctx: AppContext
   // A callback hook: it runs on every request, and an async one costs a promise each time.
   app.addHook('onRequest', (request, _reply, done) => {
     if (!request.url.startsWith('/api/')) return done();
-    const key = presentedKey(request);
+    const key = presentedKey(request) ?? sessionTokenOf(request);
     if (!key) return done();
     const id = sha256Hex(key);
     const now = Date.now();

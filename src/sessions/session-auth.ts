@@ -1,0 +1,31 @@
+/**
+ * The browser session as a way to the same authenticated user a personal API key leads to.
+ * The session cookie counts only on requests from our own pages, and a request that changes
+ * anything must carry the session's CSRF token in X-CSRFToken.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../http/errors.js';
+import type { User } from '../store/types.js';
+import { CSRF_HEADER, readCookie, SESSION_COOKIE } from './cookies.js';
+import { fromOwnPage } from './origin.js';
+import type { SessionService } from './service.js';
+import { csrfTokenMatches } from './tokens.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const csrfFailed = () =>
+  new ApiError(403, 'authentication_error', 'csrf_failed', 'CSRF Failed: the X-CSRFToken header is missing or does not match this session.', null);
+
+/** The session token of a request's cookie, if it has one. */
+export const sessionTokenOf = (request: FastifyRequest) => readCookie(request, SESSION_COOKIE);
+
+/** The signed-in user, or null when the request carries no usable session. Throws 403 on a missing or wrong CSRF token. */
+export async function sessionUser(request: FastifyRequest, sessions: SessionService, publicUrl: string | undefined): Promise<User | null> {
+  const token = sessionTokenOf(request);
+  if (token === null || !fromOwnPage(request, publicUrl)) return null;
+  const user = await sessions.userOf(token);
+  if (user === null) return null;
+  const header = request.headers[CSRF_HEADER];
+  if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(token, typeof header === 'string' ? header : undefined)) throw csrfFailed();
+  return user;
+}
