@@ -14,6 +14,8 @@ interface Props {
   height?: number;
 }
 
+const step = (times: number[]) => (times.length > 1 ? times[1] - times[0] : 1);
+
 const loadUPlot = () => Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([module]) => module.default);
 
 export function TimeBars({ times, values, seriesLabel, height = 160 }: Props) {
@@ -32,9 +34,10 @@ export function TimeBars({ times, values, seriesLabel, height = 160 }: Props) {
         {
           width: container.current.clientWidth,
           height,
-          legend: { show: true },
+          legend: { show: false },
           cursor: { drag: { x: false, y: false } },
-          scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+          // Half a step of room at each end, so the first and last bars are drawn whole.
+          scales: { x: { time: true, range: (_u, min, max) => [min - step(times) / 2, max + step(times) / 2] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
           axes: [
             { stroke: text, grid: { show: false } },
             { stroke: text, size: 50, grid: { stroke: '#e2e8f0' } },

@@ -1,6 +1,6 @@
 /** One release condition: property filters, a rollout percentage and, for multivariate flags, a forced variant. */
 import type { PropertyFilter } from '../../api/types';
-import { FLAG_OPERATORS, type ConditionDraft } from './flag-form';
+import { FLAG_OPERATORS, takesList, valueText, type ConditionDraft } from './flag-form';
 
 interface Props {
   index: number;
@@ -52,9 +52,9 @@ export function ConditionEditor({ index, condition, groupName, variants, onChang
             </label>
             {takesValue(filter.operator ?? 'exact') && (
               <label class="field">
-                <span>Value</span>
+                <span>{takesList(filter.operator) ? 'Values (comma-separated)' : 'Value'}</span>
                 <input
-                  value={typeof filter.value === 'string' || typeof filter.value === 'number' ? String(filter.value) : JSON.stringify(filter.value ?? '')}
+                  value={valueText(filter)}
                   disabled={!known}
                   onInput={(e) => setFilter(i, { value: (e.target as HTMLInputElement).value })}
                 />

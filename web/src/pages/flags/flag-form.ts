@@ -70,13 +70,25 @@ export function draftOf(flag: FeatureFlag): FlagDraft {
 }
 
 const NUMERIC_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
+/** Operators that take several values ("any of"), typed as one comma-separated text. */
+const LIST_OPERATORS = new Set(['exact', 'is_not']);
 
-/** A typed value where the operator compares numbers; the text otherwise. */
+export const takesList = (operator: string | null | undefined) => LIST_OPERATORS.has(operator ?? 'exact');
+
+/** How a stored value reads in its text field. */
+export function valueText(filter: PropertyFilter): string {
+  const value = filter.value;
+  if (Array.isArray(value) && takesList(filter.operator)) return value.map(String).join(', ');
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value ?? '');
+}
+
+/** The value to store: a list for "equals"/"does not equal", a number where the operator compares numbers, the text otherwise. */
 function filterValue(filter: PropertyFilter): unknown {
-  if (NUMERIC_OPERATORS.has(filter.operator ?? '') && typeof filter.value === 'string' && filter.value.trim() !== '' && !Number.isNaN(Number(filter.value))) {
-    return Number(filter.value);
-  }
-  return filter.value;
+  const value = filter.value;
+  if (typeof value !== 'string') return value;
+  if (takesList(filter.operator)) return value.split(',').map((part) => part.trim()).filter(Boolean);
+  if (NUMERIC_OPERATORS.has(filter.operator ?? '') && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
+  return value;
 }
 
 const percentage = (text: string) => (text.trim() === '' ? 100 : Number(text));

@@ -36,7 +36,7 @@ export function OrganizationSettings() {
       <section class="card" aria-labelledby="members-heading">
         <h2 id="members-heading">Members</h2>
         <p class="hint">
-          You are {LEVEL_NAMES[actor].toLowerCase() === 'admin' ? 'an admin' : `a ${LEVEL_NAMES[actor].toLowerCase()}`} of this organization.{' '}
+          You are {actor === 1 ? 'a member' : actor === 8 ? 'an admin' : 'an owner'} of this organization.{' '}
           {actor >= 8 ? 'Admins can invite people and change levels up to their own; only owners make owners.' : 'Only admins and owners can invite people or change levels.'}
         </p>
         <ErrorNotice error={error} />
