@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { StoredEvent } from '../../api/types';
 import { fullDate, timeAgo, valueText } from '../../components/format';
+import { DataTable } from '../../components/data-table';
 
 /** What the event was about, in a few words: the page, the screen or the element text. */
 function summary(event: StoredEvent): string {
@@ -12,21 +13,7 @@ function summary(event: StoredEvent): string {
 export function EventTable({ events }: { events: StoredEvent[] }) {
   const [open, setOpen] = useState<string | null>(null);
   return (
-    <div class="table-scroll">
-      <table class="data-table events-table">
-        <caption class="visually-hidden">Events, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Person</th>
-            <th scope="col" class="wide-only">URL / screen</th>
-            <th scope="col">Time</th>
-            <th scope="col">
-              <span class="visually-hidden">Details</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
+    <DataTable caption="Events, newest first" class="events-table" columns={[{ label: 'Event' }, { label: 'Person' }, { label: 'URL / screen', wideOnly: true }, { label: 'Time' }, { label: 'Details', hidden: true }]}>
           {events.map((event) => {
             const expanded = open === event.id;
             return [
@@ -63,9 +50,7 @@ export function EventTable({ events }: { events: StoredEvent[] }) {
               ),
             ];
           })}
-        </tbody>
-      </table>
-    </div>
+    </DataTable>
   );
 }
 
@@ -87,15 +72,7 @@ function EventDetails({ event }: { event: StoredEvent }) {
           <dd>{event.person ? `${event.person.is_identified ? 'Identified' : 'Anonymous'}, ids: ${event.person.distinct_ids.join(', ')}` : 'No person profile'}</dd>
         </div>
       </dl>
-      <table class="data-table properties-table">
-        <caption>All {properties.length} properties</caption>
-        <thead>
-          <tr>
-            <th scope="col">Property</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
-        <tbody>
+      <DataTable caption={`All ${properties.length} properties`} showCaption class="properties-table" columns={[{ label: 'Property' }, { label: 'Value' }]}>
           {properties.map(([key, value]) => (
             <tr key={key}>
               <th scope="row" class="mono">
@@ -104,8 +81,7 @@ function EventDetails({ event }: { event: StoredEvent }) {
               <td class="mono break">{valueText(value)}</td>
             </tr>
           ))}
-        </tbody>
-      </table>
+      </DataTable>
     </div>
   );
 }

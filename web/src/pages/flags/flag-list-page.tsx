@@ -8,6 +8,7 @@ import { PageHeader } from '../../components/shell';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status';
 import { releaseSummary } from './flag-form';
 import { useGroupTypes } from './group-types';
+import { DataTable } from '../../components/data-table';
 
 export function FlagListPage() {
   const project = useProject();
@@ -66,23 +67,10 @@ export function FlagListPage() {
           </EmptyState>
         )
       ) : flags.data ? (
-        <div class="table-scroll">
-          <table class="data-table">
-            <caption class="visually-hidden">Feature flags</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col" class="wide-only">
-                  Description
-                </th>
-                <th scope="col">Release</th>
-                <th scope="col">Enabled</th>
-                <th scope="col" class="wide-only">
-                  Last changed
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+        <DataTable
+          caption="Feature flags"
+          columns={[{ label: 'Key' }, { label: 'Description', wideOnly: true }, { label: 'Release' }, { label: 'Enabled' }, { label: 'Last changed', wideOnly: true }]}
+        >
               {flags.data.results.map((flag) => (
                 <tr key={flag.id}>
                   <td>
@@ -105,9 +93,7 @@ export function FlagListPage() {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+        </DataTable>
       ) : null}
     </>
   );

@@ -6,6 +6,7 @@ import { useSignedIn } from '../../auth/session';
 import { ShownOnce } from '../../components/copy';
 import { fullDate, timeAgo } from '../../components/format';
 import { ErrorNotice, Loading, SuccessNotice } from '../../components/status';
+import { DataTable } from '../../components/data-table';
 
 export function AccountSettings() {
   return (
@@ -124,25 +125,10 @@ function PersonalKeys() {
       ) : keys.data.results.length === 0 ? (
         <p class="muted">You have no personal API keys.</p>
       ) : (
-        <div class="table-scroll">
-          <table class="data-table">
-            <caption class="visually-hidden">Your personal API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Key</th>
-                <th scope="col" class="wide-only">
-                  Created
-                </th>
-                <th scope="col" class="wide-only">
-                  Last used
-                </th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+        <DataTable
+          caption="Your personal API keys"
+          columns={[{ label: 'Label' }, { label: 'Key' }, { label: 'Created', wideOnly: true }, { label: 'Last used', wideOnly: true }, { label: 'Actions', hidden: true }]}
+        >
               {keys.data.results.map((key) => (
                 <tr key={key.id}>
                   <td>{key.label}</td>
@@ -160,9 +146,7 @@ function PersonalKeys() {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+        </DataTable>
       )}
     </section>
   );

@@ -8,6 +8,7 @@ import { ShownOnce } from '../../components/copy';
 import { fullDate, timeAgo } from '../../components/format';
 import { ErrorNotice, Loading } from '../../components/status';
 import { canChangeLevel, canGrant, canRemove } from './member-rules';
+import { DataTable } from '../../components/data-table';
 
 const LEVELS: Level[] = [1, 8, 15];
 
@@ -44,23 +45,7 @@ export function OrganizationSettings() {
         {!members.data ? (
           <Loading label="Loading members…" />
         ) : (
-          <div class="table-scroll">
-            <table class="data-table">
-              <caption class="visually-hidden">Members</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Level</th>
-                  <th scope="col" class="wide-only">
-                    Joined
-                  </th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
+          <DataTable caption="Members" columns={[{ label: 'Name' }, { label: 'Email' }, { label: 'Level' }, { label: 'Joined', wideOnly: true }, { label: 'Actions', hidden: true }]}>
                 {members.data.results.map((member) => {
                   const isSelf = member.user.uuid === me.uuid;
                   const editable = canChangeLevel(actor, member.level, isSelf);
@@ -115,9 +100,7 @@ export function OrganizationSettings() {
                     </tr>
                   );
                 })}
-              </tbody>
-            </table>
-          </div>
+          </DataTable>
         )}
       </section>
       <Invites org={org} actor={actor} invites={invites} onChange={() => invites.reload()} act={act} />
@@ -183,20 +166,7 @@ function Invites({ org, actor, invites, onChange, act }: InvitesProps) {
       {created?.invite_link && <ShownOnce title={`Invite link for ${created.target_email}.`} value={created.invite_link} />}
       <ErrorNotice error={invites.error} retry={invites.reload} />
       {invites.data && invites.data.results.length > 0 && (
-        <div class="table-scroll">
-          <table class="data-table">
-            <caption>Pending invites</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Level</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+        <DataTable caption="Pending invites" showCaption columns={[{ label: 'Email' }, { label: 'Level' }, { label: 'Created' }, { label: 'Actions', hidden: true }]}>
               {invites.data.results.map((pending) => (
                 <tr key={pending.id}>
                   <td>{pending.target_email}</td>
@@ -214,9 +184,7 @@ function Invites({ org, actor, invites, onChange, act }: InvitesProps) {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+        </DataTable>
       )}
     </section>
   );
