@@ -248,7 +248,7 @@ describe('pages with seeded data', () => {
     await table.getByText('new-checkout').waitFor();
     const text = (await table.textContent())!;
     assert.match(text, /2 conditions on users, 2 variants/);
-    assert.match(text, /50% of companys|50% of companies|50% of company/);
+    assert.match(text, /50% of company groups/);
     assert.equal(await page.getByRole('switch', { name: 'maintenance-banner enabled' }).getAttribute('aria-checked'), 'false');
     await screenshot(page, 'feature-flags');
 
@@ -332,11 +332,11 @@ describe('pages with seeded data', () => {
     const snippets = (await page.locator('.snippets').textContent())!;
     assert.ok(snippets.includes(`api_host: '${server.url}'`), snippets);
     assert.ok(snippets.includes(`host: '${server.url}'`), snippets);
+    await screenshot(page, 'settings-project');
     await page.getByLabel('Time zone').selectOption('Europe/Paris');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
     assert.equal((await expectOk(await server.api(`/api/projects/${projectId}/`))).timezone, 'Europe/Paris');
-    await screenshot(page, 'settings-project');
 
     await page.getByRole('link', { name: 'Members' }).click();
     await page.getByRole('cell', { name: MEMBER_EMAIL, exact: true }).waitFor();

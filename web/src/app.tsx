@@ -15,7 +15,7 @@ const SignupPage = lazy(() => import('./pages/signup').then((m) => m.SignupPage)
 const ActivityPage = lazy(() => import('./pages/activity/activity-page').then((m) => m.ActivityPage));
 const FlagListPage = lazy(() => import('./pages/flags/flag-list-page').then((m) => m.FlagListPage));
 const FlagEditorPage = lazy(() => import('./pages/flags/flag-editor-page').then((m) => m.FlagEditorPage));
-const DataManagementPage = lazy(() => import('./pages/data/data-management-page').then((m) => m.DataManagementPage));
+const DataManagementPage = lazy(() => import('./pages/data-management/data-management-page').then((m) => m.DataManagementPage));
 const SettingsPage = lazy(() => import('./pages/settings/settings-page').then((m) => m.SettingsPage));
 
 export function App() {

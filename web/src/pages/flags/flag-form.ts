@@ -120,7 +120,7 @@ export function bodyOf(draft: FlagDraft): Record<string, unknown> {
 
 /** "100% of users", "3 conditions", "2 variants". */
 export function releaseSummary(flag: FeatureFlag, groupTypes: Record<string, string>): string {
-  const unit = flag.filters.aggregation_group_type_index == null ? 'users' : `${groupTypes[String(flag.filters.aggregation_group_type_index)] ?? 'group'}s`;
+  const unit = flag.filters.aggregation_group_type_index == null ? 'users' : `${groupTypes[String(flag.filters.aggregation_group_type_index)] ?? 'unnamed'} groups`;
   const variants = flag.filters.multivariate?.variants.length ?? 0;
   const groups = flag.filters.groups;
   const conditions = groups.length === 1 && !(groups[0].properties?.length) ? `${groups[0].rollout_percentage ?? 100}% of ${unit}` : `${groups.length} condition${groups.length === 1 ? '' : 's'} on ${unit}`;
