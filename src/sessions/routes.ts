@@ -13,7 +13,7 @@ import { clearSessionCookies, setSessionCookies } from './cookies.js';
 import { fromOwnPage, servedOverHttps } from './origin.js';
 import { MAX_PASSWORD_LENGTH } from './passwords.js';
 import { SESSION_SECONDS, type SignedIn } from './service.js';
-import { csrfFailed, sessionTokenOf, sessionUser } from './session-auth.js';
+import { foreignOrigin, sessionTokenOf, sessionUser } from './session-auth.js';
 
 const password = { type: 'string', minLength: 1, maxLength: MAX_PASSWORD_LENGTH };
 const inviteToken = { type: 'string', minLength: 1, maxLength: 200 };
@@ -37,7 +37,7 @@ export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContex
     app.post<PublicRoute>(url, {
       schema: { tags: ['sessions'], summary, body, response: { ...response, ...errorResponses } },
       onRequest: async (request) => {
-        if (!fromOwnPage(request, publicUrl)) throw csrfFailed();
+        if (!fromOwnPage(request, publicUrl)) throw foreignOrigin();
       },
       preValidation: rejectCoercion(body),
       handler,

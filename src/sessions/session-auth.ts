@@ -16,6 +16,16 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const csrfFailed = () =>
   new ApiError(403, 'authentication_error', 'csrf_failed', 'CSRF Failed: the X-CSRFToken header is missing or does not match this session.', null);
 
+/** Sign-in from a page this server does not take for its own: an attack, or a proxy that hides our address. */
+export const foreignOrigin = () =>
+  new ApiError(
+    403,
+    'authentication_error',
+    'csrf_failed',
+    "CSRF Failed: this request came from a page of another origin. Behind a reverse proxy, set SIGHTLINE_PUBLIC_URL to the address people open (or SIGHTLINE_TRUST_PROXY with X-Forwarded-Proto and X-Forwarded-Host).",
+    null,
+  );
+
 /** The session token of a request's cookie, if it has one. */
 export const sessionTokenOf = (request: FastifyRequest) => readCookie(request, SESSION_COOKIE);
 

@@ -346,6 +346,22 @@ describe('first start', () => {
     assert.ok(sessionOf(https).setCookies.every((c) => !c.includes('Secure')));
   });
 
+  test('behind a proxy, SIGHTLINE_PUBLIC_URL is the origin pages come from: sign-in from it works, with Secure cookies and invite links to it', async () => {
+    const proxied = await startServer({ env: { SIGHTLINE_PUBLIC_URL: 'https://analytics.example.com', SIGHTLINE_OWNER_PASSWORD: OWNER_PASSWORD } });
+    try {
+      const response = await login(proxied, 'admin@sightline.local', OWNER_PASSWORD, { origin: 'https://analytics.example.com' });
+      const session = sessionOf(response);
+      assert.ok(session.setCookies.every((c) => c.includes('; Secure')));
+      await expectOk(await withSession(proxied, session, '/api/users/@me/', { headers: { origin: 'https://analytics.example.com' } }));
+      const refused = await expectError(await login(proxied, 'admin@sightline.local', OWNER_PASSWORD, { origin: 'https://elsewhere.example.com' }), 403, 'csrf_failed');
+      assert.match(refused.detail, /SIGHTLINE_PUBLIC_URL/);
+      const invite = await expectOk(await proxied.api('/api/organizations/@current/invites/', { method: 'POST', body: { target_email: 'p@sightline.test' } }), 201);
+      assert.match(invite.invite_link, /^https:\/\/analytics\.example\.com\/signup#/);
+    } finally {
+      await proxied.stop();
+    }
+  });
+
   test('a SIGHTLINE_OWNER_PASSWORD that is too short stops the first start with a configuration error', async () => {
     await assert.rejects(startServer({ env: { SIGHTLINE_OWNER_PASSWORD: 'short' } }), /SIGHTLINE_OWNER_PASSWORD: This password is too short/);
   });
