@@ -1,5 +1,5 @@
 /**
- * Events API at scale (issue 4): BENCH_EVENTS (default 1,000,000) realistic events, then p50/p99
+ * Events API at scale: BENCH_EVENTS (default 1,000,000) realistic events, then p50/p99
  * of the list, filters, an aggregating select and a 100,000-row CSV export over HTTP — each next
  * to the same statements run directly on DuckDB in this process, in the same run.
  *
@@ -12,20 +12,20 @@
  * "Direct, same statements" runs the events API's own query code (count statistics, windowed
  * page, persons) on the copy, with no HTTP, auth or JSON. "Naive SQL" is what one would write by
  * hand: count(*) plus ORDER BY timestamp DESC LIMIT over the same filters, no window, no count
- * cache. Not wired into bench/run.ts: run with `node --import tsx -e "…benchEvents()…"`.
+ * cache. Run alone with `npm run bench -- events`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { v7 as uuidv7 } from 'uuid';
-import { csvExport, groupedPage, planRequest, walkPage } from '../src/events-api/service.js';
-import { runner } from '../src/events-api/run.js';
-import { StatsCache } from '../src/events-api/stats.js';
-import { pageQuery, statsQuery } from '../src/events-api/sql.js';
-import { readEventsQuery, readPaging, type RawQuery } from '../src/events-api/params.js';
-import type { QueryPlan } from '../src/events-api/plan.js';
-import { personLookup } from '../src/events-api/persons.js';
+import { csvExport, groupedPage, planRequest, walkPage } from '../src/events/service.js';
+import { runner } from '../src/events/run.js';
+import { StatsCache } from '../src/events/stats.js';
+import { pageQuery, statsQuery } from '../src/events/sql.js';
+import { readEventsQuery, readPaging, type RawQuery } from '../src/events/params.js';
+import type { QueryPlan } from '../src/events/plan.js';
+import { personLookup } from '../src/events/persons.js';
 import { DuckDbEventStore } from '../src/store/duckdb/event-store.js';
 import { encodeFlushRecord } from '../src/store/flush-record.js';
 import { SqliteMetaStore } from '../src/store/sqlite/meta-store.js';

@@ -1,33 +1,42 @@
 /** Wires configuration, stores, ingestion and HTTP into one running service. */
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { bootstrapIfEmpty } from './bootstrap.js';
+import { bootstrapIfEmpty } from './tenancy/bootstrap.js';
 import type { Config } from './config.js';
-import { IngestBuffer } from './ingest/buffer.js';
-import { applyGeoIp, GeoIp } from './ingest/geoip.js';
-import type { Logger } from './logger.js';
-import { createMetrics } from './metrics.js';
+import { IngestBuffer } from './ingestion/buffer.js';
+import { applyGeoIp, GeoIp } from './geoip/geoip.js';
+import type { Logger } from './kernel/logger.js';
+import { createMetrics } from './kernel/metrics.js';
 import { ChangeStamps } from './store/change-stamps.js';
-import { openStores } from './store/index.js';
-import type { AppContext } from './http/context.js';
-import { FlagService } from './flags-service/index.js';
-import type { FlagAnswerDeps } from './http/flags/answer.js';
-import { mainThreadAnswerer, type FlagAnswerer } from './http/flags/answerer.js';
-import { FlagThreads } from './http/flags/flag-threads.js';
-import { ProjectCache } from './http/project-cache.js';
-import { routeModules } from './http/routes.js';
+import { openStores, type StoreSettings } from './store/index.js';
+import type { AppContext } from './app-context.js';
+import { FlagService } from './flags/evaluation/index.js';
+import type { FlagAnswerDeps } from './flags/remote/answer.js';
+import { mainThreadAnswerer, type FlagAnswerer } from './flags/remote/answerer.js';
+import { FlagThreads } from './flags/threads/flag-threads.js';
+import { ProjectCache } from './tenancy/projects/project-cache.js';
+import { registerRoutes } from './routes.js';
 import { createServer } from './http/server.js';
-import { Retention } from './retention.js';
-import { StatsCache } from './events-api/stats.js';
+import { Retention } from './ingestion/retention.js';
+import { Capture } from './capture/service.js';
+import { Definitions } from './definitions/service.js';
+import { FlagManagement } from './flags/management/service.js';
+import { ApiAccess } from './http/auth.js';
+import { Memberships } from './tenancy/members/service.js';
+import { Organizations } from './tenancy/organizations/service.js';
+import { PersonalKeys } from './tenancy/personal-keys/service.js';
+import { Projects } from './tenancy/projects/service.js';
+import { StatsCache } from './events/stats.js';
 import { setOwnerPassword } from './sessions/owner.js';
 import { SessionService } from './sessions/service.js';
+import { SessionAuth } from './sessions/session-auth.js';
 
 /** Events per event-store transaction, at most: two DuckDB row groups. */
-const MIRROR_EVENTS_PER_WRITE = 16_384;
+const FEED_EVENTS_PER_WRITE = 16_384;
 /** How long acknowledged events may wait for a whole row group before they are written anyway. */
-const MIRROR_MAX_DELAY_MS = 5_000;
+const FEED_MAX_DELAY_MS = 5_000;
 /** Acknowledged bytes the event store may lack before they are written anyway (bounds the flush log's extra disk use). */
-const MIRROR_WRITE_AT_BYTES = 32 * 2 ** 20;
+const FEED_WRITE_AT_BYTES = 32 * 2 ** 20;
 
 export interface RunningApp {
   app: FastifyInstance;
@@ -40,7 +49,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const metrics = createMetrics();
   // Shared with the flag threads' stores, which keep persons and groups they read until these change.
   const changeStamps = new ChangeStamps();
-  const stores = await openStores(config, changeStamps);
+  const stores = await openStores(storeSettings(config), changeStamps);
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
@@ -74,7 +83,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       maxPendingEvents: config.maxPendingEvents,
       personCacheSize: config.personCacheSize,
       logDir: path.join(config.dataDir, 'flush-log'),
-      mirror: { maxLagEvents: config.eventStoreMaxLagEvents, maxEventsPerWrite: MIRROR_EVENTS_PER_WRITE, maxDelayMs: MIRROR_MAX_DELAY_MS, writeAtBytes: MIRROR_WRITE_AT_BYTES },
+      feed: { maxLagEvents: config.eventStoreMaxLagEvents, maxEventsPerWrite: FEED_EVENTS_PER_WRITE, maxDelayMs: FEED_MAX_DELAY_MS, writeAtBytes: FEED_WRITE_AT_BYTES },
       enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
     },
     metrics,
@@ -82,14 +91,47 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   );
   await buffer.start();
 
-  const projects = new ProjectCache(stores.meta.tenancy);
+  const tenancy = stores.meta.tenancy;
+  const projectCache = new ProjectCache(tenancy);
   const flags = new FlagService(stores.meta.flags, log);
-  const flagAnswers = answererOf(config, { projects, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
+  const flagAnswers = answererOf(config, { projects: projectCache, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
   const eventCounts = new StatsCache();
-  const sessions = new SessionService(stores.meta);
-  const ctx: AppContext = { config, log, stores, buffer, metrics, geoip, projects, flags, flagAnswers, eventCounts, sessions };
+  const sessions = new SessionService({ accounts: stores.meta.accounts, tenancy });
+  const publicUrl = config.publicUrl ?? null;
+  const sessionAuth = new SessionAuth(sessions, publicUrl);
+  const access = new ApiAccess(tenancy, sessionAuth);
+  const capture = new Capture({
+    settings: { decodedLimitBytes: config.decodedLimitBytes, maxEventBytes: config.maxEventBytes, dropBotEvents: config.dropBotEvents },
+    projects: projectCache,
+    access,
+    tenancy,
+    metrics,
+    submit: (events) => buffer.submit(events),
+  });
+  const ctx: AppContext = {
+    config,
+    log,
+    stores,
+    buffer,
+    metrics,
+    geoip,
+    api: { access, publicUrl },
+    capture,
+    projectCache,
+    projects: new Projects(tenancy, () => projectCache.invalidate()),
+    organizations: new Organizations(tenancy),
+    memberships: new Memberships(tenancy),
+    personalKeys: new PersonalKeys(tenancy),
+    definitions: new Definitions(stores.meta.definitions, () => buffer.definitions.clear()),
+    flags,
+    flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => flags.cache.invalidate(projectId) }),
+    flagAnswers,
+    eventCounts,
+    sessions,
+    sessionAuth,
+  };
   const app = createServer(config, log, metrics);
-  for (const register of routeModules) await register(app, ctx);
+  await registerRoutes(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
   log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
   const retention = config.retentionDays > 0 ? new Retention(stores, { days: config.retentionDays, intervalSeconds: config.retentionIntervalSeconds, eventsDeleted: () => eventCounts.forgetAll() }, metrics, log) : null;
@@ -132,4 +174,9 @@ function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCa
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());
   return threads;
+}
+
+function storeSettings(config: Config): StoreSettings {
+  const duckdb = { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel };
+  return { dataDir: config.dataDir, duckdb };
 }

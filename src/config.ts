@@ -4,8 +4,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+import type { LogLevel } from './kernel/logger.js';
+import { passwordProblem } from './sessions/passwords.js';
 
 export interface Config {
   host: string;
@@ -21,8 +21,6 @@ export interface Config {
   /** Whether X-Forwarded-For is trusted for the client IP. */
   trustProxy: boolean;
   /** Store engines; only the embedded pair exists today. */
-  metaStore: 'sqlite';
-  eventStore: 'duckdb';
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
   /** Threads DuckDB may use for one query or checkpoint (the calling thread included). */
@@ -104,6 +102,15 @@ function memorySize(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
+/** Checked at every start, so that a refused password never leaves the first owner without one. */
+function ownerPassword(env: Env): string | undefined {
+  // Not trimmed: spaces may belong to a passphrase.
+  const value = env.SIGHTLINE_OWNER_PASSWORD || undefined;
+  const problem = value === undefined ? null : passwordProblem(value);
+  if (problem) throw new ConfigError(`SIGHTLINE_OWNER_PASSWORD: ${problem}`);
+  return value;
+}
+
 const MB = 1024 * 1024;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -117,18 +124,15 @@ export function loadConfig(env: Env = process.env): Config {
     decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, 100 * MB), 1024, 4096 * MB),
     maxEventBytes: integer(env, 'SIGHTLINE_MAX_EVENT_BYTES', MB, 1024, 100 * MB),
     trustProxy: bool(env, 'SIGHTLINE_TRUST_PROXY', false),
-    metaStore: oneOf(env, 'SIGHTLINE_META_STORE', ['sqlite'], 'sqlite'),
-    eventStore: oneOf(env, 'SIGHTLINE_EVENT_STORE', ['duckdb'], 'duckdb'),
     duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', '256MB'),
     // One: a second DuckDB thread took a core from HTTP and the group commit whenever a
-    // checkpoint or a query ran, which raised capture's p99 (architecture.md, "DuckDB's threads").
+    // checkpoint or a query ran, which raised capture's p99 (docs/architecture.md, "DuckDB threads").
     duckdbThreads: integer(env, 'SIGHTLINE_DUCKDB_THREADS', 1, 1, 256),
     queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
     bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,
     ownerEmail: env.SIGHTLINE_OWNER_EMAIL?.trim() || 'admin@sightline.local',
-    // Not trimmed: spaces may belong to a passphrase.
-    ownerPassword: env.SIGHTLINE_OWNER_PASSWORD || undefined,
+    ownerPassword: ownerPassword(env),
     geoipEnabled: bool(env, 'SIGHTLINE_GEOIP', true),
     dropBotEvents: bool(env, 'SIGHTLINE_DROP_BOT_EVENTS', false),
     flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),
@@ -139,7 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
     retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),
     // One per core, not one fewer: the main thread spends most of a flag request waiting for a
-    // flag thread, and two threads on 2 cores served 7-13% more requests than one (benchmarks.md).
+    // flag thread, and two threads on 2 cores served 7-13% more requests than one (docs/perf-log/).
     flagThreads: integer(env, 'SIGHTLINE_FLAG_THREADS', Math.min(4, os.availableParallelism()), 0, 64),
     publicUrl: env.SIGHTLINE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined,
     apiRateLimitPerMinute: integer(env, 'SIGHTLINE_API_RATE_LIMIT_PER_MINUTE', 480, 0, 1_000_000),

@@ -1,14 +1,13 @@
 #!/usr/bin/env node
 /** Command line: `serve` (default), `init`, `users add`, `users set-password`. */
 import { Command, InvalidArgumentError } from 'commander';
-import fs from 'node:fs';
 import { startApp } from './app.js';
-import { addUserToOrganization, createTenant } from './bootstrap.js';
+import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
-import { SqliteMetaStore } from './store/sqlite/meta-store.js';
-import type { MembershipLevel } from './store/types.js';
+import { openMetaStore } from './store/index.js';
+import type { MembershipLevel, MetaStore } from './store/types.js';
 
 /** A setting's error ends the process with its message, not a stack trace. */
 function exitOnConfigError(error: unknown): never {
@@ -28,9 +27,8 @@ function config(): Config {
 }
 
 /** CLI commands only need the metadata store (SQLite allows a running server alongside). */
-function openMeta(cfg: Config): SqliteMetaStore {
-  fs.mkdirSync(cfg.dataDir, { recursive: true });
-  return SqliteMetaStore.open(cfg.dataDir);
+function openMeta(cfg: Config): MetaStore {
+  return openMetaStore({ dataDir: cfg.dataDir });
 }
 
 async function serve(): Promise<void> {

@@ -1,16 +1,14 @@
 /**
  * Authentication and access scoping for every /api/ route: a personal API key, or else the web
- * app's session cookie, leads to a user. Keys are looked up by their sha256; a user sees only
+ * app's browser session, leads to a user. Keys are looked up by their sha256; a user sees only
  * the organizations they belong to, and anything else is reported as 404 so that other
  * organizations' objects cannot even be probed.
  */
 import type { FastifyRequest } from 'fastify';
-import type { Membership, Organization, PersonalApiKey, Project, User } from '../store/types.js';
-import { sessionUser } from '../sessions/session-auth.js';
+import type { Membership, Organization, PersonalApiKey, Project, TenancyStore, User } from '../store/types.js';
 import { hasPersonalKeyShape, sha256Hex } from '../util/keys.js';
 import { numericId } from '../util/numeric-id.js';
-import type { AppContext } from './context.js';
-import { invalidPersonalKey, notFound, permissionDenied } from './errors.js';
+import { invalidPersonalKey, notFound, permissionDenied } from '../kernel/errors.js';
 
 export interface Principal {
   user: User;
@@ -19,6 +17,17 @@ export interface Principal {
 }
 
 export type KeyPrincipal = Principal & { key: PersonalApiKey };
+
+/**
+ * The second way in: a browser session (src/sessions/ implements it). Asked only when a
+ * request presents no personal API key.
+ */
+export interface SessionAuthenticator {
+  /** The session token a request carries, or null. */
+  tokenOf(request: FastifyRequest): string | null;
+  /** The signed-in user, or null without a usable session; throws when a change lacks its CSRF token. */
+  userOf(request: FastifyRequest): Promise<User | null>;
+}
 
 export type ScopeAction = 'read' | 'write';
 
@@ -33,30 +42,79 @@ export function presentedKey(request: FastifyRequest): string | null {
   return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : null;
 }
 
-const touched = new Map<string, number>();
+/** Who a request is, and what it may see: every /api/ route asks here. */
+export class ApiAccess {
+  /** When each key's last use was recorded (ms). */
+  private readonly touched = new Map<string, number>();
 
-/** The user and key a personal API key value belongs to, or null. */
-export async function personalKeyOwner(ctx: AppContext, value: string | null): Promise<KeyPrincipal | null> {
-  // Project keys (phc_) are never accepted, even if someone stored one as a personal key.
-  if (!value || !hasPersonalKeyShape(value)) return null;
-  return ctx.stores.meta.tenancy.findPersonalApiKeyByHash(sha256Hex(value));
+  constructor(
+    private readonly tenancy: TenancyStore,
+    private readonly sessions: SessionAuthenticator | null = null,
+  ) {}
+
+  /** What a request authenticates with, key or session token (the rate limit counts requests under it). */
+  credentialOf(request: FastifyRequest): string | null {
+    return presentedKey(request) ?? this.sessions?.tokenOf(request) ?? null;
+  }
+
+  /** The user and key a personal API key value belongs to, or null. */
+  async personalKeyOwner(value: string | null): Promise<KeyPrincipal | null> {
+    // Project keys (phc_) are never accepted, even if someone stored one as a personal key.
+    if (!value || !hasPersonalKeyShape(value)) return null;
+    return this.tenancy.findPersonalApiKeyByHash(sha256Hex(value));
+  }
+
+  async authenticate(request: FastifyRequest): Promise<Principal> {
+    const value = presentedKey(request);
+    if (value === null && this.sessions) {
+      const user = await this.sessions.userOf(request);
+      if (user) return { user, key: null };
+    }
+    const found = await this.personalKeyOwner(value);
+    if (!found) throw invalidPersonalKey();
+    // Record last use at most once a minute per key: a write per request would be wasteful.
+    const now = Date.now();
+    if ((this.touched.get(found.key.id) ?? 0) < now - 60_000) {
+      this.touched.set(found.key.id, now);
+      await this.tenancy.touchPersonalApiKey(found.key.id, new Date(now).toISOString());
+    }
+    return found;
+  }
+
+  /** The user's membership in an organization, or 404 when the organization is not theirs. */
+  async organizationFor(principal: Principal, idOrAlias: string): Promise<{ organization: Organization; membership: Membership }> {
+    const memberships = await this.tenancy.listMembershipsOfUser(principal.user.id);
+    const membership = idOrAlias === '@current' ? memberships[0] : memberships.find((m) => m.organization_id === idOrAlias);
+    if (!membership) throw notFound();
+    const organization = await this.tenancy.getOrganization(membership.organization_id);
+    if (!organization) throw notFound();
+    return { organization, membership };
+  }
+
+  /** A project the user may see (through an organization membership), or 404. */
+  async projectFor(principal: Principal, idOrAlias: string): Promise<{ project: Project; membership: Membership }> {
+    const memberships = await this.tenancy.listMembershipsOfUser(principal.user.id);
+    if (idOrAlias === '@current') {
+      for (const membership of memberships) {
+        const [project] = await this.tenancy.listProjectsOfOrganization(membership.organization_id);
+        if (project) return { project, membership };
+      }
+      throw notFound('Project not found.');
+    }
+    const projectId = numericId(idOrAlias);
+    if (projectId === null) throw notFound('Project not found.');
+    const project = await this.tenancy.getProject(projectId);
+    const membership = project && memberships.find((m) => m.organization_id === project.organization_id);
+    if (!project || !membership) throw notFound('Project not found.');
+    return { project, membership };
+  }
 }
 
-export async function authenticate(request: FastifyRequest, ctx: AppContext): Promise<Principal> {
-  const value = presentedKey(request);
-  if (value === null) {
-    const user = await sessionUser(request, ctx.sessions, ctx.config.publicUrl);
-    if (user) return { user, key: null };
-  }
-  const found = await personalKeyOwner(ctx, value);
-  if (!found) throw invalidPersonalKey();
-  // Record last use at most once a minute per key: a write per request would be wasteful.
-  const now = Date.now();
-  if ((touched.get(found.key.id) ?? 0) < now - 60_000) {
-    touched.set(found.key.id, now);
-    await ctx.stores.meta.tenancy.touchPersonalApiKey(found.key.id, new Date(now).toISOString());
-  }
-  return found;
+/** What every /api/ route module is given to declare its routes and build its answers. */
+export interface ApiKit {
+  access: ApiAccess;
+  /** Base URL of pagination links; null takes it from the request. */
+  publicUrl: string | null;
 }
 
 /** `*`, `<object>:<action>`; write implies read; a key without scopes is unrestricted. */
@@ -68,41 +126,4 @@ export function hasScope(scopes: string[] | null, object: string, action: ScopeA
 
 export function requireScope(principal: Principal, object: string, action: ScopeAction): void {
   if (!hasScope(principal.key?.scopes ?? null, object, action)) throw permissionDenied(`API key missing required scope '${object}:${action}'`);
-}
-
-/** The user's membership in an organization, or 404 when the organization is not theirs. */
-export async function organizationFor(
-  ctx: AppContext,
-  principal: Principal,
-  idOrAlias: string,
-): Promise<{ organization: Organization; membership: Membership }> {
-  const memberships = await ctx.stores.meta.tenancy.listMembershipsOfUser(principal.user.id);
-  const membership = idOrAlias === '@current' ? memberships[0] : memberships.find((m) => m.organization_id === idOrAlias);
-  if (!membership) throw notFound();
-  const organization = await ctx.stores.meta.tenancy.getOrganization(membership.organization_id);
-  if (!organization) throw notFound();
-  return { organization, membership };
-}
-
-/** A project the user may see (through an organization membership), or 404. */
-export async function projectFor(
-  ctx: AppContext,
-  principal: Principal,
-  idOrAlias: string,
-): Promise<{ project: Project; membership: Membership }> {
-  const tenancy = ctx.stores.meta.tenancy;
-  const memberships = await tenancy.listMembershipsOfUser(principal.user.id);
-  if (idOrAlias === '@current') {
-    for (const membership of memberships) {
-      const [project] = await tenancy.listProjectsOfOrganization(membership.organization_id);
-      if (project) return { project, membership };
-    }
-    throw notFound('Project not found.');
-  }
-  const projectId = numericId(idOrAlias);
-  if (projectId === null) throw notFound('Project not found.');
-  const project = await tenancy.getProject(projectId);
-  const membership = project && memberships.find((m) => m.organization_id === project.organization_id);
-  if (!project || !membership) throw notFound('Project not found.');
-  return { project, membership };
 }

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, payloadTooLarge } from './errors.js';
+import { ApiError, payloadTooLarge } from '../kernel/errors.js';
 
 /** Registers `routes` in a scope whose bodies arrive as raw bytes, at most `limit` of them (else 413). */
 export async function withRawBodies(app: FastifyInstance, limit: number, routes: (scope: FastifyInstance) => void): Promise<void> {

@@ -2,14 +2,15 @@
  * The Fastify instance: CORS for browsers on any origin, one error shape for every failure,
  * request metrics, and the slow-client limits. Route modules are registered by app.ts.
  */
+import { toApiError } from './error-mapping.js';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
+import type { Logger } from '../kernel/logger.js';
+import type { Metrics } from '../kernel/metrics.js';
 import { guardJson, JsonTooDeepError, mayHoldSurrogates } from '../util/json-guard.js';
-import { ApiError, toApiError } from './errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { readRawBody } from './raw-body.js';
 
 export function createServer(config: Config, log: Logger, metrics: Metrics): FastifyInstance {
@@ -127,7 +128,7 @@ const checkingInterval = (config: Config) =>
 
 /**
  * Errors Node's HTTP parser raises before Fastify sees a request (malformed request line,
- * oversized headers, header or request timeout): answered in the spec's error shape, then the
+ * oversized headers, header or request timeout): answered in the API's error shape, then the
  * socket is closed, as Fastify's default handler does.
  */
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {

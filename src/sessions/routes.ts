@@ -4,16 +4,15 @@
  * /api/signup/.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../http/context.js';
-import { apiRoute } from '../http/api/route.js';
-import { errorResponses, level, object, patchBody, userBasic, uuid, dateTime, type JsonSchema } from '../http/api/schemas.js';
-import { rejectCoercion } from '../http/api/strict-body.js';
-import type { User } from '../store/types.js';
+import type { ApiKit } from '../http/auth.js';
+import { apiRoute } from '../http/route.js';
+import { errorResponses, level, object, patchBody, userBasic, uuid, dateTime, type JsonSchema } from '../http/schemas.js';
+import { rejectCoercion } from '../http/strict-body.js';
 import { clearSessionCookies, setSessionCookies } from './cookies.js';
 import { fromOwnPage, servedOverHttps } from './origin.js';
 import { MAX_PASSWORD_LENGTH } from './passwords.js';
-import { SESSION_SECONDS, type SignedIn } from './service.js';
-import { foreignOrigin, sessionTokenOf, sessionUser } from './session-auth.js';
+import { SESSION_SECONDS, type SessionService, type SignedIn } from './service.js';
+import { foreignOrigin, type SessionAuth } from './session-auth.js';
 
 const password = { type: 'string', minLength: 1, maxLength: MAX_PASSWORD_LENGTH };
 const inviteToken = { type: 'string', minLength: 1, maxLength: 200 };
@@ -28,9 +27,15 @@ const meSchema = object({
 
 type PublicRoute = { Body: Record<string, string | undefined> };
 
-export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { tenancy, accounts } = ctx.stores.meta;
-  const publicUrl = ctx.config.publicUrl;
+export interface SessionRouteDeps {
+  api: ApiKit;
+  sessions: SessionService;
+  /** Reads the session of a request (the one ApiAccess was given). */
+  sessionAuth: SessionAuth;
+}
+
+export async function registerSessionRoutes(app: FastifyInstance, { api, sessions, sessionAuth }: SessionRouteDeps): Promise<void> {
+  const { publicUrl } = api;
 
   /** Routes that open or close a session: JSON from our own pages only (no sign-in forced on a user from elsewhere). */
   function publicRoute(url: string, summary: string, body: JsonSchema, response: Record<number, JsonSchema>, handler: (request: FastifyRequest<PublicRoute>, reply: FastifyReply) => Promise<unknown>) {
@@ -47,22 +52,13 @@ export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContex
   const startSession = (request: FastifyRequest, reply: FastifyReply, signedIn: SignedIn) =>
     setSessionCookies(reply, { session: signedIn.sessionToken, csrf: signedIn.csrfToken }, servedOverHttps(request, publicUrl), SESSION_SECONDS);
 
-  async function describe(user: User) {
-    const organizations = [];
-    for (const membership of await tenancy.listMembershipsOfUser(user.id)) {
-      const organization = await tenancy.getOrganization(membership.organization_id);
-      if (organization) organizations.push({ id: organization.id, name: organization.name, membership_level: membership.level });
-    }
-    return { ...user, date_joined: user.created_at, has_password: (await accounts.passwordHashOf(user.id)) !== null, organizations };
-  }
-
   publicRoute(
     '/api/login',
     'Sign in with e-mail and password; sets the session cookie and the CSRF cookie',
     object({ email: { type: 'string', minLength: 1, maxLength: 254 }, password }),
     { 200: success },
     async (request, reply) => {
-      const signedIn = await ctx.sessions.signIn(request.body.email!, request.body.password!, request.ip);
+      const signedIn = await sessions.signIn(request.body.email!, request.body.password!, request.ip);
       startSession(request, reply, signedIn);
       return { success: true };
     },
@@ -71,8 +67,8 @@ export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContex
   app.post('/api/logout', {
     schema: { tags: ['sessions'], summary: 'End the browser session (needs X-CSRFToken)', response: { 200: success, ...errorResponses } },
     handler: async (request, reply) => {
-      const token = sessionTokenOf(request);
-      if (token !== null && (await sessionUser(request, ctx.sessions, publicUrl))) await ctx.sessions.signOut(token);
+      const token = sessionAuth.tokenOf(request);
+      if (token !== null && (await sessionAuth.userOf(request))) await sessions.signOut(token);
       clearSessionCookies(reply, servedOverHttps(request, publicUrl));
       return { success: true };
     },
@@ -83,7 +79,7 @@ export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContex
     'What an invite link is for: its e-mail, organization and whether that e-mail has an account',
     object({ invite_token: inviteToken }),
     { 200: object({ target_email: { type: 'string' }, organization_name: { type: 'string' }, level, existing_user: { type: 'boolean' } }) },
-    async (request) => ctx.sessions.invitePreview(request.body.invite_token!),
+    async (request) => sessions.invitePreview(request.body.invite_token!),
   );
 
   publicRoute(
@@ -93,23 +89,23 @@ export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContex
     { 201: meSchema },
     async (request, reply) => {
       const body = request.body;
-      const joined = await ctx.sessions.acceptInvite(body.invite_token!, { firstName: body.first_name, password: body.password! }, request.ip);
+      const joined = await sessions.acceptInvite(body.invite_token!, { firstName: body.first_name, password: body.password! }, request.ip);
       startSession(request, reply, joined);
-      return reply.code(201).send(await describe(joined.user));
+      return reply.code(201).send(await sessions.profile(joined.user));
     },
   );
 
   const base = { scope: 'user', tag: 'users', url: '/api/users/@me/' };
 
-  apiRoute(app, ctx, {
+  apiRoute(app, api, {
     ...base,
     method: 'GET',
     summary: 'The signed-in user (or the personal API key’s) with their organizations',
     response: { 200: meSchema },
-    handler: async (_request, principal) => describe(principal.user),
+    handler: async (_request, principal) => sessions.profile(principal.user),
   });
 
-  apiRoute<{ Body: { first_name?: string; last_name?: string; password?: string; current_password?: string } }>(app, ctx, {
+  apiRoute<{ Body: { first_name?: string; last_name?: string; password?: string; current_password?: string } }>(app, api, {
     ...base,
     method: 'PATCH',
     summary: 'Change your name, or your password (current_password is required when one is set; your other sessions end)',
@@ -118,11 +114,10 @@ export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContex
     handler: async (request, principal) => {
       const body = request.body ?? {};
       if (body.password !== undefined) {
-        const keepSession = principal.key === null ? sessionTokenOf(request) : null;
-        await ctx.sessions.changePassword(principal.user, { current: body.current_password, next: body.password }, keepSession);
+        const keepSession = principal.key === null ? sessionAuth.tokenOf(request) : null;
+        await sessions.changePassword(principal.user, { current: body.current_password, next: body.password }, keepSession);
       }
-      const user = await accounts.updateProfile(principal.user.id, { first_name: body.first_name, last_name: body.last_name });
-      return describe(user ?? principal.user);
+      return sessions.profile(await sessions.rename(principal.user, { first_name: body.first_name, last_name: body.last_name }));
     },
   });
 }

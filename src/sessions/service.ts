@@ -1,11 +1,11 @@
 /**
- * Signing in and out, passwords, and taking up invite links. Rules only: the routes turn
- * requests into these calls and the results into cookies.
+ * Signing in and out, passwords, the signed-in user's profile, and taking up invite links.
+ * Rules only: the routes turn requests into these calls and the results into cookies.
  */
-import { throttled } from '../http/api/rate-limit.js';
-import { ApiError, notFound, validationError } from '../http/errors.js';
-import type { AccountStore, Membership, Organization, TenancyStore, User } from '../store/types.js';
-import { INVITE_VALID_FOR_MS } from './invite-links.js';
+import { throttled } from '../http/rate-limit.js';
+import { ApiError, notFound, validationError } from '../kernel/errors.js';
+import type { AccountStore, Membership, MembershipLevel, Organization, TenancyStore, User } from '../store/types.js';
+import { inviteExpired, inviteTokenHash } from '../tenancy/members/invite-links.js';
 import { LoginLimiter } from './login-limiter.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { csrfTokenFor, newSessionToken, tokenHash } from './tokens.js';
@@ -24,6 +24,13 @@ export interface SignedIn {
 export interface SessionStores {
   accounts: AccountStore;
   tenancy: TenancyStore;
+}
+
+/** A user as /api/users/@me/ shows them. */
+export interface Profile extends User {
+  date_joined: string;
+  has_password: boolean;
+  organizations: { id: string; name: string; membership_level: MembershipLevel }[];
 }
 
 export const invalidCredentials = () => new ApiError(400, 'validation_error', 'invalid_credentials', 'Invalid email or password.', null);
@@ -85,6 +92,22 @@ export class SessionService {
     return user;
   }
 
+  /** The user with whether they have a password and the organizations they belong to. */
+  async profile(user: User): Promise<Profile> {
+    const organizations = [];
+    for (const membership of await this.stores.tenancy.listMembershipsOfUser(user.id)) {
+      const organization = await this.stores.tenancy.getOrganization(membership.organization_id);
+      if (organization) organizations.push({ id: organization.id, name: organization.name, membership_level: membership.level });
+    }
+    const hasPassword = (await this.stores.accounts.passwordHashOf(user.id)) !== null;
+    return { ...user, date_joined: user.created_at, has_password: hasPassword, organizations };
+  }
+
+  /** A user's own name change. */
+  async rename(user: User, patch: { first_name?: string; last_name?: string }): Promise<User> {
+    return (await this.stores.accounts.updateProfile(user.id, patch)) ?? user;
+  }
+
   /** What an invite link leads to, for the page that takes it up. */
   async invitePreview(inviteToken: string): Promise<{ target_email: string; organization_name: string; level: number; existing_user: boolean }> {
     const { invite, organization } = await this.pendingInvite(inviteToken);
@@ -128,15 +151,15 @@ export class SessionService {
       if (problem) throw badPassword(problem);
       joiner = { firstName, passwordHash: await hashPassword(input.password) };
     }
-    const joined = await this.stores.accounts.redeemInvite(tokenHash(inviteToken), joiner);
+    const joined = await this.stores.accounts.redeemInvite(inviteTokenHash(inviteToken), joiner);
     if (!joined) throw inviteGone();
     return { ...(await this.openSession(joined.user)), membership: joined.membership, organization: joined.organization };
   }
 
   private async pendingInvite(inviteToken: string) {
-    const found = await this.stores.accounts.findInviteByToken(tokenHash(inviteToken));
+    const found = await this.stores.accounts.findInviteByToken(inviteTokenHash(inviteToken));
     if (!found) throw inviteGone();
-    if (Date.now() - Date.parse(found.invite.created_at) > INVITE_VALID_FOR_MS) {
+    if (inviteExpired(found.invite)) {
       throw validationError('This invite has expired. Ask an administrator for a new one.', 'invite_token', 'invite_expired');
     }
     return found;

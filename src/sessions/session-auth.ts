@@ -1,10 +1,12 @@
 /**
- * The browser session as a way to the same authenticated user a personal API key leads to.
- * The session cookie counts only on requests from our own pages, and a request that changes
- * anything must carry the session's CSRF token in X-CSRFToken.
+ * The browser session as a way to the same authenticated user a personal API key leads to
+ * (ApiAccess asks it when a request presents no key). The session cookie counts only on
+ * requests from our own pages, and a request that changes anything must carry the session's
+ * CSRF token in X-CSRFToken.
  */
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../http/errors.js';
+import type { SessionAuthenticator } from '../http/auth.js';
+import { ApiError } from '../kernel/errors.js';
 import type { User } from '../store/types.js';
 import { CSRF_HEADER, readCookie, SESSION_COOKIE } from './cookies.js';
 import { fromOwnPage } from './origin.js';
@@ -22,20 +24,29 @@ export const foreignOrigin = () =>
     403,
     'authentication_error',
     'csrf_failed',
-    "CSRF Failed: this request came from a page of another origin. Behind a reverse proxy, set SIGHTLINE_PUBLIC_URL to the address people open (or SIGHTLINE_TRUST_PROXY with X-Forwarded-Proto and X-Forwarded-Host).",
+    'CSRF Failed: this request came from a page of another origin. Behind a reverse proxy, set SIGHTLINE_PUBLIC_URL to the address people open (or SIGHTLINE_TRUST_PROXY with X-Forwarded-Proto and X-Forwarded-Host).',
     null,
   );
 
-/** The session token of a request's cookie, if it has one. */
-export const sessionTokenOf = (request: FastifyRequest) => readCookie(request, SESSION_COOKIE);
+export class SessionAuth implements SessionAuthenticator {
+  constructor(
+    private readonly sessions: Pick<SessionService, 'userOf'>,
+    private readonly publicUrl: string | null,
+  ) {}
 
-/** The signed-in user, or null when the request carries no usable session. Throws 403 on a missing or wrong CSRF token. */
-export async function sessionUser(request: FastifyRequest, sessions: SessionService, publicUrl: string | undefined): Promise<User | null> {
-  const token = sessionTokenOf(request);
-  if (token === null || !fromOwnPage(request, publicUrl)) return null;
-  const user = await sessions.userOf(token);
-  if (user === null) return null;
-  const header = request.headers[CSRF_HEADER];
-  if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(token, typeof header === 'string' ? header : undefined)) throw csrfFailed();
-  return user;
+  /** The session token of a request's cookie, if it has one. */
+  tokenOf(request: FastifyRequest): string | null {
+    return readCookie(request, SESSION_COOKIE);
+  }
+
+  /** The signed-in user, or null when the request carries no usable session. Throws 403 on a missing or wrong CSRF token. */
+  async userOf(request: FastifyRequest): Promise<User | null> {
+    const token = this.tokenOf(request);
+    if (token === null || !fromOwnPage(request, this.publicUrl)) return null;
+    const user = await this.sessions.userOf(token);
+    if (user === null) return null;
+    const header = request.headers[CSRF_HEADER];
+    if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(token, typeof header === 'string' ? header : undefined)) throw csrfFailed();
+    return user;
+  }
 }

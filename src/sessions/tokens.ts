@@ -7,8 +7,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomBase62, sha256Hex } from '../util/keys.js';
 
 export const newSessionToken = () => randomBase62(43);
-/** The secret of an invite link. */
-export const newInviteToken = () => randomBase62(32);
 export const tokenHash = (token: string) => sha256Hex(token);
 
 export const csrfTokenFor = (sessionToken: string) => createHash('sha256').update('sightline-csrf\0').update(sessionToken).digest('base64url');

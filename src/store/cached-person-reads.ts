@@ -5,7 +5,7 @@
  * are what they were before the entry was read, so a committed change is seen by the next
  * request, as without the cache.
  */
-import type { JsonObject } from '../ingest/types.js';
+import type { JsonObject } from '../kernel/json.js';
 import { distinctIdKey, personKey, type ChangeStamps } from './change-stamps.js';
 import { setNewest } from '../util/bounded-map.js';
 

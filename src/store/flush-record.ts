@@ -9,7 +9,9 @@
  * slices the properties out instead of parsing and re-serialising them, which was most of the
  * event store's decoding cost. JSON text holds no raw newline, so the newline ends the record.
  */
-import type { IngestChanges, StoredEvent } from './types.js';
+import type { EncodedFlush, IngestChanges, StoredEvent } from './types.js';
+
+export type { EncodedFlush };
 import { asBuffer } from '../util/bytes.js';
 
 const FORMAT = 2;
@@ -17,15 +19,6 @@ const FORMAT = 2;
 export interface FlushRecord {
   changes: IngestChanges;
   events: StoredEvent[];
-}
-
-/** A flush as the flush log and the event store take it. */
-export interface EncodedFlush {
-  seq: number;
-  /** How many events it holds. */
-  events: number;
-  /** The record, newline included (a Uint8Array once it crossed to a worker thread). */
-  bytes: Uint8Array;
 }
 
 type EventColumns = [

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Logger, LogLevel } from '../kernel/logger.js';
 import { ChangeStamps } from './change-stamps.js';
 import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';
@@ -11,12 +10,32 @@ export interface Stores {
   events: EventStore;
 }
 
-/** Opens the configured engines once (the ingest buffer then replays what either lacks). */
-/** `changeStamps`: shared with the threads that open the metadata store too (change-stamps.ts). */
-export async function openStores(config: Config, changeStamps = new ChangeStamps()): Promise<Stores> {
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const meta = SqliteMetaStore.open(config.dataDir, changeStamps);
-  const events = await ThreadedEventStore.open(config.dataDir, { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel });
+/** Where the metadata store lives. Plain data: flag threads receive it as it is. */
+export interface MetaStoreSettings {
+  dataDir: string;
+}
+
+export interface StoreSettings extends MetaStoreSettings {
+  duckdb: { memoryLimit: string; threads: number; queryTimeoutMs: number; logLevel: LogLevel };
+}
+
+/**
+ * The metadata store alone: for the CLI, and for flag threads, each with its own connection.
+ * `changeStamps`: shared with the other threads that open the store (change-stamps.ts).
+ * `create`: make the data folder if it is missing (a flag thread must not: its server made it).
+ */
+export function openMetaStore(settings: MetaStoreSettings, changeStamps = new ChangeStamps(), { create = true } = {}): MetaStore {
+  if (create) fs.mkdirSync(settings.dataDir, { recursive: true });
+  return SqliteMetaStore.open(settings.dataDir, changeStamps);
+}
+
+/**
+ * Opens both stores once (the ingest buffer then replays what either lacks). This is the only
+ * place that names an engine.
+ */
+export async function openStores(settings: StoreSettings, changeStamps = new ChangeStamps()): Promise<Stores> {
+  const meta = openMetaStore(settings, changeStamps);
+  const events = await ThreadedEventStore.open(settings.dataDir, settings.duckdb);
   return { meta, events };
 }
 

@@ -2,9 +2,8 @@
  * The two storage interfaces. Callers only see these; the engines behind them
  * (SQLite + DuckDB embedded today, PostgreSQL + ClickHouse later) are chosen once at start-up.
  */
-import type { EncodedFlush } from './flush-record.js';
-import type { FeatureFlag } from '../flags/types.js';
-import type { JsonObject } from '../ingest/types.js';
+import type { JsonObject } from '../kernel/json.js';
+import type { FeatureFlag } from '../flags/engine/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Tenancy: organizations, users, memberships, projects, personal API keys
@@ -114,7 +113,7 @@ export interface TenancyStore {
   setMembershipLevel(organizationId: string, userId: number, level: MembershipLevel): Promise<Membership | null>;
   removeMembership(organizationId: string, userId: number): Promise<boolean>;
   /** Replaces any pending invite for the same e-mail in that organization; `tokenHash` is the sha256 of its link's secret. */
-  createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number; tokenHash?: string }): Promise<OrganizationInvite>;
+  createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number; tokenHash: string }): Promise<OrganizationInvite>;
   listInvites(organizationId: string, page: Page): Promise<PageOf<OrganizationInvite>>;
   deleteInvite(organizationId: string, id: string): Promise<boolean>;
   /** The pending invite of an e-mail (at most one: a new invite replaces the old). */
@@ -425,7 +424,14 @@ export interface EventQuery {
   params: unknown[];
 }
 
-export type { EncodedFlush };
+/** A flush as the flush log and the event store take it. */
+export interface EncodedFlush {
+  seq: number;
+  /** How many events it holds. */
+  events: number;
+  /** The record, newline included (a Uint8Array once it crossed to a worker thread). */
+  bytes: Uint8Array;
+}
 
 /**
  * How far the event store got: every flush up to `seq`, and the first `events` events of the

@@ -4,8 +4,7 @@
  * Every other path answers as before, so API, capture and SDK routes are untouched.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../http/context.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../kernel/errors.js';
 import { loadAssets, type Asset } from './assets.js';
 import { setSecurityHeaders } from './security-headers.js';
 
@@ -30,7 +29,7 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheC
   return reply.send(asset.body);
 }
 
-export async function registerWebAppRoutes(app: FastifyInstance, _ctx: AppContext): Promise<void> {
+export async function registerWebAppRoutes(app: FastifyInstance): Promise<void> {
   const assets = loadAssets();
   const page = assets.get('/index.html');
 

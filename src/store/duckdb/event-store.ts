@@ -12,8 +12,7 @@ import { positionAfter, sliceEvents } from '../event-slice.js';
 import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
-import type { LogLevel } from '../../config.js';
-import { createLogger, type Logger } from '../../logger.js';
+import { createLogger, type Logger, type LogLevel } from '../../kernel/logger.js';
 import { afterIo } from '../../util/after-io.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';
@@ -183,7 +182,7 @@ export class DuckDbEventStore implements EventStore {
     private readonly options: DuckOptions,
   ) {
     this.log = createLogger(options.logLevel ?? 'silent');
-    this.pageBytes = readPageBytes(options);
+    this.pageBytes = readPageBytes(options.memoryLimit);
   }
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {

@@ -30,7 +30,7 @@ export class ThreadedEventStore implements EventStore {
   private closed = false;
 
   private constructor(data: EventStoreWorkerData) {
-    this.pageBytes = readPageBytes(data.options);
+    this.pageBytes = readPageBytes(data.options.memoryLimit);
     this.thread = new WorkerCalls(() => startWorker(import.meta.url, 'worker', { workerData: data }), 'event store');
   }
 

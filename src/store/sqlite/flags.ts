@@ -3,8 +3,8 @@
  * evaluation makes (stored person, groups, experience-continuity overrides). The hot-path
  * statements are prepared once.
  */
-import type { FlagFilters } from '../../flags/types.js';
-import type { JsonObject } from '../../ingest/types.js';
+import type { JsonObject } from '../../kernel/json.js';
+import type { FlagFilters } from '../../flags/engine/types.js';
 import type {
   FlagEvaluationInputs,
   FlagEvaluationRequest,

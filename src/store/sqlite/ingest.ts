@@ -1,5 +1,5 @@
+import type { JsonObject } from '../../kernel/json.js';
 import { v7 as uuidv7 } from 'uuid';
-import type { JsonObject } from '../../ingest/types.js';
 import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord, type UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';

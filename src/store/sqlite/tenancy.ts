@@ -207,7 +207,7 @@ export class SqliteTenancyStore implements TenancyStore {
     return this.db.prepare('DELETE FROM memberships WHERE organization_id = ? AND user_id = ?').run(organizationId, userId).changes > 0;
   }
 
-  async createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number; tokenHash?: string }): Promise<OrganizationInvite> {
+  async createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number; tokenHash: string }): Promise<OrganizationInvite> {
     const invite: OrganizationInvite = {
       id: uuidv7(),
       organization_id: input.organizationId,
@@ -220,7 +220,7 @@ export class SqliteTenancyStore implements TenancyStore {
       this.db.prepare('DELETE FROM organization_invites WHERE organization_id = ? AND target_email = ?').run(input.organizationId, input.email);
       this.db
         .prepare('INSERT INTO organization_invites (id, organization_id, target_email, level, created_by, created_at, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(invite.id, invite.organization_id, invite.target_email, invite.level, invite.created_by, invite.created_at, input.tokenHash ?? null);
+        .run(invite.id, invite.organization_id, invite.target_email, invite.level, invite.created_by, invite.created_at, input.tokenHash);
     })();
     return invite;
   }

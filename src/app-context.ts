@@ -1,0 +1,54 @@
+/**
+ * Everything the composition root builds once (app.ts). Only routes.ts reads it, to hand each
+ * route module the few parts it needs.
+ */
+import type { Capture } from './capture/service.js';
+import type { Config } from './config.js';
+import type { Definitions } from './definitions/service.js';
+import type { StatsCache } from './events/stats.js';
+import type { FlagService } from './flags/evaluation/index.js';
+import type { FlagManagement } from './flags/management/service.js';
+import type { FlagAnswerer } from './flags/remote/answerer.js';
+import type { GeoIp } from './geoip/geoip.js';
+import type { ApiKit } from './http/auth.js';
+import type { IngestBuffer } from './ingestion/buffer.js';
+import type { Logger } from './kernel/logger.js';
+import type { Metrics } from './kernel/metrics.js';
+import type { SessionService } from './sessions/service.js';
+import type { SessionAuth } from './sessions/session-auth.js';
+import type { Stores } from './store/index.js';
+import type { Memberships } from './tenancy/members/service.js';
+import type { Organizations } from './tenancy/organizations/service.js';
+import type { PersonalKeys } from './tenancy/personal-keys/service.js';
+import type { ProjectCache } from './tenancy/projects/project-cache.js';
+import type { Projects } from './tenancy/projects/service.js';
+
+export interface AppContext {
+  config: Config;
+  log: Logger;
+  stores: Stores;
+  buffer: IngestBuffer;
+  metrics: Metrics;
+  geoip: GeoIp | null;
+  /** Authentication and access scoping of /api/, and the base of its links. */
+  api: ApiKit;
+  capture: Capture;
+  /** Projects by token (cached) for capture and flags. */
+  projectCache: ProjectCache;
+  projects: Projects;
+  organizations: Organizations;
+  memberships: Memberships;
+  personalKeys: PersonalKeys;
+  definitions: Definitions;
+  /** Flags of every project (cached) for evaluation and local-evaluation definitions. */
+  flags: FlagService;
+  flagManagement: FlagManagement;
+  /** Answers /decide and /flags POSTs (on flag threads when configured). */
+  flagAnswers: FlagAnswerer;
+  /** The events list's counts per filter; forgotten whenever events are deleted. */
+  eventCounts: StatsCache;
+  /** The web app's sign-in: passwords, browser sessions, invite links. */
+  sessions: SessionService;
+  /** Reads a request's browser session (ApiAccess's second way in). */
+  sessionAuth: SessionAuth;
+}

@@ -1,0 +1,163 @@
+/**
+ * /api/projects/:project_id/events/ (https://posthog.com/docs/api/events; docs/api.md, "Stored
+ * events"): the stored events, newest first, with PostHog's filters, HogQL `select`/`where`, CSV
+ * export, one event by uuid, and the values of a property. Scope `query:read`, like PostHog's query
+ * endpoints.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { encodeCursor } from './cursor.js';
+import { eventsCsv, tableCsv } from './csv.js';
+import { readEventsQuery, readFormat, readPaging, text, type RawQuery } from './params.js';
+import { personLookup } from './persons.js';
+import { runner } from './run.js';
+import { csvExport, eventById, groupedPage, planRequest, walkPage } from './service.js';
+import type { TypeLookup } from './typed-compile.js';
+import { canonicalUuid } from '../util/uuid.js';
+import type { Cursor } from './types.js';
+import type { DefinitionStore, EventStore, IngestStore } from '../store/types.js';
+import { DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues } from './values.js';
+import type { ApiKit } from '../http/auth.js';
+import type { StatsCache } from './stats.js';
+import { notFound, validationError } from '../kernel/errors.js';
+import { envelope, integer, link } from '../http/pagination.js';
+import { params } from '../http/schemas.js';
+import { eventsQuerystring, eventSchema, listResponse, valuesQuerystring } from './schemas.js';
+import { apiRoute } from '../http/route.js';
+
+type ProjectParams = { project_id: string };
+
+export interface EventRouteDeps {
+  api: ApiKit;
+  /**
+   * The event store once it holds every event acknowledged so far: it follows capture by a few
+   * milliseconds (ingestion/event-store-feed.ts), so an event acknowledged before a request is
+   * in its answer.
+   */
+  queryableEvents(): Promise<EventStore>;
+  persons: Pick<IngestStore, 'personsOf'>;
+  definitions: Pick<DefinitionStore, 'propertyTypes'>;
+  /** The list's counts per filter. */
+  counts: StatsCache;
+}
+
+/** Aborted when the client goes away before its answer is sent: its queries are stopped then. */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
+async function sendCsv(reply: FastifyReply, body: AsyncIterable<string>, filename: string): Promise<FastifyReply> {
+  reply.header('content-type', 'text/csv; charset=utf-8');
+  reply.header('content-disposition', `attachment; filename="${filename}"`);
+  return reply.send(Readable.from(logFailure(body, reply), { objectMode: false }));
+}
+
+/** An export failing after its first rows is cut off (the status is sent): the log must say why. */
+async function* logFailure(body: AsyncIterable<string>, reply: FastifyReply): AsyncGenerator<string> {
+  try {
+    yield* body;
+  } catch (error) {
+    reply.log.error({ err: error }, 'CSV export failed after it had started; the response was cut off');
+    throw error;
+  }
+}
+
+export async function registerEventRoutes(app: FastifyInstance, deps: EventRouteDeps): Promise<void> {
+  const { api, queryableEvents } = deps;
+  const base = { scope: 'query', tag: 'events' };
+  const projectParams = params({ project_id: 'Project id, or @current' });
+  const persons = personLookup(deps.persons);
+  const typesOf =
+    (projectId: number): TypeLookup =>
+    (kind, names) =>
+      deps.definitions.propertyTypes(projectId, kind === 'event' ? 1 : 2, names);
+
+  apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, api, {
+    ...base,
+    method: 'GET',
+    url: '/api/projects/:project_id/events/',
+    summary:
+      'List events, newest first; or the rows of a HogQL `select`. `format=csv` (or Accept: text/csv) streams CSV. ' +
+      '`next`/`previous` carry a keyset `cursor`, so a walk never repeats or skips an event while new ones arrive.',
+    params: projectParams,
+    querystring: eventsQuerystring,
+    response: { 200: listResponse },
+    handler: async (request, principal, reply) => {
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      const format = readFormat(request.query, request.headers.accept);
+      const query = readEventsQuery(request.query, project.id, new Date());
+      const paging = readPaging(request.query, format);
+      const plan = await planRequest(query, typesOf(project.id));
+      if (format === 'csv') return sendCsv(reply, await csvExport(await queryableEvents(), plan, paging), 'events.csv');
+      const events = await queryableEvents();
+      const run = runner(events, plan.hogqlAttr, clientGone(reply));
+      if (plan.select?.grouped) {
+        const { columns, types, ...page } = await groupedPage(run, plan, paging.limit, paging.offset);
+        return { ...envelope(request, api, paging, page), columns, types };
+      }
+      const page = await walkPage(run, persons, plan, paging, deps.counts, events.pageBytes);
+      // A limit past the maximum was clamped: the links carry the limit used.
+      const limit: Record<string, number> = request.query.limit === undefined ? {} : { limit: paging.limit };
+      const at = (cursor: Cursor | null) => cursor && link(request, api, { cursor: encodeCursor(cursor), offset: null, ...limit });
+      const { count, next, previous, ...rest } = page;
+      return { count, next: at(next), previous: at(previous), ...rest };
+    },
+  });
+
+  // Static segment: registered next to `:id`, the router prefers it.
+  apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, api, {
+    ...base,
+    method: 'GET',
+    url: '/api/projects/:project_id/events/values/',
+    summary: 'Distinct values of an event property (last 7 days, or all time when those have none), most frequent first',
+    params: projectParams,
+    querystring: valuesQuerystring,
+    response: { 200: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } },
+    handler: async (request, principal, reply) => {
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      const format = readFormat(request.query, request.headers.accept);
+      const key = text(request.query, 'key');
+      if (key === null) throw validationError('You must provide a key.', 'key', 'required');
+      const values = await propertyValues(runner(await queryableEvents(), null, clientGone(reply)), {
+        projectId: project.id,
+        key,
+        eventNames: eventNames(request.query.event_name),
+        value: text(request.query, 'value'),
+        limit: integer(request.query.limit, 'limit', 1, MAX_VALUES_LIMIT, DEFAULT_VALUES_LIMIT),
+        now: new Date(),
+      });
+      if (format === 'csv') return sendCsv(reply, tableCsv(['name'], [values.map((value) => [value.name])]), 'values.csv');
+      return values;
+    },
+  });
+
+  apiRoute<{ Params: ProjectParams & { id: string }; Querystring: RawQuery }>(app, api, {
+    ...base,
+    method: 'GET',
+    url: '/api/projects/:project_id/events/:id/',
+    summary: 'Retrieve one event by its uuid, with its current person',
+    params: params({ project_id: 'Project id, or @current', id: 'Event uuid' }),
+    querystring: { type: 'object', properties: { format: { type: 'string', enum: ['json', 'csv'] } } },
+    response: { 200: eventSchema },
+    handler: async (request, principal, reply) => {
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      const format = readFormat(request.query, request.headers.accept);
+      const uuid = canonicalUuid(request.params.id);
+      if (!uuid) throw validationError('Invalid UUID', null, 'invalid');
+      const found = await eventById(runner(await queryableEvents(), null, clientGone(reply)), persons, project.id, uuid);
+      if (!found) throw notFound(`No events exist for event UUID ${uuid}`);
+      if (format === 'csv') return sendCsv(reply, eventsCsv([[found.row]]), 'event.csv');
+      return found.event;
+    },
+  });
+}
+
+/** `event_name` may repeat; the schema has already made it a list of strings. */
+function eventNames(raw: unknown): string[] {
+  const names = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return names.filter((name): name is string => typeof name === 'string' && name !== '');
+}

@@ -1,0 +1,71 @@
+/**
+ * The flags of each project, kept in memory for a few seconds: /decide and /flags read them on
+ * every request. Management writes invalidate a project at once; the time limit only bounds
+ * staleness when something else (another node, the CLI) changes the store.
+ */
+import { compileFlags, type CompiledFlag, type CompiledFlags } from '../engine/index.js';
+import type { FlagStore, StoredFlag } from '../../store/types.js';
+
+export interface ProjectFlags {
+  /** Every non-deleted flag, active or not (dependencies may point at inactive ones). */
+  all: StoredFlag[];
+  /** The flags /decide and /flags evaluate. */
+  active: StoredFlag[];
+  byKey: Map<string, StoredFlag>;
+  /** Active flags with `ensure_experience_continuity`. */
+  continuityKeys: string[];
+  /** `all`, compiled for evaluation once per load rather than once per request. */
+  compiled: CompiledFlags;
+  /** `active`, compiled (what a request without `flag_keys_to_evaluate` evaluates). */
+  activeCompiled: CompiledFlag[];
+}
+
+const TTL_MS = 3_000;
+const MAX_PROJECTS = 10_000;
+
+function projectFlags(all: StoredFlag[]): ProjectFlags {
+  const active = all.filter((flag) => flag.active);
+  const compiled = compileFlags(all);
+  return {
+    all,
+    active,
+    byKey: new Map(all.map((flag) => [flag.key, flag])),
+    continuityKeys: active.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key),
+    compiled,
+    activeCompiled: compiled.flags.filter((flag) => flag.source.active),
+  };
+}
+
+export class FlagCache {
+  private readonly entries = new Map<number, { flags: Promise<ProjectFlags>; expires: number }>();
+  private readonly listeners: ((projectId: number) => void)[] = [];
+
+  constructor(
+    private readonly store: FlagStore,
+    private readonly ttlMs = TTL_MS,
+  ) {}
+
+  get(projectId: number): Promise<ProjectFlags> {
+    const now = Date.now();
+    const hit = this.entries.get(projectId);
+    if (hit && hit.expires > now) return hit.flags;
+    // Concurrent requests share one load; a failed load is not remembered.
+    const flags = this.store.list(projectId).then(projectFlags);
+    flags.catch(() => {
+      if (this.entries.get(projectId)?.flags === flags) this.entries.delete(projectId);
+    });
+    if (this.entries.size >= MAX_PROJECTS) this.entries.clear();
+    this.entries.set(projectId, { flags, expires: now + this.ttlMs });
+    return flags;
+  }
+
+  invalidate(projectId: number): void {
+    this.entries.delete(projectId);
+    for (const listener of this.listeners) listener(projectId);
+  }
+
+  /** Caches elsewhere (flag threads) that must forget a project whenever this one does. */
+  onInvalidate(listener: (projectId: number) => void): void {
+    this.listeners.push(listener);
+  }
+}

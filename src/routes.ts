@@ -1,0 +1,71 @@
+/**
+ * Every route module, registered in this order by app.ts, each given only the parts of the
+ * application it uses. Add a module here, nowhere else.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from './app-context.js';
+import { registerCaptureRoutes } from './capture/routes.js';
+import { registerEventDefinitionRoutes } from './definitions/event-definitions.js';
+import { registerPropertyDefinitionRoutes } from './definitions/property-definitions.js';
+import { registerEventRoutes } from './events/routes.js';
+import { registerFeatureFlagRoutes } from './flags/management/routes.js';
+import { registerRemoteConfigRoutes } from './flags/remote/config-routes.js';
+import { registerDecideRoutes } from './flags/remote/decide.js';
+import { registerFlagsRoutes } from './flags/remote/flags.js';
+import { registerFlagDefinitionRoutes } from './flags/remote/local-evaluation.js';
+import { registerHealthRoutes } from './health/routes.js';
+import { registerMethodNotAllowed } from './http/method-not-allowed.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerApiRateLimit } from './http/rate-limit.js';
+import { registerInviteRoutes } from './tenancy/members/invite-routes.js';
+import { registerMemberRoutes } from './tenancy/members/routes.js';
+import { registerOrganizationRoutes } from './tenancy/organizations/routes.js';
+import { registerPersonalKeyRoutes } from './tenancy/personal-keys/routes.js';
+import { registerProjectRoutes } from './tenancy/projects/routes.js';
+import { registerSessionRoutes } from './sessions/routes.js';
+import { registerWebAppRoutes } from './webapp/routes.js';
+
+/** The event store may trail capture; reads wait this long for it, then answer from what it has. */
+const QUERYABLE_WAIT_MS = 10_000;
+
+export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { api, config } = ctx;
+  // These three must come first: they observe every route added after them.
+  await registerOpenApi(app);
+  await registerMethodNotAllowed(app);
+  await registerApiRateLimit(app, config.apiRateLimitPerMinute, (request) => api.access.credentialOf(request));
+
+  await registerHealthRoutes(app, { ingestion: ctx.buffer, stores: ctx.stores, metrics: ctx.metrics });
+  await registerCaptureRoutes(app, { capture: ctx.capture, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
+  await registerPersonalKeyRoutes(app, { api, keys: ctx.personalKeys });
+  await registerProjectRoutes(app, { api, projects: ctx.projects });
+  await registerOrganizationRoutes(app, { api, organizations: ctx.organizations });
+  await registerMemberRoutes(app, { api, memberships: ctx.memberships });
+  await registerInviteRoutes(app, { api, memberships: ctx.memberships });
+  await registerPropertyDefinitionRoutes(app, { api, definitions: ctx.definitions });
+  await registerEventDefinitionRoutes(app, { api, definitions: ctx.definitions });
+  await registerEventRoutes(app, {
+    api,
+    queryableEvents: async () => {
+      await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+      return ctx.stores.events;
+    },
+    persons: ctx.stores.meta.ingest,
+    definitions: ctx.stores.meta.definitions,
+    counts: ctx.eventCounts,
+  });
+  await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
+  const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
+  await registerDecideRoutes(app, remote);
+  await registerFlagsRoutes(app, remote);
+  await registerFlagDefinitionRoutes(app, {
+    api,
+    flags: ctx.flags,
+    projects: ctx.projectCache,
+    tenancy: ctx.stores.meta.tenancy,
+    groupTypes: ctx.stores.meta.flags,
+  });
+  await registerRemoteConfigRoutes(app, { flags: ctx.flags, projects: ctx.projectCache });
+  await registerSessionRoutes(app, { api, sessions: ctx.sessions, sessionAuth: ctx.sessionAuth });
+  await registerWebAppRoutes(app);
+}

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server.stop();
+});
+
+test('GET /_health answers 200 once the service accepts traffic', async () => {
+  const response = await fetch(`${server.url}/_health`);
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), { status: 'ok', ingestion: 'ok', event_store_writes: 'ok', event_store_lag_events: 0 });
+});
+
+test('GET /_ready reports both stores reachable', async () => {
+  const response = await fetch(`${server.url}/_ready`);
+  assert.equal(response.status, 200);
+  const body = (await response.json()) as Record<string, string>;
+  assert.equal(body.meta_store, 'ok');
+  assert.equal(body.event_store, 'ok');
+});
+
+test('GET /metrics exposes Prometheus text with ingestion metrics', async () => {
+  const response = await fetch(`${server.url}/metrics`);
+  assert.equal(response.status, 200);
+  const text = await response.text();
+  assert.match(text, /sightline_events_ingested_total/);
+  assert.match(text, /sightline_store_size_bytes\{store="events"\}/);
+});
+
+test('SIGTERM exits 0', async () => {
+  const other = await startServer();
+  assert.equal(await other.stop(), 0);
+});
