@@ -1,5 +1,5 @@
 /**
- * What the members page offers, by the API's own rules (src/http/api/member-rules.ts): the API
+ * What the members page offers, by the API's own rules (src/tenancy/members/rules.ts): the API
  * decides, these only hide what it would refuse.
  */
 import { ADMIN, OWNER, type Level } from '../../api/types';
