@@ -15,6 +15,8 @@ import type { Drain } from './http/drain.js';
 import type { IngestBuffer } from './ingestion/buffer.js';
 import type { Logger } from './kernel/logger.js';
 import type { Metrics } from './kernel/metrics.js';
+import type { SessionService } from './sessions/service.js';
+import type { SessionAuth } from './sessions/session-auth.js';
 import type { Stores } from './store/index.js';
 import type { Memberships } from './tenancy/members/service.js';
 import type { Organizations } from './tenancy/organizations/service.js';
@@ -48,4 +50,8 @@ export interface AppContext {
   eventCounts: StatsCache;
   /** The shutdown's drain window (readiness and `Connection: close` while it lasts). */
   drain: Drain;
+  /** The web app's sign-in: passwords, browser sessions, invite links. */
+  sessions: SessionService;
+  /** Reads a request's browser session (ApiAccess's second way in). */
+  sessionAuth: SessionAuth;
 }

@@ -28,12 +28,15 @@ import { Organizations } from './tenancy/organizations/service.js';
 import { PersonalKeys } from './tenancy/personal-keys/service.js';
 import { Projects } from './tenancy/projects/service.js';
 import { StatsCache } from './events/stats.js';
+import { setOwnerPassword } from './sessions/owner.js';
+import { SessionService } from './sessions/service.js';
+import { SessionAuth } from './sessions/session-auth.js';
 
-/** Events per event-store transaction, at most: two DuckDB row groups. */
 // The shutdown's drain window ends once no request came for this long, or after this long
 // (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
 const DRAIN_QUIET_MS = 150;
 const DRAIN_MAX_MS = 2_000;
+/** Events per event-store transaction, at most: two DuckDB row groups. */
 const FEED_EVENTS_PER_WRITE = 16_384;
 /** How long acknowledged events may wait for a whole row group before they are written anyway. */
 const FEED_MAX_DELAY_MS = 5_000;
@@ -55,8 +58,10 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
+    email: config.ownerEmail,
   });
   if (created) {
+    const { generated } = await setOwnerPassword(stores.meta.accounts, created.user, config.ownerPassword);
     // Printed once, to the console only: the log stream never carries key material.
     process.stdout.write(
       [
@@ -66,7 +71,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
         `  project id:        ${created.project.id}`,
         `  project API key:   ${created.projectApiKey}   (for SDKs: posthog.init('<this key>', …))`,
         `  personal API key:  ${created.personalApiKey}   (for /api/: Authorization: Bearer <this key>)`,
-        '  Store the personal API key now: it is kept only as a hash and cannot be shown again.',
+        `  sign in as:        ${created.user.email}   (web app, at this server's address)`,
+        `  password:          ${generated ?? '(the one in SIGHTLINE_OWNER_PASSWORD)'}`,
+        '  Store the personal API key and the password now: they are kept only as hashes and cannot be shown again.',
         '',
       ].join('\n') + '\n',
     );
@@ -94,7 +101,10 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const flags = new FlagService(stores.meta.flags, log);
   const flagAnswers = answererOf(config, { projects: projectCache, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
   const eventCounts = new StatsCache();
-  const access = new ApiAccess(tenancy);
+  const sessions = new SessionService({ accounts: stores.meta.accounts, tenancy });
+  const publicUrl = config.publicUrl ?? null;
+  const sessionAuth = new SessionAuth(sessions, publicUrl);
+  const access = new ApiAccess(tenancy, sessionAuth);
   const capture = new Capture({
     settings: { decodedLimitBytes: config.decodedLimitBytes, maxEventBytes: config.maxEventBytes, dropBotEvents: config.dropBotEvents },
     projects: projectCache,
@@ -110,7 +120,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     buffer,
     metrics,
     geoip,
-    api: { access, publicUrl: config.publicUrl ?? null },
+    api: { access, publicUrl },
     capture,
     projectCache,
     projects: new Projects(tenancy, () => projectCache.invalidate()),
@@ -123,6 +133,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     flagAnswers,
     eventCounts,
     drain: new Drain(),
+    sessions,
+    sessionAuth,
   };
   const app = createServer(config, log, metrics, ctx.drain);
   await registerRoutes(app, ctx);

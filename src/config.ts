@@ -5,6 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { LogLevel } from './kernel/logger.js';
+import { passwordProblem } from './sessions/passwords.js';
 
 export interface Config {
   host: string;
@@ -29,6 +30,9 @@ export interface Config {
   /** Keys forced at bootstrap (deployments and tests rely on these). */
   bootstrapProjectApiKey: string | undefined;
   bootstrapPersonalApiKey: string | undefined;
+  /** The first owner's e-mail and password (a password is generated and printed once when unset). */
+  ownerEmail: string;
+  ownerPassword: string | undefined;
   geoipEnabled: boolean;
   /** Drop events whose properties say they come from a bot (`$browser_type`, user-agent properties). */
   dropBotEvents: boolean;
@@ -98,6 +102,15 @@ function memorySize(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
+/** Checked at every start, so that a refused password never leaves the first owner without one. */
+function ownerPassword(env: Env): string | undefined {
+  // Not trimmed: spaces may belong to a passphrase.
+  const value = env.SIGHTLINE_OWNER_PASSWORD || undefined;
+  const problem = value === undefined ? null : passwordProblem(value);
+  if (problem) throw new ConfigError(`SIGHTLINE_OWNER_PASSWORD: ${problem}`);
+  return value;
+}
+
 const MB = 1024 * 1024;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -118,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
     bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,
+    ownerEmail: env.SIGHTLINE_OWNER_EMAIL?.trim() || 'admin@sightline.local',
+    ownerPassword: ownerPassword(env),
     geoipEnabled: bool(env, 'SIGHTLINE_GEOIP', true),
     dropBotEvents: bool(env, 'SIGHTLINE_DROP_BOT_EVENTS', false),
     flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),

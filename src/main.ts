@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-/** Command line: `serve` (default), `init`, `users add`. */
+/** Command line: `serve` (default), `init`, `users add`, `users set-password`. */
 import { Command, InvalidArgumentError } from 'commander';
 import { startApp } from './app.js';
 import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
+import { setPasswordFromInput } from './sessions/cli.js';
 import { openMetaStore } from './store/index.js';
 import { DataDirError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
@@ -101,9 +102,9 @@ program
     process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k}: ${v}`).join('\n')}\n`);
   });
 
-program
-  .command('users')
-  .description('manage users')
+const users = program.command('users').description('manage users');
+
+users
   .command('add')
   .description('add a user to an organization and print a new personal API key')
   .requiredOption('--org <id>', 'organization id')
@@ -116,6 +117,23 @@ program
       const { user, personalApiKey } = await addUserToOrganization(meta, { organizationId: options.org, email: options.email, level: options.level });
       const result = { user_uuid: user.uuid, email: user.email, level: options.level, personal_api_key: personalApiKey };
       process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k}: ${v}`).join('\n')}\n`);
+    } catch (error) {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    } finally {
+      await meta.close();
+    }
+  });
+
+users
+  .command('set-password')
+  .description("set a user's web app password, read from standard input (e.g. printf '%s' \"$PASSWORD\" | sightline users set-password --email …); ends their sessions")
+  .requiredOption('--email <email>', 'e-mail of the user')
+  .action(async (options: { email: string }) => {
+    if (process.stdin.isTTY) process.stderr.write('Type the new password, then Enter and Ctrl-D (it is shown as you type):\n');
+    const meta = openMeta(config());
+    try {
+      process.stdout.write(`${await setPasswordFromInput(meta, options.email, process.stdin)}\n`);
     } catch (error) {
       process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;

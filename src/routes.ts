@@ -22,6 +22,8 @@ import { registerMemberRoutes } from './tenancy/members/routes.js';
 import { registerOrganizationRoutes } from './tenancy/organizations/routes.js';
 import { registerPersonalKeyRoutes } from './tenancy/personal-keys/routes.js';
 import { registerProjectRoutes } from './tenancy/projects/routes.js';
+import { registerSessionRoutes } from './sessions/routes.js';
+import { registerWebAppRoutes } from './webapp/routes.js';
 
 /** The event store may trail capture; reads wait this long for it, then answer from what it has. */
 const QUERYABLE_WAIT_MS = 10_000;
@@ -31,7 +33,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   // These three must come first: they observe every route added after them.
   await registerOpenApi(app);
   await registerMethodNotAllowed(app);
-  await registerApiRateLimit(app, config.apiRateLimitPerMinute);
+  await registerApiRateLimit(app, config.apiRateLimitPerMinute, (request) => api.access.credentialOf(request));
 
   await registerHealthRoutes(app, { drain: ctx.drain, ingestion: ctx.buffer, stores: ctx.stores, metrics: ctx.metrics });
   await registerCaptureRoutes(app, { capture: ctx.capture, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
@@ -64,4 +66,6 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     groupTypes: ctx.stores.meta.flags,
   });
   await registerRemoteConfigRoutes(app, { flags: ctx.flags, projects: ctx.projectCache });
+  await registerSessionRoutes(app, { api, sessions: ctx.sessions, sessionAuth: ctx.sessionAuth });
+  await registerWebAppRoutes(app);
 }

@@ -1,7 +1,8 @@
 /**
- * Personal-API-key authentication and access scoping for every /api/ route. Keys are looked up
- * by their sha256; a key sees only the organizations its user belongs to, and anything else is
- * reported as 404 so that other organizations' objects cannot even be probed.
+ * Authentication and access scoping for every /api/ route: a personal API key, or else the web
+ * app's browser session, leads to a user. Keys are looked up by their sha256; a user sees only
+ * the organizations they belong to, and anything else is reported as 404 so that other
+ * organizations' objects cannot even be probed.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Membership, Organization, PersonalApiKey, Project, TenancyStore, User } from '../store/types.js';
@@ -11,7 +12,21 @@ import { invalidPersonalKey, notFound, permissionDenied } from '../kernel/errors
 
 export interface Principal {
   user: User;
-  key: PersonalApiKey;
+  /** Null when signed in with a browser session, which may do whatever its user may. */
+  key: PersonalApiKey | null;
+}
+
+export type KeyPrincipal = Principal & { key: PersonalApiKey };
+
+/**
+ * The second way in: a browser session (src/sessions/ implements it). Asked only when a
+ * request presents no personal API key.
+ */
+export interface SessionAuthenticator {
+  /** The session token a request carries, or null. */
+  tokenOf(request: FastifyRequest): string | null;
+  /** The signed-in user, or null without a usable session; throws when a change lacks its CSRF token. */
+  userOf(request: FastifyRequest): Promise<User | null>;
 }
 
 export type ScopeAction = 'read' | 'write';
@@ -32,17 +47,30 @@ export class ApiAccess {
   /** When each key's last use was recorded (ms). */
   private readonly touched = new Map<string, number>();
 
-  constructor(private readonly tenancy: TenancyStore) {}
+  constructor(
+    private readonly tenancy: TenancyStore,
+    private readonly sessions: SessionAuthenticator | null = null,
+  ) {}
+
+  /** What a request authenticates with, key or session token (the rate limit counts requests under it). */
+  credentialOf(request: FastifyRequest): string | null {
+    return presentedKey(request) ?? this.sessions?.tokenOf(request) ?? null;
+  }
 
   /** The user and key a personal API key value belongs to, or null. */
-  async personalKeyOwner(value: string | null): Promise<Principal | null> {
+  async personalKeyOwner(value: string | null): Promise<KeyPrincipal | null> {
     // Project keys (phc_) are never accepted, even if someone stored one as a personal key.
     if (!value || !hasPersonalKeyShape(value)) return null;
     return this.tenancy.findPersonalApiKeyByHash(sha256Hex(value));
   }
 
   async authenticate(request: FastifyRequest): Promise<Principal> {
-    const found = await this.personalKeyOwner(presentedKey(request));
+    const value = presentedKey(request);
+    if (value === null && this.sessions) {
+      const user = await this.sessions.userOf(request);
+      if (user) return { user, key: null };
+    }
+    const found = await this.personalKeyOwner(value);
     if (!found) throw invalidPersonalKey();
     // Record last use at most once a minute per key: a write per request would be wasteful.
     const now = Date.now();
@@ -97,5 +125,5 @@ export function hasScope(scopes: string[] | null, object: string, action: ScopeA
 }
 
 export function requireScope(principal: Principal, object: string, action: ScopeAction): void {
-  if (!hasScope(principal.key.scopes, object, action)) throw permissionDenied(`API key missing required scope '${object}:${action}'`);
+  if (!hasScope(principal.key?.scopes ?? null, object, action)) throw permissionDenied(`API key missing required scope '${object}:${action}'`);
 }

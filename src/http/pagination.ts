@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Page, PageOf } from '../store/types.js';
 import type { ApiKit } from './auth.js';
 import { validationError } from '../kernel/errors.js';
+import { publicBase } from './public-url.js';
 import type { JsonSchema } from './schemas.js';
 
 export const DEFAULT_LIMIT = 100;
@@ -58,29 +59,11 @@ export const slicePage = <T>(items: T[], page: Page): PageOf<T> => ({
   results: items.slice(page.offset, page.offset + page.limit),
 });
 
-// A host name, IPv4 address or bracketed IPv6 address, with an optional port: nothing that could
-// add a path, query, credentials or another scheme to a link.
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-/**
- * The base of absolute links: `SIGHTLINE_PUBLIC_URL`, else the request's protocol and `Host`
- * (as DRF builds them). A `Host` that is not a plain host[:port] is refused with 400, as
- * Django refuses it, rather than copied into links.
- */
-function linkBase(request: FastifyRequest, api: ApiKit): string {
-  if (api.publicUrl) return api.publicUrl;
-  const host = request.host;
-  if (typeof host !== 'string' || !HOST.test(host)) {
-    throw validationError('The Host header is not a valid host name, so links cannot be built. Send a valid Host or set SIGHTLINE_PUBLIC_URL.', null);
-  }
-  return `${request.protocol}://${host}`;
-}
-
 // Query parameters never copied into links: a key given in the query must not travel on.
 const SECRET_PARAMETERS = ['personal_api_key'];
 
 export function link(request: FastifyRequest, api: ApiKit, set: Record<string, string | number | null>): string {
-  const base = linkBase(request, api);
+  const base = publicBase(request, api.publicUrl);
   const [path, query = ''] = request.url.split('?', 2);
   const params = new URLSearchParams(query);
   for (const name of SECRET_PARAMETERS) params.delete(name);

@@ -1,12 +1,11 @@
 /**
- * Request budget per personal API key on /api/ (PostHog's burst rate, `posthog/rate_limit.py` in
- * github.com/PostHog/posthog; docs/api.md, "Rate limit"): a fixed one-minute window per key,
- * counted under the key's sha256 so the key itself is never held. Requests without a key are not
- * counted; they fail authentication anyway.
+ * Request budget per personal API key (or browser session) on /api/ (PostHog's burst rate,
+ * `posthog/rate_limit.py` in github.com/PostHog/posthog; docs/api.md, "Rate limit"): a fixed
+ * one-minute window per credential, counted under its sha256 so the credential itself is never
+ * held. Requests without one are not counted; they fail authentication anyway.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sha256Hex } from '../util/keys.js';
-import { presentedKey } from './auth.js';
 import { ApiError } from '../kernel/errors.js';
 
 const WINDOW_MS = 60_000;
@@ -18,17 +17,24 @@ export const throttled = (seconds: number) =>
     'retry-after': String(seconds),
   });
 
-/** `limit`: requests per key and minute; 0 turns the limit off. */
-export async function registerApiRateLimit(app: FastifyInstance, limit: number): Promise<void> {
+/**
+ * `limit`: requests per credential and minute; 0 turns the limit off. `credentialOf` names what
+ * a request is counted under (ApiAccess.credentialOf: the key, else the session token).
+ */
+export async function registerApiRateLimit(
+  app: FastifyInstance,
+  limit: number,
+  credentialOf: (request: FastifyRequest) => string | null,
+): Promise<void> {
   if (limit === 0) return;
   const windows = new Map<string, { start: number; count: number }>();
 
   // A callback hook: it runs on every request, and an async one costs a promise each time.
   app.addHook('onRequest', (request, _reply, done) => {
     if (!request.url.startsWith('/api/')) return done();
-    const key = presentedKey(request);
-    if (!key) return done();
-    const id = sha256Hex(key);
+    const credential = credentialOf(request);
+    if (!credential) return done();
+    const id = sha256Hex(credential);
     const now = Date.now();
     let window = windows.get(id);
     if (!window || now - window.start >= WINDOW_MS) {

@@ -1,7 +1,8 @@
 /**
- * How every /api/ route is declared: the personal key is checked (and its scope for the
- * route's object) before anything the request carries is validated, the body's JSON types are
- * enforced, and the schemas double as the OpenAPI description.
+ * How every /api/ route is declared: the caller is authenticated (personal key or browser
+ * session, and a key's scope for the route's object checked) before anything the request
+ * carries is validated, the body's JSON types are enforced, and the schemas double as the
+ * OpenAPI description.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import { requireScope, type ApiKit, type Principal } from './auth.js';

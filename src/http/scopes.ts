@@ -1,7 +1,7 @@
 /**
  * Scopes a personal API key may carry, as PostHog's (`posthog/scopes.py` in
  * github.com/PostHog/posthog): `*` or `<object>:<read|write>`.
- * `personal_api_key` is ours: with no session login, keys are managed with keys.
+ * `personal_api_key` is ours: keys can manage keys, not only a browser session.
  */
 import { hasScope } from './auth.js';
 import { permissionDenied, validationError } from '../kernel/errors.js';

@@ -33,10 +33,16 @@ export type ErrorCode =
   | 'missing_distinct_id'
   | 'invalid_url'
   | 'bad_request'
+  // 400, the web app's sign-in and invite links
+  | 'invalid_credentials'
+  | 'password_invalid'
+  | 'password_not_set'
+  | 'invite_expired'
   // 401, 403
   | 'invalid_api_key'
   | 'invalid_personal_api_key'
   | 'permission_denied'
+  | 'csrf_failed'
   // 404, 405, 408, 413, 414, 415, 429, 431, 499
   | 'not_found'
   | 'method_not_allowed'

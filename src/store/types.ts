@@ -113,13 +113,48 @@ export interface TenancyStore {
   listMembers(organizationId: string, page: Page): Promise<PageOf<{ membership: Membership; user: User }>>;
   setMembershipLevel(organizationId: string, userId: number, level: MembershipLevel): Promise<Membership | null>;
   removeMembership(organizationId: string, userId: number): Promise<boolean>;
-  /** Replaces any pending invite for the same e-mail in that organization. */
-  createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number }): Promise<OrganizationInvite>;
+  /** Replaces any pending invite for the same e-mail in that organization; `tokenHash` is the sha256 of its link's secret. */
+  createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number; tokenHash: string }): Promise<OrganizationInvite>;
   listInvites(organizationId: string, page: Page): Promise<PageOf<OrganizationInvite>>;
   deleteInvite(organizationId: string, id: string): Promise<boolean>;
   /** The pending invite of an e-mail (at most one: a new invite replaces the old). */
   findInvite(organizationId: string, email: string): Promise<OrganizationInvite | null>;
   updateProject(id: number, patch: { name?: string; timezone?: string; anonymize_ips?: boolean }): Promise<Project | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accounts: passwords, browser sessions and invite links (values are only ever stored hashed)
+// ---------------------------------------------------------------------------------------------
+
+export interface BrowserSession {
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+}
+
+/** Who takes up an invite: a user who already exists (and proved it), or a new one. */
+export type InviteJoiner = { userId: number } | { firstName: string; passwordHash: string };
+
+export interface AccountStore {
+  /** The stored password hash, or null when the user has none (signs in only with keys). */
+  passwordHashOf(userId: number): Promise<string | null>;
+  setPasswordHash(userId: number, hash: string): Promise<void>;
+  updateProfile(userId: number, patch: { first_name?: string; last_name?: string }): Promise<User | null>;
+  createSession(input: { userId: number; tokenHash: string; expiresAt: string }): Promise<BrowserSession>;
+  /** A session not expired at `now`, with its user. */
+  findSession(tokenHash: string, now: string): Promise<{ session: BrowserSession; user: User } | null>;
+  deleteSession(tokenHash: string): Promise<void>;
+  /** Signs a user out everywhere, except the session `keepTokenHash` if given. */
+  deleteSessionsOfUser(userId: number, keepTokenHash?: string): Promise<void>;
+  deleteExpiredSessions(now: string): Promise<number>;
+  /** The pending invite whose link secret hashes to `tokenHash`, with its organization. */
+  findInviteByToken(tokenHash: string): Promise<{ invite: OrganizationInvite; organization: Organization } | null>;
+  /**
+   * Takes the invite once, atomically: removes it, creates the user when new, and makes the
+   * user a member at the invite's level (an existing membership is kept). Null when the invite
+   * is gone (used or cancelled meanwhile).
+   */
+  redeemInvite(tokenHash: string, joiner: InviteJoiner): Promise<{ user: User; membership: Membership; organization: Organization } | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -362,6 +397,7 @@ export interface MetaStore {
   readonly ingest: IngestStore;
   readonly definitions: DefinitionStore;
   readonly flags: FlagStore;
+  readonly accounts: AccountStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

@@ -17,6 +17,8 @@ export class FakeTenancyStore implements TenancyStore {
   readonly projects: Project[] = [];
   readonly keys: { key: PersonalApiKey; hash: string }[] = [];
   readonly invites: OrganizationInvite[] = [];
+  /** The token hash of each invite's link, by invite id (never part of the invite itself). */
+  readonly inviteTokenHashes = new Map<string, string>();
 
   async createOrganization(name: string) {
     const organization = { id: randomUUID(), name, created_at: now() };
@@ -115,11 +117,12 @@ export class FakeTenancyStore implements TenancyStore {
     this.memberships.splice(index, 1);
     return true;
   }
-  async createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number }) {
+  async createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number; tokenHash: string }) {
     const existing = this.invites.findIndex((i) => i.organization_id === input.organizationId && i.target_email === input.email);
     if (existing >= 0) this.invites.splice(existing, 1);
     const invite: OrganizationInvite = { id: randomUUID(), organization_id: input.organizationId, target_email: input.email, level: input.level, created_by: input.createdBy, created_at: now() };
     this.invites.push(invite);
+    this.inviteTokenHashes.set(invite.id, input.tokenHash);
     return invite;
   }
   async listInvites(organizationId: string, p: Page) {

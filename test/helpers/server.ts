@@ -90,7 +90,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => {
+      // A server left running would keep the test file's process alive after its failure.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in time:\n${output}`));
+    }, options.timeoutMs ?? 30_000);
     const check = () => {
       const match = /"address":"(http:\/\/[^"]+)".*accepting traffic/.exec(output);
       if (match) {

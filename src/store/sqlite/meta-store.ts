@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { MetaStore } from '../types.js';
 import { ChangeStamps } from '../change-stamps.js';
 import { openSqlite, type Sqlite } from './database.js';
+import { SqliteAccountStore } from './accounts.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
 import { SqliteIngestStore } from './ingest.js';
@@ -14,6 +15,7 @@ export class SqliteMetaStore implements MetaStore {
   readonly ingest: SqliteIngestStore;
   readonly definitions: SqliteDefinitionStore;
   readonly flags: SqliteFlagStore;
+  readonly accounts: SqliteAccountStore;
 
   private constructor(
     readonly db: Sqlite,
@@ -25,6 +27,7 @@ export class SqliteMetaStore implements MetaStore {
     this.ingest = new SqliteIngestStore(db, stamps);
     this.definitions = new SqliteDefinitionStore(db);
     this.flags = new SqliteFlagStore(db, stamps);
+    this.accounts = new SqliteAccountStore(db, this.tenancy);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {

@@ -171,4 +171,21 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'passwords, browser sessions, invite links',
+    sql: `
+      ALTER TABLE users ADD COLUMN password_hash TEXT;
+      -- Only the sha256 of a session token is kept: a copy of this file signs nobody in.
+      CREATE TABLE sessions (
+        token_hash TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX sessions_user ON sessions(user_id);
+      ALTER TABLE organization_invites ADD COLUMN token_hash TEXT;
+      CREATE UNIQUE INDEX organization_invites_token ON organization_invites(token_hash) WHERE token_hash IS NOT NULL;
+    `,
+  },
 ];

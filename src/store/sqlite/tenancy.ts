@@ -49,8 +49,24 @@ export const keyFromRow = (row: Row): PersonalApiKey => ({
   last_used_at: (row.last_used_at as string | null) ?? null,
 });
 
+/** An invite as the API shows it (never its link's token hash). */
+export const INVITE_COLUMNS = 'id, organization_id, target_email, level, created_by, created_at';
+
 export class SqliteTenancyStore implements TenancyStore {
   constructor(private readonly db: Sqlite) {}
+
+  /** A new user's uuid and distinct id. */
+  static newUserIds(): [string, string] {
+    return [uuidv7(), randomUUID()];
+  }
+
+  static insertMembership(db: Sqlite, organizationId: string, userId: number, level: MembershipLevel): Membership {
+    const now = new Date().toISOString();
+    const membership: Membership = { id: uuidv7(), organization_id: organizationId, user_id: userId, level, joined_at: now, updated_at: now };
+    db.prepare('INSERT INTO memberships (id, organization_id, user_id, level, joined_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(membership.id, organizationId, userId, level, now, now);
+    return membership;
+  }
 
   async createOrganization(name: string): Promise<Organization> {
     const org = { id: uuidv7(), name, created_at: new Date().toISOString() };
@@ -60,22 +76,16 @@ export class SqliteTenancyStore implements TenancyStore {
 
   async createUser(input: { email: string; first_name?: string; last_name?: string }): Promise<User> {
     const now = new Date().toISOString();
-    const uuid = uuidv7();
     const info = this.db
       .prepare(
         'INSERT INTO users (uuid, distinct_id, email, first_name, last_name, is_email_verified, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)',
       )
-      .run(uuid, randomUUID(), input.email, input.first_name ?? '', input.last_name ?? '', now);
+      .run(...SqliteTenancyStore.newUserIds(), input.email, input.first_name ?? '', input.last_name ?? '', now);
     return (await this.getUser(Number(info.lastInsertRowid)))!;
   }
 
   async addMembership(organizationId: string, userId: number, level: MembershipLevel): Promise<Membership> {
-    const now = new Date().toISOString();
-    const membership: Membership = { id: uuidv7(), organization_id: organizationId, user_id: userId, level, joined_at: now, updated_at: now };
-    this.db
-      .prepare('INSERT INTO memberships (id, organization_id, user_id, level, joined_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(membership.id, organizationId, userId, level, now, now);
-    return membership;
+    return SqliteTenancyStore.insertMembership(this.db, organizationId, userId, level);
   }
 
   async createProject(input: { organizationId: string; name: string; apiToken: string }): Promise<Project> {
@@ -197,7 +207,7 @@ export class SqliteTenancyStore implements TenancyStore {
     return this.db.prepare('DELETE FROM memberships WHERE organization_id = ? AND user_id = ?').run(organizationId, userId).changes > 0;
   }
 
-  async createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number }): Promise<OrganizationInvite> {
+  async createInvite(input: { organizationId: string; email: string; level: MembershipLevel; createdBy: number; tokenHash: string }): Promise<OrganizationInvite> {
     const invite: OrganizationInvite = {
       id: uuidv7(),
       organization_id: input.organizationId,
@@ -209,8 +219,8 @@ export class SqliteTenancyStore implements TenancyStore {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM organization_invites WHERE organization_id = ? AND target_email = ?').run(input.organizationId, input.email);
       this.db
-        .prepare('INSERT INTO organization_invites (id, organization_id, target_email, level, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(invite.id, invite.organization_id, invite.target_email, invite.level, invite.created_by, invite.created_at);
+        .prepare('INSERT INTO organization_invites (id, organization_id, target_email, level, created_by, created_at, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(invite.id, invite.organization_id, invite.target_email, invite.level, invite.created_by, invite.created_at, input.tokenHash);
     })();
     return invite;
   }
@@ -218,7 +228,7 @@ export class SqliteTenancyStore implements TenancyStore {
   async listInvites(organizationId: string, page: Page): Promise<PageOf<OrganizationInvite>> {
     const count = (this.db.prepare('SELECT count(*) AS n FROM organization_invites WHERE organization_id = ?').get(organizationId) as { n: number }).n;
     const results = this.db
-      .prepare('SELECT * FROM organization_invites WHERE organization_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?')
+      .prepare(`SELECT ${INVITE_COLUMNS} FROM organization_invites WHERE organization_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
       .all(organizationId, page.limit, page.offset) as OrganizationInvite[];
     return { count, results };
   }
@@ -228,7 +238,7 @@ export class SqliteTenancyStore implements TenancyStore {
   }
 
   async findInvite(organizationId: string, email: string): Promise<OrganizationInvite | null> {
-    const row = this.db.prepare('SELECT * FROM organization_invites WHERE organization_id = ? AND target_email = ?').get(organizationId, email);
+    const row = this.db.prepare(`SELECT ${INVITE_COLUMNS} FROM organization_invites WHERE organization_id = ? AND target_email = ?`).get(organizationId, email);
     return (row as OrganizationInvite | undefined) ?? null;
   }
 

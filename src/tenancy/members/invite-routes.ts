@@ -1,17 +1,18 @@
 /**
- * /api/organizations/:id/invites/: pending invitations by e-mail. There is no sign-up flow, so
- * an invite is redeemed when an admin adds that existing user through POST …/members/, where it
- * supplies the default level. Invites older than three days are reported as expired, as
- * PostHog's are.
+ * /api/organizations/:id/invites/: pending invitations by e-mail. Creating one answers, once,
+ * with a link to pass on (no e-mail is sent; invite-links.ts): it sets a new account's password,
+ * or asks an existing account's, in the web app (src/sessions/). An admin can also redeem an
+ * invite by adding an existing user through POST …/members/, where it supplies the default
+ * level. Invites older than three days are reported as expired, as PostHog's are.
  */
 import type { FastifyInstance } from 'fastify';
 import type { MembershipLevel, OrganizationInvite } from '../../store/types.js';
 import { organizationParam, type MemberRouteDeps } from './routes.js';
+import { inviteExpired } from './invite-links.js';
 import { envelope, pageQuery, paginated, readPage } from '../../http/pagination.js';
+import { publicBase } from '../../http/public-url.js';
 import { apiRoute } from '../../http/route.js';
 import { dateTime, level, levelOf, noContent, nullable, object, params, uuid } from '../../http/schemas.js';
-
-const VALID_FOR_MS = 3 * 24 * 3_600_000;
 
 const inviteSchema = object({
   id: uuid,
@@ -24,7 +25,7 @@ const inviteSchema = object({
 
 const serialize = (invite: OrganizationInvite) => ({
   ...invite,
-  is_expired: Date.now() - Date.parse(invite.created_at) > VALID_FOR_MS,
+  is_expired: inviteExpired(invite),
 });
 
 export async function registerInviteRoutes(app: FastifyInstance, { api, memberships }: MemberRouteDeps): Promise<void> {
@@ -54,11 +55,17 @@ export async function registerInviteRoutes(app: FastifyInstance, { api, membersh
     summary: 'Invite an e-mail address at a level (admins and owners; replaces a pending invite for it)',
     params: params(organizationParam),
     body: object({ target_email: { type: 'string', format: 'email', maxLength: 254 }, level }, ['level']),
-    response: { 201: inviteSchema },
+    response: {
+      201: object({
+        ...(inviteSchema.properties as object),
+        invite_link: { type: 'string', description: 'Sets up the account; shown only in this response (its secret is stored hashed)' },
+      }),
+    },
     handler: async (request, principal, reply) => {
       const { membership: actor } = await api.access.organizationFor(principal, request.params.parent_lookup_organization_id);
-      const invite = await memberships.invite(actor, principal.user.id, request.body.target_email, request.body.level === undefined ? undefined : levelOf(request.body.level));
-      return reply.code(201).send(serialize(invite));
+      const level = request.body.level === undefined ? undefined : levelOf(request.body.level);
+      const { invite, link } = await memberships.invite(actor, principal.user.id, request.body.target_email, level, publicBase(request, api.publicUrl));
+      return reply.code(201).send({ ...serialize(invite), invite_link: link });
     },
   });
 

@@ -5,6 +5,7 @@
  */
 import { notFound, permissionDenied, validationError } from '../../kernel/errors.js';
 import type { Membership, MembershipLevel, OrganizationInvite, Page, PageOf, TenancyStore, User } from '../../store/types.js';
+import { newInviteLink } from './invite-links.js';
 import { grantRefusal, levelChangeRefusal, MEMBER, removalRefusal, type Refusal } from './rules.js';
 
 /** A member as the actor names them: the user's uuid, or `@me`. */
@@ -56,15 +57,26 @@ export class Memberships {
     return this.tenancy.listInvites(organizationId, page);
   }
 
-  /** Invites an e-mail at a level (replacing a pending invite for it). */
-  async invite(actor: Membership, invitedBy: number, email: string, level: MembershipLevel | undefined): Promise<OrganizationInvite> {
+  /**
+   * Invites an e-mail at a level (replacing a pending invite for it), with a link to this server
+   * (`base`: its public address) that only this answer shows.
+   */
+  async invite(
+    actor: Membership,
+    invitedBy: number,
+    email: string,
+    level: MembershipLevel | undefined,
+    base: string,
+  ): Promise<{ invite: OrganizationInvite; link: string }> {
     const newLevel = level ?? MEMBER;
     refuseIf(grantRefusal(actor, newLevel));
     const existing = await this.tenancy.getUserByEmail(email);
     if (existing && (await this.tenancy.getMembership(actor.organization_id, existing.id))) {
       throw validationError('A user with this e-mail address already belongs to the organization.', 'target_email', 'unique');
     }
-    return this.tenancy.createInvite({ organizationId: actor.organization_id, email, level: newLevel, createdBy: invitedBy });
+    const { link, tokenHash } = newInviteLink(base);
+    const invite = await this.tenancy.createInvite({ organizationId: actor.organization_id, email, level: newLevel, createdBy: invitedBy, tokenHash });
+    return { invite, link };
   }
 
   async cancelInvite(actor: Membership, id: string): Promise<void> {

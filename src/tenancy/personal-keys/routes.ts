@@ -54,7 +54,7 @@ export async function registerPersonalKeyRoutes(app: FastifyInstance, { api, key
     summary: 'Create a personal API key; its value is shown only in this response',
     body: patchBody({
       label: { type: 'string', maxLength: 40 },
-      scopes: { type: 'array', items: { type: 'string' }, maxItems: 100, description: "'*' or '<object>:<read|write>'; default: the creating key's scopes" },
+      scopes: { type: 'array', items: { type: 'string' }, maxItems: 100, description: "'*' or '<object>:<read|write>'; default: the creating key's scopes (all, from a browser session)" },
     }),
     response: { 201: createdKeySchema },
     handler: async (request, principal, reply) => {

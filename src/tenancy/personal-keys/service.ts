@@ -18,9 +18,9 @@ export class PersonalKeys {
     return this.tenancy.listPersonalApiKeys(userId);
   }
 
-  /** A new key and its value; scopes default to those of the key making the request. */
+  /** A new key and its value; scopes default to those of the key making the request (all, for a browser session). */
   async create(principal: Principal, input: { label?: string; scopes?: string[] }): Promise<{ key: PersonalApiKey; value: string }> {
-    const scopes = scopesForNewKey(input.scopes, principal.key.scopes);
+    const scopes = scopesForNewKey(input.scopes, principal.key?.scopes ?? null);
     if ((await this.list(principal.user.id)).length >= MAX_KEYS_PER_USER) {
       throw validationError(`You can only have ${MAX_KEYS_PER_USER} personal API keys. Remove an existing key before creating a new one.`);
     }
@@ -29,9 +29,12 @@ export class PersonalKeys {
     return { key, value };
   }
 
-  /** One of the user's keys, `@current` being the key making the request; 404 otherwise. */
+  /** One of the user's keys, `@current` being the key making the request (none for a browser session); 404 otherwise. */
   async get(principal: Principal, id: string): Promise<PersonalApiKey> {
-    if (id === '@current') return principal.key;
+    if (id === '@current') {
+      if (principal.key === null) throw notFound('No personal API key made this request: it was signed in with a session.');
+      return principal.key;
+    }
     const key = (await this.list(principal.user.id)).find((k) => k.id === id);
     if (!key) throw notFound();
     return key;

@@ -38,3 +38,10 @@ test('SIGHTLINE_DROP_BOT_EVENTS is off unless set', () => {
   assert.equal(loadConfig({ SIGHTLINE_DROP_BOT_EVENTS: 'true' }).dropBotEvents, true);
   assert.throws(() => loadConfig({ SIGHTLINE_DROP_BOT_EVENTS: 'maybe' }), ConfigError);
 });
+
+test('SIGHTLINE_OWNER_EMAIL and SIGHTLINE_OWNER_PASSWORD: a default e-mail, no password unless set, refused when too short', () => {
+  assert.equal(loadConfig({}).ownerEmail, 'admin@sightline.local');
+  assert.equal(loadConfig({}).ownerPassword, undefined);
+  assert.equal(loadConfig({ SIGHTLINE_OWNER_PASSWORD: ' a long passphrase ' }).ownerPassword, ' a long passphrase ', 'spaces are kept');
+  assert.throws(() => loadConfig({ SIGHTLINE_OWNER_PASSWORD: 'short' }), /SIGHTLINE_OWNER_PASSWORD: .*at least 8/);
+});

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { Principal } from '../../../src/http/auth.js';
 import { ApiError } from '../../../src/kernel/errors.js';
 import type { MembershipLevel } from '../../../src/store/types.js';
+import { inviteTokenHash } from '../../../src/tenancy/members/invite-links.js';
 import { Memberships } from '../../../src/tenancy/members/service.js';
 import { PersonalKeys } from '../../../src/tenancy/personal-keys/service.js';
 import { Projects } from '../../../src/tenancy/projects/service.js';
@@ -25,6 +26,8 @@ async function organizationWith(levels: MembershipLevel[]) {
   return { tenancy, organization, members };
 }
 
+const BASE = 'https://analytics.example.com';
+
 const refusal = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => (e instanceof ApiError ? `${e.status} ${e.code}` : String(e)));
 
 test('members: an admin adds an existing user at a pending invite\u2019s level, and the invite is used up', async () => {
@@ -32,7 +35,7 @@ test('members: an admin adds an existing user at a pending invite\u2019s level, 
   const memberships = new Memberships(tenancy);
   const admin = members[1].membership;
   await tenancy.createUser({ email: 'new@acme.test' });
-  await memberships.invite(admin, members[1].user.id, 'new@acme.test', 8);
+  await memberships.invite(admin, members[1].user.id, 'new@acme.test', 8, BASE);
   const added = await memberships.add(admin, 'new@acme.test', undefined);
   assert.equal(added.membership.level, 8);
   assert.equal((await tenancy.listInvites(organization.id, { limit: 10, offset: 0 })).count, 0);
@@ -45,7 +48,7 @@ test('members: a plain member may not add, invite or edit others, and learns not
   const memberships = new Memberships(tenancy);
   const member = members[1].membership;
   assert.equal(await refusal(memberships.add(member, 'nobody@acme.test', undefined)), '403 permission_denied');
-  assert.equal(await refusal(memberships.invite(member, members[1].user.id, 'x@acme.test', undefined)), '403 permission_denied');
+  assert.equal(await refusal(memberships.invite(member, members[1].user.id, 'x@acme.test', undefined, BASE)), '403 permission_denied');
   const ref = { actor: member, actingUser: members[1].user, userUuid: members[2].user.uuid };
   assert.equal(await refusal(memberships.changeLevel(ref, 8)), '403 permission_denied');
   assert.equal(await refusal(memberships.remove(ref)), '403 permission_denied');
@@ -59,6 +62,21 @@ test('members: owners are never removed and cannot leave; others may leave with 
   assert.equal(await refusal(memberships.remove({ actor: owner.membership, actingUser: owner.user, userUuid: '@me' })), '400 invalid_input');
   await memberships.remove({ actor: member.membership, actingUser: member.user, userUuid: '@me' });
   assert.equal(await tenancy.getMembership(member.membership.organization_id, member.user.id), null);
+});
+
+test('invites: the link goes to this server’s sign-up page with its secret in the fragment, and only its hash is stored', async () => {
+  const { tenancy, members } = await organizationWith([8]);
+  const memberships = new Memberships(tenancy);
+  const { invite, link } = await memberships.invite(members[0].membership, members[0].user.id, 'new@acme.test', 1, BASE);
+  const url = new URL(link);
+  assert.equal(url.origin + url.pathname, `${BASE}/signup`);
+  assert.equal(url.search, '');
+  const token = url.hash.slice(1);
+  assert.ok(token.length >= 32);
+  assert.equal(tenancy.inviteTokenHashes.get(invite.id), inviteTokenHash(token));
+  assert.ok(!JSON.stringify(invite).includes(token) && !JSON.stringify(invite).includes(inviteTokenHash(token)), 'the invite itself carries neither');
+  const again = await memberships.invite(members[0].membership, members[0].user.id, 'new@acme.test', 1, BASE);
+  assert.notEqual(again.link, link, 'a new invite for the same e-mail has a new link');
 });
 
 test('members: someone outside the organization is 404, not a refusal', async () => {
@@ -97,4 +115,17 @@ test('personal keys: at most ten per user, scopes no wider than the creating key
   assert.equal(await refusal(keys.revoke(stranger, narrow.key.id)), '404 not_found');
   await keys.revoke(principal, narrow.key.id);
   assert.equal((await keys.list(members[0].user.id)).length, 9);
+});
+
+test('personal keys with a browser session: @current names no key (404), new keys get every scope unless narrowed', async () => {
+  const { tenancy, members } = await organizationWith([1]);
+  const keys = new PersonalKeys(tenancy);
+  const session: Principal = { user: members[0].user, key: null };
+  assert.equal(await refusal(keys.get(session, '@current')), '404 not_found');
+  assert.equal(await refusal(keys.revoke(session, '@current')), '404 not_found');
+  const full = await keys.create(session, {});
+  assert.deepEqual(full.key.scopes, ['*']);
+  const narrow = await keys.create(session, { scopes: ['query:read'] });
+  assert.deepEqual(narrow.key.scopes, ['query:read']);
+  assert.equal((await keys.get(session, narrow.key.id)).id, narrow.key.id);
 });

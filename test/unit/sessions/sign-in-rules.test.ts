@@ -1,0 +1,62 @@
+/** Rules of the web app's sign-in without a server: password hashes, CSRF tokens, the sign-in limiter (invite links: test/unit/tenancy). */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LoginLimiter, MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL } from '../../../src/sessions/login-limiter.js';
+import { generatePassword, hashPassword, passwordProblem, verifyPassword } from '../../../src/sessions/passwords.js';
+import { csrfTokenFor, csrfTokenMatches, newSessionToken, tokenHash } from '../../../src/sessions/tokens.js';
+
+test('a password hash names its parameters, is salted, and verifies only its password', async () => {
+  const first = await hashPassword('correct horse');
+  const second = await hashPassword('correct horse');
+  assert.match(first, /^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+  assert.notEqual(first, second, 'a new salt each time');
+  assert.equal(await verifyPassword('correct horse', first), true);
+  assert.equal(await verifyPassword('correct horsE', first), false);
+  assert.equal(await verifyPassword('correct horse', 'sha256$abc'), false, 'an unknown scheme never matches');
+  // Unicode forms of the same text are the same password.
+  assert.equal(await verifyPassword('cafe\u0301 au lait', await hashPassword('café au lait')), true);
+});
+
+test('password rules: 8 to 1,024 characters; generated ones pass', () => {
+  assert.match(passwordProblem('1234567')!, /at least 8/);
+  assert.equal(passwordProblem('12345678'), null);
+  assert.match(passwordProblem('x'.repeat(1025))!, /too long/);
+  const generated = generatePassword();
+  assert.equal(generated.length, 20);
+  assert.equal(passwordProblem(generated), null);
+});
+
+test('a CSRF token belongs to one session token and cannot be guessed from another', () => {
+  const session = newSessionToken();
+  const token = csrfTokenFor(session);
+  assert.equal(csrfTokenMatches(session, token), true);
+  assert.equal(csrfTokenMatches(newSessionToken(), token), false);
+  assert.equal(csrfTokenMatches(session, undefined), false);
+  assert.equal(csrfTokenMatches(session, token.slice(1)), false);
+  assert.notEqual(token, tokenHash(session), 'the CSRF token does not reveal the stored hash');
+});
+
+test('the limiter refuses after the e-mail limit until the window ends; a success clears the e-mail', () => {
+  let now = 1_000_000;
+  const limiter = new LoginLimiter(() => now);
+  for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i++) limiter.recordFailure('A@x.test', '10.0.0.1');
+  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.1'), 0);
+  limiter.recordFailure('a@x.test', '10.0.0.2');
+  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.9'), 900, 'the e-mail is held from any address, case aside');
+  assert.equal(limiter.retryAfter('b@x.test', '10.0.0.1'), 0, 'other e-mails are not');
+  now += 600_000;
+  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.1'), 300);
+  now += 300_000;
+  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.1'), 0, 'a new window');
+  limiter.recordFailure('a@x.test', '10.0.0.1');
+  limiter.recordSuccess('a@x.test');
+  for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i++) limiter.recordFailure('a@x.test', '10.0.0.3');
+  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.3'), 0, 'the success cleared the earlier failure');
+});
+
+test('the limiter refuses one address that tries many e-mails', () => {
+  const limiter = new LoginLimiter(() => 0);
+  for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) limiter.recordFailure(`user${i}@x.test`, '192.0.2.7');
+  assert.ok(limiter.retryAfter('fresh@x.test', '192.0.2.7') > 0);
+  assert.equal(limiter.retryAfter('fresh@x.test', '192.0.2.8'), 0);
+});
