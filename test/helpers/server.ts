@@ -44,6 +44,8 @@ export interface StartOptions {
    * alone adds ~80 MB of RSS.
    */
   entry?: 'source' | 'build';
+  /** A command that runs node for us (e.g. one that first moves itself into a memory cgroup): node's path and arguments follow it. */
+  launcher?: string[];
 }
 
 /**
@@ -69,7 +71,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const projectKey = options.projectKey ?? `phc_test${randomBytes(12).toString('hex')}`;
   const personalKey = options.personalKey ?? `phx_test${randomBytes(12).toString('hex')}`;
   const entry = options.entry === 'build' ? [path.join(ROOT, 'dist/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, 'serve'], {
+  const nodeCommand = [process.execPath, ...(options.nodeArgs ?? []), ...entry, 'serve'];
+  const [command, ...args] = [...(options.launcher ?? []), ...nodeCommand];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
