@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newTempDir } from '../test/helpers/server.js';
+import { newTempDir, START_ENV, START_NODE_ARGS } from '../test/helpers/server.js';
 import { startBenchServer } from './server.js';
 import { batchBodies } from './ingest.js';
 import { runLoad } from './load.js';
@@ -81,7 +81,7 @@ async function readyTimes(runs: number): Promise<{ service: number[]; bare: numb
     const dataDir = newTempDir('sightline-footprint-');
     const servicePort = nextPort++;
     const env = { ...sightlineEnv(), SIGHTLINE_HOST: '127.0.0.1', SIGHTLINE_PORT: String(servicePort), SIGHTLINE_DATA_DIR: dataDir, SIGHTLINE_LOG_LEVEL: 'warn' };
-    const s = await timeToReady([path.join(ROOT, 'dist/main.js'), 'serve'], env, (p) => `http://127.0.0.1:${p}/_health`, servicePort);
+    const s = await timeToReady([...START_NODE_ARGS, path.join(ROOT, 'dist/main.js'), 'serve'], { ...START_ENV, ...env }, (p) => `http://127.0.0.1:${p}/_health`, servicePort);
     service.push(s.ms);
     if (run === runs - 1) {
       await sleep(5_000);

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../test/helpers/server.js';
+import { startServer, START_ENV, START_NODE_ARGS } from '../test/helpers/server.js';
 import { batchBodies } from './ingest.js';
 import { runLoad } from './load.js';
 import { fmt } from './format.js';
@@ -68,7 +68,7 @@ let nextPort = 47_000 + Math.floor(Math.random() * 5_000);
 async function readyMs(): Promise<{ ms: number; log: string }> {
   const port = nextPort++;
   const env = { SIGHTLINE_HOST: '127.0.0.1', SIGHTLINE_PORT: String(port), SIGHTLINE_DATA_DIR: DIR, SIGHTLINE_LOG_LEVEL: 'info' };
-  const { ms, child, output } = await timeToReady([path.join(ROOT, 'dist/main.js'), 'serve'], env, (p) => `http://127.0.0.1:${p}/_health`, port);
+  const { ms, child, output } = await timeToReady([...START_NODE_ARGS, path.join(ROOT, 'dist/main.js'), 'serve'], { ...START_ENV, ...env }, (p) => `http://127.0.0.1:${p}/_health`, port);
   await stopChild(child);
   return { ms, log: output() };
 }
