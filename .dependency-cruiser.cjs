@@ -1,5 +1,5 @@
 /**
- * The import rules of src/ (docs/architecture.md, "Layers"). `npm test` runs
+ * The import rules of src/ (docs/architecture.md, "Layout"). `npm test` runs
  * `depcruise src` with these rules: a cycle or an import that runs up a layer fails the build.
  */
 const LOWER = '^src/(kernel|util|store|hogql|geoip|flags/engine)/';

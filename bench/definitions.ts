@@ -1,5 +1,5 @@
 /**
- * Property definition search (issue 3: 10,000 definitions, `search`, p99 < 20 ms): ~500 list
+ * Property definition search (10,000 definitions, `search`, target p99 < 20 ms): ~500 list
  * requests over HTTP, next to the same SQL (count + page) run on better-sqlite3 in this process
  * against the server's own database file — the floor any HTTP answer stands on.
  */

@@ -1,5 +1,5 @@
 /**
- * Events API at scale (issue 4): BENCH_EVENTS (default 1,000,000) realistic events, then p50/p99
+ * Events API at scale: BENCH_EVENTS (default 1,000,000) realistic events, then p50/p99
  * of the list, filters, an aggregating select and a 100,000-row CSV export over HTTP — each next
  * to the same statements run directly on DuckDB in this process, in the same run.
  *
@@ -12,7 +12,7 @@
  * "Direct, same statements" runs the events API's own query code (count statistics, windowed
  * page, persons) on the copy, with no HTTP, auth or JSON. "Naive SQL" is what one would write by
  * hand: count(*) plus ORDER BY timestamp DESC LIMIT over the same filters, no window, no count
- * cache. Not wired into bench/run.ts: run with `node --import tsx -e "…benchEvents()…"`.
+ * cache. Run alone with `npm run bench -- events`.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Flag evaluation benchmarks (issue 5): `/decide?v=3` and `/flags?v=2` on 50 connections for a
+ * Flag evaluation benchmarks: `/decide?v=3` and `/flags?v=2` on 50 connections for a
  * project with 50 active flags (rollouts, person-property conditions, multivariate, one group
  * flag) and stored persons and groups, next to the bare node:http baseline (JSON.parse only)
  * measured in the same run, with the same generator: raw keep-alive sockets (socket-load.ts),

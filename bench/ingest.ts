@@ -1,5 +1,5 @@
 /**
- * Ingestion benchmarks (issue 2): /batch/ with gzip bodies of 1,000 realistic events, and
+ * Ingestion benchmarks: /batch/ with gzip bodies of 1,000 realistic events, and
  * single-event /i/v0/e/ requests on 50 connections — each next to a bare node:http baseline
  * that only gunzips and parses the same bodies, measured in the same run.
  */

@@ -159,7 +159,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     trustProxy: bool(env, 'SIGHTLINE_TRUST_PROXY', false),
     duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', `${memory.duckdbMemoryLimitMb}MB`),
     // One: a second DuckDB thread took a core from HTTP and the group commit whenever a
-    // checkpoint or a query ran, which raised capture's p99 (architecture.md, "DuckDB's threads").
+    // checkpoint or a query ran, which raised capture's p99 (docs/architecture.md, "DuckDB threads").
     duckdbThreads: integer(env, 'SIGHTLINE_DUCKDB_THREADS', 1, 1, 256),
     queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
@@ -174,7 +174,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
     retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),
     // One per core, not one fewer: the main thread spends most of a flag request waiting for a
-    // flag thread, and two threads on 2 cores served 7-13% more requests than one (benchmarks.md).
+    // flag thread, and two threads on 2 cores served 7-13% more requests than one (docs/perf-log/).
     // Fewer where memory is short (memory-budget.ts).
     flagThreads: integer(env, 'SIGHTLINE_FLAG_THREADS', memory.flagThreads, 0, 64),
     publicUrl: env.SIGHTLINE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined,

@@ -1,7 +1,8 @@
 /**
  * Capture request → events. Handles every encoding the PostHog SDKs (current and legacy) use:
  * plain JSON, gzip (by header, by hint, or sniffed), base64, lz-string, form `data=` bodies and
- * GET `?data=`; then the three body shapes and the token / sent_at rules (semantics §1.2–§1.5).
+ * GET `?data=`; then the three body shapes and the token / sent_at rules, as PostHog's capture
+ * service has them (`rust/capture/src/payload/` in github.com/PostHog/posthog).
  */
 import { isPlainObject } from '../kernel/json.js';
 import type { JsonObject } from '../kernel/json.js';

@@ -1,7 +1,7 @@
 /**
  * One raw capture event → one IncomingEvent, or a drop reason. Pure: the caller supplies the
- * clock, the request-level sent_at and the client IP. Follows PostHog capture + ingestion
- * normalisation (semantics §1.3, §1.5, §2.1, §2.2).
+ * clock, the request-level sent_at and the client IP. Follows PostHog's capture and ingestion
+ * normalisation (`rust/capture/` and `nodejs/src/utils/event.ts` in github.com/PostHog/posthog).
  */
 import type { IncomingEvent, DropReason } from '../ingestion/types.js';
 import { isPlainObject, type JsonObject } from '../kernel/json.js';

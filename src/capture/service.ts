@@ -67,7 +67,8 @@ export class Capture {
   }
 
   /**
-   * Capture with a personal API key as the token, as PostHog's older capture allowed (spec §7):
+   * Capture with a personal API key as the token, as PostHog's older capture allowed
+   * (`posthog/api/capture.py`; docs/api.md, "Capture with a personal API key"):
    * `project_id` names the project, which must belong to an organization of the key's owner.
    * Without a `project_id` the token is taken for an unknown project key. Only unrestricted keys
    * (no scopes, or `*`) may write events: a key limited to, say, `query:read` must not.

@@ -1,6 +1,6 @@
 /**
- * /api/projects/:project_id/property_definitions/ (spec 4.3, semantics §3.2): list with every
- * filter of the spec, retrieve, edit, delete, and seen_together. After an edit that removes a
+ * /api/projects/:project_id/property_definitions/ (docs/api.md, "Property definitions"): list
+ * with PostHog's filters, retrieve, edit, delete, and seen_together. After an edit that removes a
  * name (delete, rename) the ingestion cache is dropped so that a name seen again is re-created.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,7 +1,8 @@
 /**
- * /api/projects/:project_id/events/ (spec 4.5, semantics §5): the stored events, newest first,
- * with every filter of the spec, HogQL `select`/`where`, CSV export, one event by uuid, and the
- * values of a property. Scope `query:read`, like PostHog's query endpoints.
+ * /api/projects/:project_id/events/ (https://posthog.com/docs/api/events; docs/api.md, "Stored
+ * events"): the stored events, newest first, with PostHog's filters, HogQL `select`/`where`, CSV
+ * export, one event by uuid, and the values of a property. Scope `query:read`, like PostHog's query
+ * endpoints.
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';

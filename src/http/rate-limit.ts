@@ -1,7 +1,8 @@
 /**
- * Request budget per personal API key on /api/ (semantics §7.2): a fixed one-minute window per
- * key, counted under the key's sha256 so the key itself is never held. Requests without a key
- * are not counted; they fail authentication anyway.
+ * Request budget per personal API key on /api/ (PostHog's burst rate, `posthog/rate_limit.py` in
+ * github.com/PostHog/posthog; docs/api.md, "Rate limit"): a fixed one-minute window per key,
+ * counted under the key's sha256 so the key itself is never held. Requests without a key are not
+ * counted; they fail authentication anyway.
  */
 import type { FastifyInstance } from 'fastify';
 import { sha256Hex } from '../util/keys.js';

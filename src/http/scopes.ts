@@ -1,5 +1,6 @@
 /**
- * Scopes a personal API key may carry (semantics §6.2): `*` or `<object>:<read|write>`.
+ * Scopes a personal API key may carry, as PostHog's (`posthog/scopes.py` in
+ * github.com/PostHog/posthog): `*` or `<object>:<read|write>`.
  * `personal_api_key` is ours: with no session login, keys are managed with keys.
  */
 import { hasScope } from './auth.js';

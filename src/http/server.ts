@@ -128,7 +128,7 @@ const checkingInterval = (config: Config) =>
 
 /**
  * Errors Node's HTTP parser raises before Fastify sees a request (malformed request line,
- * oversized headers, header or request timeout): answered in the spec's error shape, then the
+ * oversized headers, header or request timeout): answered in the API's error shape, then the
  * socket is closed, as Fastify's default handler does.
  */
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {

@@ -1,6 +1,7 @@
 /**
  * The one error type every layer throws when a request cannot be served.
- * Serialised as the spec's DRF-style body: {type, code, detail, attr}.
+ * Serialised as PostHog's DRF-style body (github.com/PostHog/drf-exceptions-hog):
+ * {type, code, detail, attr}.
  */
 export type ErrorType =
   | 'validation_error'

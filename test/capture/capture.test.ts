@@ -1,8 +1,8 @@
 /**
- * Issue 2, capture surface, over real HTTP: every encoding and body shape the SDKs send, every
- * error row of the spec, silent drops, timestamps, uuids, the client IP, and "acknowledged
- * means stored, once". Requests go to a running server; what was stored is read back from the
- * data dir after a clean stop.
+ * Capture surface, over real HTTP: every encoding and body shape the SDKs send, every capture error
+ * of docs/api.md and PostHog's capture, silent drops, timestamps, uuids, the client IP, and
+ * "acknowledged means stored, once". Requests go to a running server; what was stored is read back
+ * from the data dir after a clean stop.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -304,7 +304,7 @@ describe('errors', () => {
     absent(personal.uuid, 'personal key used as project key');
   });
 
-  test('a personal API key with project_id captures into that project (legacy capture); spec §7 invalid_project and invalid_personal_api_key', async () => {
+  test('a personal API key with project_id captures into that project (legacy capture); otherwise invalid_project or invalid_personal_api_key', async () => {
     const second = await (await server.api('/api/projects/', { method: 'POST', body: { name: 'captured by personal key' } })).json();
     const inBody = nodeEvent('personal-body');
     const inQuery = nodeEvent('personal-query');

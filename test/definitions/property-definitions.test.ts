@@ -1,5 +1,5 @@
 /**
- * Property definitions (spec 4.3, semantics §3.2): every list filter, ordering, pagination
+ * Property definitions (docs/api.md, "Property definitions"): every list filter, ordering, pagination
  * walks, retrieve, PATCH validation, DELETE, seen_together. Data arrives through /batch/.
  */
 import assert from 'node:assert/strict';

@@ -39,7 +39,7 @@ test('a query past the time limit is stopped and reported as a timeout, without 
     assert.ok(outcome.ms >= 300 && outcome.ms < 10_000, `stopped after ${outcome.ms} ms`);
     assert.ok(quickMs < outcome.ms, `the quick query (${quickMs} ms) waited for the slow one (${outcome.ms} ms)`);
 
-    // The API turns it into a 504 in the spec's error shape.
+    // The API turns it into a 504 in its error shape.
     const apiError = queryError(outcome.error, null);
     assert.ok(apiError instanceof ApiError);
     assert.deepEqual([apiError.status, apiError.toBody().type, apiError.toBody().code], [504, 'server_error', 'query_timeout']);

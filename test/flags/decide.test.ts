@@ -1,6 +1,6 @@
 /**
- * /decide: the spec's exact v3 answer, the other versions, every body encoding, errors, payload
- * encoding, and partial answers when one flag cannot be computed.
+ * /decide: PostHog's exact v3 answer (`posthog/api/decide.py`), the other versions, every body
+ * encoding, errors, payload encoding, and partial answers when one flag cannot be computed.
  */
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
@@ -38,7 +38,7 @@ after(async () => {
 
 const expectedPayload = (id: string) => (variantOf(id) === 'control' ? '{"n":1}' : '["t"]');
 
-test('POST /decide?v=3 answers exactly the spec shape', async () => {
+test('POST /decide?v=3 answers exactly the shape of PostHog v3', async () => {
   const body = await evaluate(server, '/decide?v=3', { api_key: server.projectKey, distinct_id: USER, person_properties: { plan: 'pro' } });
   assert.deepEqual(body, {
     config: { enable_collect_everything: true },

@@ -1,5 +1,5 @@
 /**
- * Issue 7.7, observability: /metrics (Prometheus text) counts requests by route and status,
+ * Observability: /metrics (Prometheus text) counts requests by route and status,
  * events ingested and dropped by reason, times flushes in a histogram, and reports the
  * ingestion buffer's depth and the stores' sizes. Each is checked by moving it.
  */

@@ -1,6 +1,6 @@
 /**
  * Shared by the robustness tests (hostile input, limits, isolation, storage faults): raw
- * requests with a hang deadline, the spec's error-shape assertion, the /api/ route list from
+ * requests with a hang deadline, the API's error-shape assertion, the /api/ route list from
  * the OpenAPI document, and the server process's memory from /proc.
  */
 import assert from 'node:assert/strict';
@@ -33,7 +33,7 @@ export async function request(
 export const alive = (server: TestServer) => server.process.exitCode === null && server.process.signalCode === null;
 
 /**
- * 2xx, or 4xx with the spec's error body: `type`, `code`, `detail` strings, and `attr` (string
+ * 2xx, or 4xx with the API's error body: `type`, `code`, `detail` strings, and `attr` (string
  * or null) on everything but 401, where it is absent. `allow5xx` lists the 5xx a test expects.
  */
 export function assertSpecReply(reply: Reply, label: string, options: { allow5xx?: number[] } = {}): void {

@@ -1,5 +1,5 @@
 /**
- * Issue 2, enrichment side of ingestion: groups ($groupidentify, $groups → $group_N, the five
+ * Enrichment side of ingestion: groups ($groupidentify, $groups → $group_N, the five
  * type limit), property/event definitions with inferred types, event↔property pairs, and GeoIP.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Issue 2, persons: identify / alias / merge rules, $set / $set_once / $unset, refused merges,
+ * Persons: identify / alias / merge rules, $set / $set_once / $unset, refused merges,
  * personless events and $initial_* properties, checked in both stores after a clean stop (the
  * metadata store's persons and the event store's mirror that queries join on).
  */

@@ -1,10 +1,10 @@
 /**
- * Issue 7.1 / 7.2, crash safety: several concurrent clients send batches with their own uuids;
- * the server is SIGKILLed at different moments (early, mid-load, after a burst, during big
- * flushes); after a restart on the same data dir every acknowledged event must be stored
- * exactly once and both stores must agree. Retrying what was not acknowledged must then store
- * each of those exactly once too. Graceful shutdown (SIGTERM under load) must answer what is
- * in flight, store everything acknowledged, and exit 0 in bounded time.
+ * Crash safety: several concurrent clients send batches with their own uuids; the server is
+ * SIGKILLed at different moments (early, mid-load, after a burst, during big flushes); after a
+ * restart on the same data dir every acknowledged event must be stored exactly once and both stores
+ * must agree. Retrying what was not acknowledged must then store each of those exactly once too.
+ * Graceful shutdown (SIGTERM under load) must answer what is in flight, store everything
+ * acknowledged, and exit 0 in bounded time.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

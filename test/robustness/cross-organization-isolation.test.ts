@@ -1,5 +1,5 @@
 /**
- * Issue 7.5, isolation. Two organizations on one server (the second made by `sightline init`
+ * Isolation. Two organizations on one server (the second made by `sightline init`
  * while it runs). Every operation of /api/schema/ is tried with each organization's keys
  * against the other's objects (404, and nothing changes), and every GET of one's own objects
  * is checked for the other's data; project keys are never accepted on /api/; a read-only key
@@ -149,7 +149,7 @@ describe('across the organization boundary', () => {
             const reply = await call(op.method, path, key, body);
             assertSpecReply(reply, `${label(op)} as ${from}`);
             // A project token names its project openly (it ships in web pages): a key without
-            // access to it gets PostHog's 403 (semantics §6.3); every id in a path is a 404 —
+            // access to it gets PostHog's 403 (`posthog/api/project.py`); every id in a path is a 404 —
             // except that in its own organization a plain member is refused admin-only writes
             // before any id is looked at, which tells nothing about the other organization.
             const memberInOwnOrg = index === 1 && key === mine.member.key && reply.json?.code === 'permission_denied';

@@ -1,7 +1,7 @@
 /**
- * Issue 7.3, hostile input: a hand-made corpus and fast-check properties against every public
+ * Hostile input: a hand-made corpus and fast-check properties against every public
  * route and every /api/ operation listed by /api/schema/. Whatever arrives, the answer is a 2xx
- * or a 4xx with the spec's error body, never a 5xx, a crash or a hang; a normal request right
+ * or a 4xx with the API's error body, never a 5xx, a crash or a hang; a normal request right
  * after each case is served correctly; ingestion never degrades; bombs are refused while
  * inflating, with the server's peak memory staying bounded.
  */

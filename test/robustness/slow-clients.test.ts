@@ -1,6 +1,6 @@
 /**
- * Issue 7.4, slow and abusive clients: slowloris headers and bodies are cut off by the header
- * and request timeouts (408 in the spec's error shape, then the socket is closed) while normal
+ * Slow and abusive clients: slowloris headers and bodies are cut off by the header
+ * and request timeouts (408 in the API's error shape, then the socket is closed) while normal
  * clients keep being served; the connection cap refuses connections past it without
  * disturbing the ones it holds; the /api/ rate limit throttles one personal key (429 with
  * Retry-After) and leaves the others alone.
@@ -75,7 +75,7 @@ function drip(head: string, dripText: string, everyMs: number): Drip {
   return { closed, socket };
 }
 
-/** The 408 Node's parser reports, in the spec's error shape, and nothing else. */
+/** The 408 Node's parser reports, in the API's error shape, and nothing else. */
 function assertTimedOut(answer: string, label: string): void {
   const [head, body = ''] = answer.split('\r\n\r\n');
   assert.match(head, /^HTTP\/1\.1 408 /, `${label}: expected a 408, got ${JSON.stringify(answer.slice(0, 200))}`);

@@ -1,5 +1,5 @@
 /**
- * Issue 7.6, storage faults. The server's data dir is a small tmpfs mounted here (root needed:
+ * Storage faults. The server's data dir is a small tmpfs mounted here (root needed:
  * without it the test fails and says why). Steady /batch/ load runs while the disk fills up:
  * capture answers 503 server_error and never 200 for events it did not store, /_health says
  * degraded (200), /_ready 503; when DuckDB invalidates the database after a failed write,

@@ -1,5 +1,5 @@
 /**
- * Issue 6: the older SDK generation still in the wild. posthog-node 4.18 (remote flags through
+ * The older SDK generation still in the wild. posthog-node 4.18 (remote flags through
  * /decide/?v=4, local definitions from /api/feature_flag/local_evaluation) and posthog-js 1.100
  * in Chromium (flags from /decide/?v=3, events to /e/ with legacy query parameters). Every event
  * seen on the wire must be stored exactly once.

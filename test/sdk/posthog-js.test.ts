@@ -1,5 +1,5 @@
 /**
- * Issue 6: the unmodified posthog-js (array.full.js) in headless Debian Chromium against a real
+ * The unmodified posthog-js (array.full.js) in headless Debian Chromium against a real
  * server, cross-origin. Page load (remote config, initial $pageview, flags), custom capture,
  * autocapture of a real click, identify, group, reset, flags and payloads, and the sendBeacon
  * flush when the page closes. Every event seen on the wire must be stored exactly once.

@@ -1,5 +1,5 @@
 /**
- * Issue 6: the unmodified posthog-node 5 SDK against a real server. Capture (properties, groups,
+ * The unmodified posthog-node 5 SDK against a real server. Capture (properties, groups,
  * timestamps, uuids), identify, alias, groupIdentify, flags by remote and by local evaluation
  * (definitions polled with ETag → 304), shutdown() flushing. Whatever the SDK reports as sent
  * ('flush' events) must come back stored exactly once, through the events API when it exists and

@@ -1,4 +1,4 @@
-/** Organization members (spec 4.4, semantics §6.1): list, level rules, removal, add, invites. */
+/** Organization members (docs/api.md, "Organization members"): list, level rules, removal, add, invites. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { addUser, createTenant, expectError, expectOk, walk } from '../helpers/api-fixtures.js';

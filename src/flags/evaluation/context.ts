@@ -1,6 +1,7 @@
 /**
  * The evaluation context of one request: stored person and group properties, overridden key
- * by key by what the request sent (semantics §4.4), plus GeoIP and the ids SDKs add.
+ * by key by what the request sent (https://posthog.com/docs/feature-flags/property-overrides),
+ * plus GeoIP and the ids SDKs add.
  */
 import type { JsonObject } from '../../kernel/json.js';
 import type { EvaluationContext } from '../engine/types.js';

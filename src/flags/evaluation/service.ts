@@ -16,9 +16,8 @@ import type { FlagEvaluation, FlagRequest } from './types.js';
 /**
  * Conditions are walked in stored order: posthog-node 5.70's local evaluator does so
  * (`matchFeatureFlagProperties` loops over `filters.groups` as stored), and so does PostHog's
- * current Rust service. Sorting variant overrides first, as issue 5 suggested and the legacy
- * Python server did, would make `/flags` disagree with local evaluation for flags whose
- * earlier condition also matches.
+ * current Rust service. Sorting variant overrides first, as the legacy Python server did, would
+ * make `/flags` disagree with local evaluation for flags whose earlier condition also matches.
  */
 const EVALUATE_OPTIONS: EvaluateOptions = { variantOverridesFirst: false };
 

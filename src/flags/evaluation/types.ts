@@ -3,7 +3,7 @@ import type { FlagResult } from '../engine/types.js';
 import type { GeoProperties } from '../../geoip/geoip.js';
 import type { StoredFlag } from '../../store/types.js';
 
-/** One /decide or /flags request, read from its body (semantics §4.4). */
+/** One /decide or /flags request, read from its body (request.ts lists the fields). */
 export interface FlagRequest {
   distinctId: string;
   /** Group type name → group key. */

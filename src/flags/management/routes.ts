@@ -1,7 +1,7 @@
 /**
- * /api/projects/:project_id/feature_flags/ (semantics §4.7): list, create, retrieve, update,
- * soft delete (`PATCH {"deleted": true}`) and hard delete. The write rules are the service's
- * (service.ts); this module declares the routes and shapes the answers.
+ * /api/projects/:project_id/feature_flags/ (https://posthog.com/docs/api/feature-flags): list,
+ * create, retrieve, update, soft delete (`PATCH {"deleted": true}`) and hard delete. The write
+ * rules are the service's (service.ts); this module declares the routes and shapes the answers.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiKit } from '../../http/auth.js';

@@ -28,8 +28,8 @@ export interface FlagAnswerDeps {
 }
 
 // ---------------------------------------------------------------------------------------------
-// /decide (spec §4.2, §9; semantics §4.5): `v` 1 a list of enabled keys, 2 enabled flags, 3 every
-// flag plus payloads (the spec's response), 4 and up the `flags` details of `/flags?v=2`.
+// /decide (PostHog's `posthog/api/decide.py`): `v` 1 a list of enabled keys, 2 enabled flags, 3
+// every flag plus payloads, 4 and up the `flags` details of `/flags?v=2`.
 
 // Constant members, serialised once.
 const CONFIG = constantJson({ enable_collect_everything: true });
@@ -76,7 +76,7 @@ export function decideBody(version: number, evaluation: FlagEvaluation): Record<
 }
 
 // ---------------------------------------------------------------------------------------------
-// /flags (wire protocol §1.3, §2.5; semantics §4.6): `v >= 2` answers the v2 `flags` details,
+// /flags (https://posthog.com/docs/api/flags): `v >= 2` answers the v2 `flags` details,
 // lower versions the legacy maps; with neither `v` nor `config` it is v2 with config, as
 // PostHog's service does.
 
@@ -120,7 +120,7 @@ async function body(route: FlagRoute, input: FlagHttpRequest, deps: FlagAnswerDe
   return flagsBody(shape, evaluation, shape.withConfig && (await hasActiveFlags(deps.service, project.id)));
 }
 
-/** Never throws: failures are answers in the spec's error shape. */
+/** Never throws: failures are answers in the API's error shape (kernel/errors.ts). */
 export async function answerFlagRequest(route: FlagRoute, input: FlagHttpRequest, deps: FlagAnswerDeps): Promise<FlagAnswer> {
   try {
     return { status: 200, body: toJson(await body(route, input, deps)) };

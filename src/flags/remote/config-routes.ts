@@ -1,5 +1,5 @@
 /**
- * Remote config for posthog-js (wire protocol §2.4): `/array/<token>/config` as JSON and
+ * Remote config for posthog-js (remote-config.ts): `/array/<token>/config` as JSON and
  * `/array/<token>/config.js` as the script the SDK loads first.
  */
 import type { FastifyInstance } from 'fastify';

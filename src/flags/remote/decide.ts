@@ -1,7 +1,7 @@
 /**
- * `/decide` (spec §4.2, §9; semantics §4.5): the legacy evaluation endpoint of older SDKs. The
- * answer is built by answer.ts (on a flag thread when configured); GET answers the same shape
- * with no flags.
+ * `/decide` (PostHog's `posthog/api/decide.py` in github.com/PostHog/posthog): the legacy
+ * evaluation endpoint of older SDKs. The answer is built by answer.ts (on a flag thread when
+ * configured); GET answers the same shape with no flags.
  */
 import type { FastifyInstance } from 'fastify';
 import type { FlagRemoteDeps } from './answerer.js';

@@ -1,5 +1,5 @@
 /**
- * `/flags` (wire protocol §1.3, §2.5; semantics §4.6), what current SDKs call. The answer is
+ * `/flags` (https://posthog.com/docs/api/flags), what current SDKs call. The answer is
  * built by answer.ts (on a flag thread when configured); GET answers the same shape with no flags.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,8 +1,9 @@
 /**
- * Flag definitions for server SDKs' local evaluation (wire protocol §1.5, semantics §4.7):
- * `/flags/definitions` (posthog-node 5) and the older `/api/feature_flag/local_evaluation`
- * routes, with an ETag so that polls of unchanged flags cost a 304. Also the remote-config
- * payload posthog-node's `getRemoteConfigPayload()` reads.
+ * Flag definitions for server SDKs' local evaluation
+ * (https://posthog.com/docs/feature-flags/local-evaluation; PostHog's
+ * `posthog/models/feature_flag/local_evaluation.py`): `/flags/definitions` (posthog-node 5) and the
+ * older `/api/feature_flag/local_evaluation` routes, with an ETag so that polls of unchanged flags
+ * cost a 304. Also the remote-config payload posthog-node's `getRemoteConfigPayload()` reads.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -1,6 +1,7 @@
 /**
- * Remote config for posthog-js (wire protocol §2.4): what `/array/<token>/config` answers
- * (config-routes.ts), and what rides along on `/flags` answers that ask for config.
+ * Remote config for posthog-js (the keys its `packages/browser/src/remote-config.ts` reads, in
+ * github.com/PostHog/posthog-js): what `/array/<token>/config` answers (config-routes.ts), and what
+ * rides along on `/flags` answers that ask for config.
  */
 import type { FlagService } from '../evaluation/index.js';
 

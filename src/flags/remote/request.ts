@@ -1,6 +1,7 @@
 /**
  * Reading a /decide or /flags request: raw bodies in every encoding the SDKs use (decoded by
- * the capture decoder), the project token, and the fields of semantics §4.4.
+ * the capture decoder), the project token, and the request fields of PostHog's flags service
+ * (`rust/feature-flags/src/flags/flag_request.rs` in github.com/PostHog/posthog).
  */
 import { isPlainObject } from '../../kernel/json.js';
 import type { JsonObject } from '../../kernel/json.js';
@@ -41,8 +42,9 @@ export interface FlagHttpRequest {
 }
 
 export function flagHttpRequest(request: FastifyRequest, geo: GeoLookup | null): FlagHttpRequest {
-  // The spec lets X-Forwarded-For name the address used for GeoIP, proxy or not: a client can
-  // only change its own location, which it could also do with person_properties.
+  // As PostHog's /decide does (`get_ip_address` in `posthog/utils.py`), X-Forwarded-For names the
+  // address used for GeoIP, proxy or not: a client can only change its own location, which it
+  // could also do with person_properties.
   const ip = clientIp(request.socket.remoteAddress, header(request, 'x-forwarded-for'), true);
   return {
     path: request.url.split('?')[0],

@@ -1,9 +1,10 @@
 /**
- * Property and event definitions kept during ingestion (semantics §3.1). A process-wide cache
+ * Step 5, definitions: property and event definitions kept during ingestion, as PostHog's
+ * `rust/property-defs-rs` keeps them (github.com/PostHog/posthog). A process-wide cache
  * remembers what is already stored so that a steady stream of known properties costs two set
  * lookups per property and no write.
  */
-import type { JsonObject } from '../../kernel/json.js';
+import { isPlainObject, type JsonObject } from '../../kernel/json.js';
 import type { IngestChanges, PropertyDefinitionWrite } from '../../store/types.js';
 import { inferPropertyType } from './infer-type.js';
 import { getOrCreate } from '../../util/get-or-create.js';
@@ -55,12 +56,12 @@ export class DefinitionCollector {
     const pairs = getOrCreate(this.cache.pairs, eventKey, () => new Set<string>());
     if (event === '$groupidentify') {
       const set = properties.$group_set;
-      if (groupIndex !== null && isObject(set)) this.observeBag(projectId, event, pairs, set, 3, groupIndex, null);
+      if (groupIndex !== null && isPlainObject(set)) this.observeBag(projectId, event, pairs, set, 3, groupIndex, null);
       return;
     }
     this.observeBag(projectId, event, pairs, properties, 1, null, NOT_EVENT_PROPERTIES);
-    if (isObject(properties.$set)) this.observeBag(projectId, event, pairs, properties.$set, 2, null, null);
-    if (isObject(properties.$set_once)) this.observeBag(projectId, event, pairs, properties.$set_once, 2, null, null);
+    if (isPlainObject(properties.$set)) this.observeBag(projectId, event, pairs, properties.$set, 2, null, null);
+    if (isPlainObject(properties.$set_once)) this.observeBag(projectId, event, pairs, properties.$set_once, 2, null, null);
   }
 
   private observeBag(
@@ -112,6 +113,3 @@ export class DefinitionCollector {
   }
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

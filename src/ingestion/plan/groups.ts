@@ -1,9 +1,10 @@
 /**
- * Group types (indexes 0–4 per project, allocated on first sight) and group rows
- * ($groupidentify upserts; $groups on other events only fills $group_N).
+ * Step 3, groups. Group types (indexes 0–4 per project, allocated on first sight) and group rows:
+ * $groupidentify upserts the group; $groups on other events only fills $group_N.
  */
-import type { JsonObject } from '../../kernel/json.js';
-import { groupKeyOf, type IngestChanges, type IngestSnapshot } from '../../store/types.js';
+import { isPlainObject, type JsonObject } from '../../kernel/json.js';
+import { groupKeyOf, type IngestChanges, type IngestSnapshot, type StoredEvent } from '../../store/types.js';
+import type { IncomingEvent } from '../types.js';
 
 export const MAX_GROUP_TYPES = 5;
 
@@ -51,4 +52,52 @@ export class GroupWorkingSet {
   changes(): Pick<IngestChanges, 'newGroupTypes' | 'upsertGroups'> {
     return { newGroupTypes: this.newTypes, upsertGroups: [...this.dirtyGroups.values()] };
   }
+}
+
+/** What the groups step found in one event. */
+export interface EventGroups {
+  /** `$group_0` … `$group_4` columns, '' when absent. */
+  columns: StoredEvent['groups'];
+  /** The group type index a $groupidentify event identified, else null (for its definitions). */
+  identifiedIndex: number | null;
+}
+
+const asKey = (value: unknown): string | null =>
+  typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : null;
+
+/** The group a `$groupidentify` event names, as "<type>\u0000<key>", for the store to load. */
+export function identifiedGroupOf(event: IncomingEvent): string | null {
+  const type = asKey(event.properties.$group_type);
+  const key = asKey(event.properties.$group_key);
+  return event.event === '$groupidentify' && type !== null && key !== null ? `${type}\u0000${key}` : null;
+}
+
+/**
+ * Applies one event to the groups: identifies the group of a $groupidentify, and copies the keys
+ * of `$groups` into `$group_N` properties and columns (person-processing events only).
+ */
+export function applyGroups(groups: GroupWorkingSet, projectId: number, event: IncomingEvent, processPerson: boolean): EventGroups {
+  const properties = event.properties;
+  const columns: StoredEvent['groups'] = ['', '', '', '', ''];
+  let identifiedIndex: number | null = null;
+  if (event.event === '$groupidentify') {
+    const type = asKey(properties.$group_type);
+    const key = asKey(properties.$group_key);
+    if (type !== null && key !== null) {
+      identifiedIndex = groups.indexOf(projectId, type);
+      const set = isPlainObject(properties.$group_set) ? properties.$group_set : {};
+      if (identifiedIndex !== null) groups.identify(projectId, identifiedIndex, key, set, event.timestamp);
+    }
+  }
+  if (processPerson && isPlainObject(properties.$groups)) {
+    for (const [type, rawKey] of Object.entries(properties.$groups)) {
+      const key = asKey(rawKey);
+      if (key === null) continue;
+      const index = groups.indexOf(projectId, type);
+      if (index === null) continue;
+      properties[`$group_${index}`] = key;
+      columns[index] = key;
+    }
+  }
+  return { columns, identifiedIndex };
 }

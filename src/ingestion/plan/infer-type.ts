@@ -1,6 +1,6 @@
 /**
  * Property type inference for property definitions: the first value seen for a key decides its
- * type (PostHog property-defs rules, semantics §3.1).
+ * type, by PostHog's rules (`rust/property-defs-rs/src/types.rs` in github.com/PostHog/posthog).
  */
 
 export type PropertyType = 'DateTime' | 'String' | 'Numeric' | 'Boolean';

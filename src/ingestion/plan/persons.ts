@@ -1,11 +1,13 @@
 /**
- * Person processing for one flush, over an in-memory working set loaded from the metadata
- * store: identify/alias merges (semantics §2.3) and $set/$set_once/$unset (§2.4). Changes are
- * collected and written by the store in one transaction after the whole batch is processed.
+ * Step 4, persons, over an in-memory working set loaded from the metadata store: identify/alias
+ * merges and $set/$set_once/$unset, as PostHog's `nodejs/src/worker/ingestion/persons/`
+ * (`person-merge-service.ts`, `person-update.ts`; github.com/PostHog/posthog) has them. Changes
+ * are collected and written by the store in one transaction after the whole batch is processed.
  */
-import type { JsonObject } from '../../kernel/json.js';
 import { v5 as uuidv5 } from 'uuid';
+import { isPlainObject, type JsonObject } from '../../kernel/json.js';
 import type { IngestChanges, IngestSnapshot, PersonRecord } from '../../store/types.js';
+import type { IncomingEvent } from '../types.js';
 
 const PERSON_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22';
 
@@ -44,8 +46,6 @@ const FILTERED_KEYS = new Set([
   '$geoip_subdivision_2_name', '$geoip_city_confidence', '$geoip_continent_code', '$geoip_continent_name',
 ]);
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export interface PropertyUpdate {
   set: JsonObject;
   setOnce: JsonObject;
@@ -55,11 +55,14 @@ export interface PropertyUpdate {
 export function personUpdateOf(properties: JsonObject): PropertyUpdate {
   const unset = properties.$unset;
   return {
-    set: isObject(properties.$set) ? properties.$set : {},
-    setOnce: isObject(properties.$set_once) ? properties.$set_once : {},
-    unset: Array.isArray(unset) ? unset.filter((k): k is string => typeof k === 'string') : isObject(unset) ? Object.keys(unset) : [],
+    set: isPlainObject(properties.$set) ? properties.$set : {},
+    setOnce: isPlainObject(properties.$set_once) ? properties.$set_once : {},
+    unset: Array.isArray(unset) ? unset.filter((k): k is string => typeof k === 'string') : isPlainObject(unset) ? Object.keys(unset) : [],
   };
 }
+
+/** Events whose person is looked up but never created or changed. */
+const PERSONLESS_EVENTS = new Set(['$exception', '$$heatmap']);
 
 export type MergeWarning = 'cannot_merge_with_illegal_distinct_id' | 'cannot_merge_already_identified';
 
@@ -236,4 +239,33 @@ export function applyUpdate(properties: JsonObject, update: PropertyUpdate): str
     }
   }
   return changed;
+}
+
+/**
+ * Applies one event to the persons: a merge for $identify with $anon_distinct_id,
+ * $create_alias and $merge_dangerously, else a property update (creating the person). Events
+ * without person processing, and personless ones, only look their person up (or derive the
+ * uuid it would have). Gives the event's person uuid and a merge refused, if any.
+ */
+export function applyPersons(
+  persons: PersonWorkingSet,
+  projectId: number,
+  event: IncomingEvent,
+  processPerson: boolean,
+): { personId: string; warning: MergeWarning | null } {
+  if (!processPerson || PERSONLESS_EVENTS.has(event.event)) {
+    return { personId: persons.personOf(projectId, event.distinctId)?.uuid ?? personUuidFor(projectId, event.distinctId), warning: null };
+  }
+  const properties = event.properties;
+  const update = personUpdateOf(properties);
+  let warning: MergeWarning | null = null;
+  if (event.event === '$identify' && typeof properties.$anon_distinct_id === 'string') {
+    warning = persons.merge(projectId, properties.$anon_distinct_id, event.distinctId, event.timestamp, update, event.uuid, false);
+  } else if ((event.event === '$create_alias' || event.event === '$merge_dangerously') && typeof properties.alias === 'string') {
+    const dangerous = event.event === '$merge_dangerously';
+    warning = persons.merge(projectId, properties.alias, event.distinctId, event.timestamp, update, event.uuid, dangerous);
+  } else {
+    persons.update(projectId, event.distinctId, event.timestamp, update, event.uuid, event.event);
+  }
+  return { personId: persons.personOf(projectId, event.distinctId)!.uuid, warning };
 }

@@ -1,16 +1,18 @@
 /**
- * One flush of the ingestion pipeline: de-duplicate, enrich, update groups and persons,
- * collect definitions, and produce both the metadata changes and the rows for the event
- * store. Each step gives an outcome (stored, or dropped with a counted reason); nothing throws
- * for a bad event.
+ * One flush of the ingestion pipeline, as named steps over working sets loaded from the
+ * metadata store: dedupe.ts, enrich.ts, groups.ts, persons.ts, definitions.ts, row.ts. It
+ * produces both the metadata changes and the rows for the event store. A step gives an outcome
+ * (kept, or dropped with a counted reason); nothing throws for a bad event.
  */
-import type { IncomingEvent, DropReason } from '../types.js';
-import type { JsonObject } from '../../kernel/json.js';
 import type { IngestChanges, IngestSnapshot, IngestSnapshotRequest, StoredEvent } from '../../store/types.js';
-import { DefinitionCache, DefinitionCollector } from './definitions.js';
-import { GroupWorkingSet } from './groups.js';
-import { PersonWorkingSet, personUpdateOf, personUuidFor, type MergeWarning } from './persons.js';
 import { getOrCreate } from '../../util/get-or-create.js';
+import type { DropReason, IncomingEvent } from '../types.js';
+import { Deduplicator } from './dedupe.js';
+import { DefinitionCache, DefinitionCollector } from './definitions.js';
+import { enrich, type Enricher } from './enrich.js';
+import { applyGroups, GroupWorkingSet, identifiedGroupOf } from './groups.js';
+import { applyPersons, PersonWorkingSet, type MergeWarning } from './persons.js';
+import { toRow } from './row.js';
 
 export interface PendingEvent {
   projectId: number;
@@ -20,7 +22,7 @@ export interface PendingEvent {
 
 export interface PipelineDeps {
   /** Adds GeoIP (and its $set/$set_once) to the properties; absent when GeoIP is off. */
-  enrich?: (properties: JsonObject) => void;
+  enrich?: Enricher;
   definitions: DefinitionCache;
   now: Date;
 }
@@ -35,15 +37,9 @@ export interface FlushPlan {
   committed: () => void;
 }
 
-const PERSONLESS_EVENTS = new Set(['$exception', '$$heatmap']);
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
   getOrCreate(map, key, () => new Set<V>()).add(value);
 }
-
-const asKey = (value: unknown): string | null =>
-  typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : null;
 
 /** What the metadata store must load before `plan` can run. */
 export function snapshotRequest(batch: PendingEvent[]): IngestSnapshotRequest {
@@ -56,98 +52,40 @@ export function snapshotRequest(batch: PendingEvent[]): IngestSnapshotRequest {
     let uuids = request.eventUuids.get(projectId);
     if (!uuids) request.eventUuids.set(projectId, (uuids = []));
     uuids.push(event.uuid);
-    const type = asKey(p.$group_type);
-    const key = asKey(p.$group_key);
-    if (event.event === '$groupidentify' && type !== null && key !== null) add(request.groups, projectId, `${type}\u0000${key}`);
+    const group = identifiedGroupOf(event);
+    if (group !== null) add(request.groups, projectId, group);
   }
   return request;
 }
 
+/**
+ * Plans one flush: each event goes through the steps in order, in one pass (a flush holds up to
+ * ten thousand events, so there is no per-step loop or allocation): de-duplicate, enrich,
+ * groups, persons, definitions, row.
+ */
 export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: number, deps: PipelineDeps): FlushPlan {
+  const dedupe = new Deduplicator(snapshot);
   const persons = new PersonWorkingSet(snapshot);
   const groups = new GroupWorkingSet(snapshot);
   const definitions = new DefinitionCollector(deps.definitions, deps.now);
   const dropped = new Map<DropReason, number>();
   const warnings = new Map<MergeWarning, number>();
-  const seen = new Map<number, Set<string>>();
-  const stored: StoredEvent[] = [];
+  const rows: StoredEvent[] = [];
   const uuids: IngestChanges['eventUuids'] = [];
 
   for (const { projectId, anonymizeIps, event } of batch) {
-    const existing = snapshot.existingUuids.get(projectId);
-    let seenHere = seen.get(projectId);
-    if (!seenHere) seen.set(projectId, (seenHere = new Set()));
-    if (existing?.has(event.uuid) || seenHere.has(event.uuid)) {
-      dropped.set('duplicate_uuid', (dropped.get('duplicate_uuid') ?? 0) + 1);
+    if (!dedupe.take(projectId, event.uuid)) {
+      count(dropped, 'duplicate_uuid');
       continue;
     }
-    seenHere.add(event.uuid);
-
-    const properties = event.properties;
-    const processPerson = properties.$process_person_profile !== false;
-    // Every event is located (anonymous posthog-js traffic is personless); enrich itself skips
-    // the person $set for personless events.
-    if (deps.enrich) deps.enrich(properties);
-    if (anonymizeIps) delete properties.$ip;
-
-    // Groups: $groupidentify upserts the group; $groups fills $group_N.
-    const groupColumns: StoredEvent['groups'] = ['', '', '', '', ''];
-    let identifiedGroupIndex: number | null = null;
-    if (event.event === '$groupidentify') {
-      const type = asKey(properties.$group_type);
-      const key = asKey(properties.$group_key);
-      if (type !== null && key !== null) {
-        identifiedGroupIndex = groups.indexOf(projectId, type);
-        const set = isObject(properties.$group_set) ? properties.$group_set : {};
-        if (identifiedGroupIndex !== null) groups.identify(projectId, identifiedGroupIndex, key, set, event.timestamp);
-      }
-    }
-    if (processPerson && isObject(properties.$groups)) {
-      for (const [type, rawKey] of Object.entries(properties.$groups)) {
-        const key = asKey(rawKey);
-        if (key === null) continue;
-        const index = groups.indexOf(projectId, type);
-        if (index === null) continue;
-        properties[`$group_${index}`] = key;
-        groupColumns[index] = key;
-      }
-    }
-
-    // Persons.
-    let personId: string;
-    if (!processPerson) {
-      personId = persons.personOf(projectId, event.distinctId)?.uuid ?? personUuidFor(projectId, event.distinctId);
-    } else if (PERSONLESS_EVENTS.has(event.event)) {
-      personId = persons.personOf(projectId, event.distinctId)?.uuid ?? personUuidFor(projectId, event.distinctId);
-    } else {
-      const update = personUpdateOf(properties);
-      let warning: MergeWarning | null = null;
-      if (event.event === '$identify' && typeof properties.$anon_distinct_id === 'string') {
-        warning = persons.merge(projectId, properties.$anon_distinct_id, event.distinctId, event.timestamp, update, event.uuid, false);
-      } else if ((event.event === '$create_alias' || event.event === '$merge_dangerously') && typeof properties.alias === 'string') {
-        const dangerous = event.event === '$merge_dangerously';
-        warning = persons.merge(projectId, properties.alias, event.distinctId, event.timestamp, update, event.uuid, dangerous);
-      } else {
-        persons.update(projectId, event.distinctId, event.timestamp, update, event.uuid, event.event);
-      }
-      if (warning) warnings.set(warning, (warnings.get(warning) ?? 0) + 1);
-      personId = persons.personOf(projectId, event.distinctId)!.uuid;
-    }
-
-    definitions.observe(projectId, event.event, properties, identifiedGroupIndex);
+    const processPerson = event.properties.$process_person_profile !== false;
+    enrich(event.properties, anonymizeIps, deps.enrich);
+    const eventGroups = applyGroups(groups, projectId, event, processPerson);
+    const { personId, warning } = applyPersons(persons, projectId, event, processPerson);
+    if (warning) count(warnings, warning);
+    definitions.observe(projectId, event.event, event.properties, eventGroups.identifiedIndex);
     uuids.push({ project_id: projectId, uuid: event.uuid });
-    stored.push({
-      project_id: projectId,
-      uuid: event.uuid,
-      event: event.event,
-      distinct_id: event.distinctId,
-      person_id: personId,
-      timestamp: event.timestamp,
-      created_at: deps.now,
-      properties_json: JSON.stringify(properties),
-      elements_chain: event.elementsChain,
-      groups: groupColumns,
-    });
+    rows.push(toRow(projectId, event, personId, eventGroups.columns, deps.now));
   }
 
   const changes: IngestChanges = {
@@ -157,6 +95,9 @@ export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: 
     ...definitions.changes(),
     eventUuids: uuids,
   };
-  return { changes, events: stored, dropped, warnings, committed: () => definitions.commit() };
+  return { changes, events: rows, dropped, warnings, committed: () => definitions.commit() };
 }
 
+function count<K>(counts: Map<K, number>, key: K): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}

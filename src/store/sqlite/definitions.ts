@@ -1,5 +1,5 @@
 /**
- * Property and event definitions as the management API reads and edits them (semantics §3.2).
+ * Property and event definitions as the management API reads and edits them (docs/api.md).
  * Every user value is a bound parameter; lists travel as one JSON text through json_each, so
  * the SQL text depends only on which filters are present and its statement can be reused.
  */

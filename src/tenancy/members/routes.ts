@@ -1,6 +1,6 @@
 /**
- * /api/organizations/:id/members/ (spec 4.4): list, add an existing user by e-mail, change a
- * level, remove. The rules are the service's (service.ts, rules.ts).
+ * /api/organizations/:id/members/ (docs/api.md, "Organization members"): list, add an existing user
+ * by e-mail, change a level, remove. The rules are the service's (service.ts, rules.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Membership, MembershipLevel, User } from '../../store/types.js';

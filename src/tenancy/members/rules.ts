@@ -1,7 +1,8 @@
 /**
- * Who may change whose membership (semantics §6.1). Pure: each returns why an action is
- * refused, or null when it is allowed. Every owner is protected, so an organization is never
- * left without one: owners can only be demoted by another owner, never removed.
+ * Who may change whose membership, as PostHog's `validate_update` decides it
+ * (`posthog/api/organization_member.py` in github.com/PostHog/posthog). Pure: each returns why
+ * an action is refused, or null when it is allowed. Every owner is protected, so an organization
+ * is never left without one: owners can only be demoted by another owner, never removed.
  */
 import type { Membership, MembershipLevel } from '../../store/types.js';
 

@@ -1,6 +1,6 @@
 /**
- * /api/projects/: the projects of every organization the key's user belongs to (semantics
- * §6.3). Who may create and edit them is the service's rule (service.ts).
+ * /api/projects/: the projects of every organization the key's user belongs to (docs/api.md,
+ * "Projects and organizations"). Who may create and edit them is the service's rule (service.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Membership, Project } from '../../store/types.js';

@@ -52,7 +52,7 @@ function summary(result: FlagResult) {
 }
 
 describe('rollout and variants', () => {
-  it('puts the §3 vectors on the right side of a 50 % rollout', () => {
+  it('puts the hash test vectors (hash.test.ts) on the right side of a 50 % rollout', () => {
     assert.deepEqual(summary(evaluateFlag(half, ctx('id-0'))), {
       enabled: true,
       variant: null,
@@ -312,7 +312,7 @@ describe('group flags', () => {
 });
 
 describe('holdout and early access', () => {
-  // holdout-id-0 hashes to 0.6549 (§3).
+  // holdout-id-0 hashes to 0.6549 (hash.test.ts).
   it('holds out identifiers under the exclusion percentage with variant "holdout-<id>"', () => {
     const held = flag('exp', { ...exp.filters, holdout: { id: 7, exclusion_percentage: 70 } });
     assert.deepEqual(summary(evaluateFlag(held, ctx('id-0'))), {

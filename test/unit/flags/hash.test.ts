@@ -3,7 +3,8 @@ import { hash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { flagHash, hashToUnit, holdoutHash, variantHash } from '../../../src/flags/engine/hash.js';
 
-// Test vectors of sdk-wire-protocol.md §3 (posthog-node and an independent implementation agree).
+// Test vectors: posthog-node's local evaluator (packages/node in github.com/PostHog/posthog-js) and
+// an independent implementation of the same formula agree on each.
 const VECTORS: Array<[string, number]> = [
   ['half.id-0', 0.06676364403535166],
   ['half.id-1', 0.5886832098171301],

@@ -7,7 +7,7 @@ const NOW = new Date('2026-03-10T12:00:00.000Z');
 const nowSeconds = Math.floor(NOW.getTime() / 1000);
 const SIX_MONTHS = 15_768_000;
 
-test('property type inference table (semantics §3.1)', () => {
+test('property type inference table (PostHog property-defs-rs rules)', () => {
   const table: [string, unknown, ReturnType<typeof inferPropertyType>][] = [
     // Pinned to String whatever the value.
     ['utm_source', 123, 'String'],
