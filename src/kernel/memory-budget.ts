@@ -9,7 +9,14 @@ const MB = 2 ** 20;
 /** What the process costs before any setting matters: node, libduckdb, three isolates, loaded code (measured: ~120 MB idle). */
 export const FIXED_COST_MB = 128;
 /** Below this there is no room left to ingest and query at once; the server refuses to start. */
-export const MIN_MEMORY_LIMIT_MB = 224;
+export const MIN_MEMORY_LIMIT_MB = 300;
+/**
+ * Part of the limit left to the kernel: a cgroup's limit counts the page cache of the files the
+ * process reads and writes (DuckDB's file, the flush log, the GeoIP files) and the pages of node's
+ * and DuckDB's code. A 512 MB soak whose process used up to ~470 MB of it stalled for minutes
+ * while the kernel reclaimed those pages and faulted them back in.
+ */
+const PAGE_CACHE_SHARE = 0.3;
 /** The budget when no limit is known: sized for a small VM (raise it with SIGHTLINE_MEMORY_LIMIT_MB). */
 export const DEFAULT_MEMORY_LIMIT_MB = 512;
 
@@ -22,7 +29,7 @@ const CACHED_PERSON_BYTES = 2 * 1024;
 /** A remembered GeoIP answer. */
 const GEOIP_ANSWER_BYTES = 512;
 /** What a flag thread costs once started (isolate, SQLite connection, caches). */
-const FLAG_THREAD_MB = 48;
+const FLAG_THREAD_MB = 64;
 
 export interface MemoryPlan {
   /** The whole budget, MB. */
@@ -45,14 +52,15 @@ export interface MemoryPlan {
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, Math.floor(value)));
 
 /**
- * The split of `limitMb` (at least MIN_MEMORY_LIMIT_MB). Of what is left after the fixed cost:
+ * The split of `limitMb` (at least MIN_MEMORY_LIMIT_MB). 30 % is left to the kernel's page cache;
+ * of what the process may use, after its fixed cost:
  * 30 % for DuckDB, 15 % for flush records waiting for the event store (5 % of it kept for
  * reuse), 15 % for events waiting for a flush, 5 % for the person cache, 2 % for GeoIP answers;
  * the rest is headroom for requests being decoded, query results and the garbage collectors' slack. Each figure is capped at what a large machine
  * needs, which were the fixed defaults before they followed the memory.
  */
 export function planMemory(limitMb: number, cores: number): MemoryPlan {
-  const usableBytes = (limitMb - FIXED_COST_MB) * MB;
+  const usableBytes = (limitMb * (1 - PAGE_CACHE_SHARE) - FIXED_COST_MB) * MB;
   const eventStoreMaxLagBytes = clamp(usableBytes * 0.15, 8 * MB, 1024 * MB);
   return {
     limitMb,

@@ -3,12 +3,12 @@
  * cores the main thread does not: on the main thread it took turns with HTTP parsing and
  * ingestion (~85 µs of a ~190 µs request). Each thread has its own connection to the metadata
  * store and its own caches of projects and flags, cleared by a message whenever the management
- * API changes them here. GeoIP answers come with the requests (request.ts looks them up: the
- * database would cost each thread ~45 MB).
+ * API changes them here. GeoIP answers come with the requests (request.ts looks them up: each
+ * thread would otherwise keep caches of its own for it).
  *
  * Threads start with the first requests (answered on the main thread until a thread is ready)
  * and stop again after a minute without any: each holds its own isolate, connection and caches
- * (~15 MB), which a server that answers no flags has no use for.
+ * (tens of MB once warm), which a server that answers no flags has no use for.
  *
  * A thread that dies fails nothing: its requests in flight, and every request while no thread
  * is alive, are answered on the main thread, and the next request starts a new thread, which
