@@ -22,7 +22,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { csvExport, groupedPage, planRequest, walkPage } from '../src/events/service.js';
 import { runner } from '../src/events/run.js';
 import { StatsCache } from '../src/events/stats.js';
-import { pageQuery, statsQuery } from '../src/events/sql.js';
+import { pageQuery, statsQuery } from '../src/events/statements.js';
+import { ir } from '../src/hogql/index.js';
 import { readEventsQuery, readPaging, type RawQuery } from '../src/events/params.js';
 import type { QueryPlan } from '../src/events/plan.js';
 import { personLookup } from '../src/events/persons.js';
@@ -187,7 +188,7 @@ export async function benchEvents(): Promise<string> {
     const csvDirect = await timed(async () => {
       const p = await plan({});
       let rows = 0;
-      for await (const chunk of direct.stream(pageQuery(p, { limit: CSV_ROWS, offset: 0, cursor: null, since: null, withPersonId: true }), 1000)) rows += chunk.length;
+      for await (const chunk of direct.stream(direct.dialect.print(pageQuery(p, { limit: CSV_ROWS, offset: 0, cursor: null, since: null, withPersonId: true })), 1000)) rows += chunk.length;
       if (rows !== Math.min(CSV_ROWS, total)) throw new Error(`direct csv rows ${rows}`);
     }, 10_000, 3);
     const csvDirectEncoded = await timed(async () => {
@@ -220,10 +221,18 @@ async function naiveSql(store: EventStore, plan: (q: RawQuery) => Promise<QueryP
   const p = await plan(query);
   const select = p.select;
   if (select?.grouped) {
-    const sql = `SELECT ${select.selectSql.join(', ')} FROM events e WHERE ${p.where} GROUP BY ${select.groupBy.join(', ')} ORDER BY 2 DESC LIMIT 101`;
-    await store.query({ sql, params: p.params });
+    const columns = select.exprs.map((expr, i) => ({ expr, name: `c${i}` }));
+    const grouped = ir.select({
+      columns,
+      from: { kind: 'table', table: 'events', alias: 'e', projectId: p.projectId },
+      where: p.where,
+      groupBy: select.groupBy,
+      orderBy: [{ expr: columns[1].expr, desc: true }],
+      limit: ir.constant(101, 'Integer'),
+    });
+    await store.query(store.dialect.print(grouped));
     return;
   }
-  await store.query(statsQuery(p, -1));
-  await store.query(pageQuery(p, { limit: 101, offset: 0, cursor: null, since: null }));
+  await store.query(store.dialect.print(statsQuery(p, -1)));
+  await store.query(store.dialect.print(pageQuery(p, { limit: 101, offset: 0, cursor: null, since: null })));
 }

@@ -12,7 +12,8 @@
 import type { QueryPlan } from './plan.js';
 import type { Row, Runner } from './run.js';
 import type { RowKey } from './rows.js';
-import { pageQuery, type PageRequest } from './sql.js';
+import { timestampText } from '../hogql/dates.js';
+import { pageQuery, type PageRequest } from './statements.js';
 import { matchStats, type MatchStats, type StatsCache } from './stats.js';
 import type { Cursor, Paging } from './types.js';
 import { collectRows, walkRows } from './walk.js';
@@ -62,13 +63,13 @@ async function fetchRows(run: Runner, plan: QueryPlan, paging: Paging, stats: Ma
   const everything = () => read({ ...page, since: null });
   // Walking back up (a `previous` link) is bounded below by the cursor itself.
   if (paging.cursor?.reverse || stats.lo === null || stats.hi === null || stats.n <= needed) return everything();
-  const cursorMs = paging.cursor ? Date.parse(`${paging.cursor.timestamp}Z`) : Infinity;
+  const cursorMs = paging.cursor ? Date.parse(`${paging.cursor.timestamp.slice(0, 23)}Z`) : Infinity;
   const upper = Math.min(cursorMs, stats.hi);
   let span = Math.max(MIN_SPAN_MS, ((stats.hi - stats.lo) * needed * 2) / stats.n);
   for (;;) {
     const since = upper - span;
     if (since <= stats.lo) return everything();
-    const rows = await read({ ...page, since: new Date(since) });
+    const rows = await read({ ...page, since: timestampText(new Date(since)) });
     if (rows.length === page.limit) return rows;
     span *= GROWTH;
   }

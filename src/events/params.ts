@@ -5,7 +5,7 @@
 import { validationError } from '../kernel/errors.js';
 import { integer, pageLimit } from '../http/pagination.js';
 import { jsonStringList } from '../http/query-params.js';
-import { parseDateLiteral } from '../hogql/dates.js';
+import { parseLiteral, timestampText } from '../hogql/dates.js';
 import { parseRelativeDate } from '../util/relative-date.js';
 import { canonicalUuid } from '../util/uuid.js';
 import { decodeCursor } from './cursor.js';
@@ -40,6 +40,7 @@ export function readEventsQuery(query: RawQuery, projectId: number, now: Date): 
     properties: json(query, 'properties'),
     select: expressions(query, 'select'),
     where: expressions(query, 'where'),
+    orderBy: null,
   };
 }
 
@@ -63,16 +64,21 @@ export function text(query: RawQuery, name: string): string | null {
   return value;
 }
 
-function date(query: RawQuery, name: string, now: Date): Date | null {
+/**
+ * A bound as DateTime text. Strict ISO 8601 (naive = UTC) rather than Date's lenient parser,
+ * which reads "7" as a year.
+ */
+function date(query: RawQuery, name: string, now: Date): string | null {
   const value = text(query, name);
   if (value === null) return null;
-  // Strict ISO 8601 (naive = UTC) rather than Date's lenient parser, which reads "7" as a year.
-  const parsed = parseRelativeDate(value, now) ?? parseDateLiteral(value);
+  const relative = parseRelativeDate(value, now);
+  const literal = relative ? { ms: relative.getTime(), micros: 0 } : parseLiteral(value);
+  const year = literal ? new Date(literal.ms).getUTCFullYear() : 0;
   // Years outside 1..9999 do not fit a SQL TIMESTAMP.
-  if (!parsed || parsed.getUTCFullYear() < 1 || parsed.getUTCFullYear() > 9999) {
+  if (!literal || year < 1 || year > 9999) {
     throw validationError(`${name} must be an ISO 8601 date-time or a relative date such as -7d or -24h.`, name);
   }
-  return parsed;
+  return timestampText(new Date(literal.ms));
 }
 
 function uuidParam(query: RawQuery, name: string): string | null {

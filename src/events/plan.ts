@@ -1,91 +1,91 @@
 /**
- * An events request compiled into SQL fragments over `events e`: the filter conjunction (plain
- * parameters, `properties`, `where`) and the optional `select` list. Filters are compiled first
- * so that their placeholders are $1..$k: queries that only filter (the count) bind just those.
+ * An events request compiled to IR over `events e`: the filter conditions (plain parameters,
+ * `properties`, `where`), the optional `select` list and `orderBy`. Compiling is dialect-neutral;
+ * statements.ts builds the statements the store's dialect prints.
  */
 import {
-  compilePropertyFilters,
+  compileFilters,
+  compileOrderBy,
   compileSelect,
   compileWhere,
-  EVENTS_FROM_SQL,
+  EventsScope,
   groupByFor,
   HogQLError,
-  PERSON_JOIN_SQL,
+  ir,
   type CompileContext,
-  type ParamValue,
   type SelectResult,
 } from '../hogql/index.js';
-import { toSqlTimestamp } from '../hogql/dates.js';
 import type { EventsQuery } from './types.js';
+
+type IrExpr = ir.IrExpr;
 
 export interface QueryPlan {
   projectId: number;
-  /** Values of the filter placeholders ($1..$k). */
-  filterParams: ParamValue[];
-  /** Values of every placeholder: the filters', then the select list's. */
-  params: ParamValue[];
-  /** The project's placeholder, for sub-queries that need it again. */
-  projectParam: string;
-  /** Conjunction of every filter, the project first. */
-  where: string;
-  filterNeedsPerson: boolean;
+  /** Conjunction of every filter (the project is the table's own scope); null = all events. */
+  where: ir.IrExpr | null;
+  /** The scope the filters were compiled in: its lazy joins serve every statement that filters. */
+  filters: EventsScope;
   /** Only event columns decide the filters: rows already counted keep their answer. */
   stable: boolean;
-  select: (SelectResult & { groupBy: string[]; having: string | null; grouped: boolean }) | null;
-  /** The parameter carrying HogQL, blamed for errors DuckDB raises while running it. */
+  select: (SelectResult & { groupBy: IrExpr[]; having: IrExpr | null; grouped: boolean; scope: EventsScope }) | null;
+  /** `orderBy` other than newest first; null = newest first (keyset pages). */
+  orderBy: { items: ir.IrOrder[]; scope: EventsScope } | null;
+  /** The parameter carrying HogQL, blamed for errors the store raises while running it. */
   hogqlAttr: string | null;
 }
 
-export const fromSql = (needsPerson: boolean) => (needsPerson ? `${EVENTS_FROM_SQL} ${PERSON_JOIN_SQL}` : EVENTS_FROM_SQL);
-
-/** A `TIMESTAMP` bound from a JS date (milliseconds). */
-export const timestampParam = (ctx: CompileContext, date: Date) => `CAST(${ctx.params.add(toSqlTimestamp(date))} AS TIMESTAMP)`;
+const timestampColumn = ir.column('e', 'events', 'timestamp', 'DateTime');
+const instant = (text: string) => ir.constant(text, 'DateTime');
 
 export function buildPlan(query: EventsQuery, ctx: CompileContext): QueryPlan {
-  const add = (value: ParamValue) => ctx.params.add(value);
-  const projectParam = add(query.projectId);
-  const conditions = [`e.project_id = CAST(${projectParam} AS INTEGER)`];
-  if (query.after) conditions.push(`e."timestamp" > ${timestampParam(ctx, query.after)}`);
-  if (query.before) conditions.push(`e."timestamp" < ${timestampParam(ctx, query.before)}`);
-  if (query.event !== null) conditions.push(`e.event = ${add(query.event)}`);
-  if (query.distinctId !== null) conditions.push(`e.distinct_id = ${add(query.distinctId)}`);
-  if (query.personId !== null) {
-    // Every distinct id the person has now, after merges.
-    conditions.push(
-      `e.distinct_id IN (SELECT d.distinct_id FROM person_distinct_ids d WHERE d.project_id = CAST(${projectParam} AS INTEGER) AND d.person_id = CAST(${add(query.personId)} AS UUID))`,
-    );
-  }
-  let filterNeedsPerson = false;
-  if (query.properties !== null) {
-    const filters = compilePropertyFilters(query.properties, ctx);
-    conditions.push(filters.sql);
-    filterNeedsPerson ||= filters.needsPerson;
-  }
-  const where = query.where ? compileWhere(query.where, ctx) : null;
-  if (where) {
-    conditions.push(where.sql);
-    filterNeedsPerson ||= where.needsPerson;
-  }
-  const filterParams = ctx.params.values;
+  const filters = new EventsScope(ctx, query.projectId);
+  const conditions: Array<IrExpr | null> = [];
+  if (query.after) conditions.push(ir.op('>', [timestampColumn, instant(query.after)]));
+  if (query.before) conditions.push(ir.op('<', [timestampColumn, instant(query.before)]));
+  if (query.event !== null) conditions.push(ir.op('=', [ir.column('e', 'events', 'event', 'String'), ir.constant(query.event, 'String')]));
+  if (query.distinctId !== null) conditions.push(ir.op('=', [ir.column('e', 'events', 'distinct_id', 'String'), ir.constant(query.distinctId, 'String')]));
+  if (query.personId !== null) conditions.push(personCondition(query.projectId, query.personId));
+  if (query.properties !== null) conditions.push(compileFilters(query.properties, filters));
+  const where = query.where ? compileWhere(query.where, filters) : null;
+  if (where) conditions.push(where.where);
 
   let select: QueryPlan['select'] = null;
+  const selectScope = new EventsScope(ctx, query.projectId);
   if (query.select) {
-    const compiled = compileSelect(query.select, ctx);
+    const compiled = compileSelect(query.select, selectScope);
     const having = where?.having ?? null;
     const groupBy = where ? groupByFor(compiled, where) : compiled.groupBy;
-    select = { ...compiled, groupBy, having, grouped: compiled.hasAggregate || having !== null };
+    select = { ...compiled, groupBy, having, grouped: compiled.hasAggregate || having !== null, scope: selectScope };
   } else if (where?.having) {
     throw new HogQLError('where uses an aggregate function; that needs a select list to group by', null, 'where');
   }
+  let orderBy: QueryPlan['orderBy'] = null;
+  if (query.orderBy && !isNewestFirst(query.orderBy)) {
+    const scope = select?.grouped ? selectScope : new EventsScope(ctx, query.projectId);
+    orderBy = { items: compileOrderBy(query.orderBy, scope, select?.grouped === true), scope };
+  }
   return {
     projectId: query.projectId,
-    filterParams,
-    params: ctx.params.values,
-    projectParam,
-    where: conditions.filter((sql) => sql !== 'TRUE').join(' AND '),
-    filterNeedsPerson,
-    stable: !filterNeedsPerson && query.personId === null,
+    where: ir.allOf(conditions),
+    filters,
+    stable: !filters.needsPerson && query.personId === null,
     select,
-    hogqlAttr: query.select ? 'select' : query.where ? 'where' : query.properties !== null ? 'properties' : null,
+    orderBy,
+    hogqlAttr: query.select ? 'select' : query.where ? 'where' : query.orderBy ? 'orderBy' : query.properties !== null ? 'properties' : null,
   };
+}
+
+/** `["-timestamp"]`, PostHog's default, is the keyset walk's own order. */
+function isNewestFirst(orderBy: string[]): boolean {
+  return orderBy.length === 1 && orderBy[0].replace(/\s+/g, '') === '-timestamp';
+}
+
+/** Every distinct id the person has now, after merges. */
+function personCondition(projectId: number, personId: string): IrExpr {
+  const ids = ir.select({
+    columns: [{ expr: ir.column('d', 'person_distinct_ids', 'distinct_id', 'String'), name: 'distinct_id' }],
+    from: { kind: 'table', table: 'person_distinct_ids', alias: 'd', projectId },
+    where: ir.op('=', [ir.column('d', 'person_distinct_ids', 'person_id', 'UUID'), ir.constant(personId, 'UUID')]),
+  });
+  return ir.op('in', [ir.column('e', 'events', 'distinct_id', 'String'), { kind: 'subquery', query: ids, type: 'String' }]);
 }

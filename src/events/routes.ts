@@ -73,8 +73,9 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
   const persons = personLookup(deps.persons);
   const typesOf =
     (projectId: number): TypeLookup =>
-    (kind, names) =>
-      deps.definitions.propertyTypes(projectId, kind === 'event' ? 1 : 2, names);
+    async (kind, names) =>
+      // Group properties carry no declared types here (they would need the group type too).
+      kind === 'group' ? new Map() : deps.definitions.propertyTypes(projectId, kind === 'event' ? 1 : 2, names);
 
   apiRoute<{ Params: ProjectParams; Querystring: RawQuery }>(app, api, {
     ...base,

@@ -1,16 +1,17 @@
 /**
- * DuckDB row objects (JSON-compatible: BIGINT arrives as text) into API values: stored events
- * with their person, and `select` rows typed by the compiler's column types.
+ * Decoded rows (hogql/dialect.ts: DateTime as `YYYY-MM-DD HH:MM:SS.ffffff` UTC) into API
+ * values: stored events with their person, and `select` rows typed by the compiler's columns.
  */
 import type { HogQLType } from '../hogql/index.js';
+import { timestampMs as textMs } from '../hogql/dates.js';
 import { parseElementsChain, type Element } from './elements.js';
 import type { Row } from './run.js';
 
 /** Where a row sits in the walk: list rows carry ts/id, `select` rows their hidden key columns. */
 export type RowKey = (row: Row) => { timestamp: string; uuid: string };
 
-export const eventKey: RowKey = (row) => ({ timestamp: row.ts as string, uuid: row.id as string });
-export const selectKey: RowKey = (row) => ({ timestamp: row.__ts as string, uuid: row.__uuid as string });
+export const eventKey: RowKey = (row) => ({ timestamp: (row.ts as string).replace(' ', 'T'), uuid: row.id as string });
+export const selectKey: RowKey = (row) => ({ timestamp: (row.__ts as string).replace(' ', 'T'), uuid: row.__uuid as string });
 
 export interface Person {
   is_identified: boolean;
@@ -29,11 +30,11 @@ export interface EventResult {
   elements_chain: string;
 }
 
-/** `2026-11-22T01:02:03.456000` (stored UTC) → `2026-11-22T01:02:03.456000+00:00`. */
-export const isoTimestamp = (ts: string) => `${ts}+00:00`;
+/** `2026-11-22 01:02:03.456000` (stored UTC) → `2026-11-22T01:02:03.456000+00:00`. */
+export const isoTimestamp = (ts: string) => `${ts.replace(' ', 'T')}+00:00`;
 
-/** DuckDB's TIMESTAMP text (`YYYY-MM-DD HH:MM:SS[.ffffff]`, UTC) → epoch milliseconds. */
-export const timestampMs = (text: string) => Date.parse(`${text.replace(' ', 'T')}Z`);
+/** A decoded DateTime → epoch milliseconds. */
+export const timestampMs = (text: string) => textMs(text);
 
 export const parseObject = (json: unknown): Record<string, unknown> => {
   const value: unknown = typeof json === 'string' ? JSON.parse(json) : json;
@@ -58,30 +59,8 @@ export function eventResult(row: Row, persons: Map<string, Person>): EventResult
 
 /** A `select` row (columns c0, c1, …) as a list of values in select order. */
 export function selectValues(row: Row, types: HogQLType[]): unknown[] {
-  return types.map((type, i) => typedValue(row[`c${i}`], type));
-}
-
-function typedValue(value: unknown, type: HogQLType): unknown {
-  if (typeof value !== 'string') return value;
-  switch (type) {
-    case 'Integer': {
-      // BIGINT/HUGEINT come as text; beyond 2^53 the text is kept rather than rounded.
-      const number = Number(value);
-      return /^-?\d+$/.test(value) && Number.isSafeInteger(number) ? number : value;
-    }
-    case 'Float': {
-      const number = Number(value);
-      return Number.isFinite(number) ? number : value;
-    }
-    case 'DateTime':
-      return /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value) ? isoTimestamp(microseconds(value.replace(' ', 'T'))) : value;
-    default:
-      return value;
-  }
-}
-
-/** Pads the fraction to six digits, the way stored event timestamps are written. */
-function microseconds(ts: string): string {
-  const [whole, fraction = ''] = ts.split('.');
-  return `${whole}.${fraction.padEnd(6, '0').slice(0, 6)}`;
+  return types.map((type, i) => {
+    const value = row[`c${i}`];
+    return type === 'DateTime' && typeof value === 'string' ? isoTimestamp(value) : value;
+  });
 }

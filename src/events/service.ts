@@ -3,15 +3,15 @@
  * or a single event. HTTP concerns (links, headers) stay in events/routes.ts.
  */
 import { validationError } from '../kernel/errors.js';
-import { HogQLError } from '../hogql/index.js';
+import { EventsScope, HogQLError } from '../hogql/index.js';
 import type { EventStore } from '../store/types.js';
 import { CSV_CHUNK_ROWS, eventsCsv, primed, tableCsv } from './csv.js';
 import { listPage } from './list.js';
 import type { PersonLookup } from './persons.js';
 import { buildPlan, type QueryPlan } from './plan.js';
 import { eventResult, selectValues, type EventResult, eventKey, selectKey } from './rows.js';
-import { queryError, type Row, type Runner } from './run.js';
-import { eventByIdQuery, groupedQuery, pageQuery } from './sql.js';
+import { queryError, streamRows, type Row, type Runner } from './run.js';
+import { eventByIdQuery, groupedQuery, pageQuery } from './statements.js';
 import type { StatsCache } from './stats.js';
 import { compileTyped, type TypeLookup } from './typed-compile.js';
 import type { Cursor, EventsQuery, Paging } from './types.js';
@@ -19,7 +19,7 @@ import { walkRows } from './walk.js';
 
 export async function planRequest(query: EventsQuery, lookup: TypeLookup): Promise<QueryPlan> {
   try {
-    return await compileTyped(query.now, lookup, (ctx) => buildPlan(query, ctx));
+    return await compileTyped({ now: query.now }, lookup, (ctx) => buildPlan(query, ctx));
   } catch (error) {
     if (error instanceof HogQLError) throw validationError(error.message, error.attr);
     throw error;
@@ -62,9 +62,9 @@ export async function groupedPage(run: Runner, plan: QueryPlan, limit: number, o
 export async function csvExport(store: EventStore, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<string>> {
   const select = plan.select;
   const rows = select?.grouped
-    ? store.stream(groupedQuery(plan, paging.limit, paging.offset), CSV_CHUNK_ROWS)
+    ? streamRows(store, groupedQuery(plan, paging.limit, paging.offset), CSV_CHUNK_ROWS)
     : walkRows(
-        (page) => store.stream(pageQuery(plan, page), CSV_CHUNK_ROWS),
+        (page) => streamRows(store, pageQuery(plan, page), CSV_CHUNK_ROWS),
         { ...paging, since: null, withPersonId: !select },
         select ? selectKey : eventKey,
         store.pageBytes,
@@ -85,7 +85,7 @@ async function* mapChunks<T>(chunks: AsyncIterable<Row[]>, map: (row: Row) => T)
 
 /** One stored event with its person, or null. */
 export async function eventById(run: Runner, persons: PersonLookup, projectId: number, uuid: string): Promise<{ event: EventResult; row: Row } | null> {
-  const [row] = await run(eventByIdQuery(projectId, uuid));
+  const [row] = await run(eventByIdQuery(new EventsScope({ propertyType: () => null, now: new Date() }, projectId), uuid));
   if (!row) return null;
   return { event: eventResult(row, await persons(projectId, [row.distinct_id as string])), row };
 }

@@ -10,7 +10,7 @@ import { setNewest } from '../util/bounded-map.js';
 import type { QueryPlan } from './plan.js';
 import { timestampMs } from './rows.js';
 import type { Runner } from './run.js';
-import { statsQuery } from './sql.js';
+import { statsQuery } from './statements.js';
 
 export interface MatchStats {
   n: number;
@@ -53,7 +53,7 @@ export class StatsCache {
 }
 
 export async function matchStats(run: Runner, plan: QueryPlan, cache: StatsCache): Promise<MatchStats> {
-  const key = plan.stable ? JSON.stringify([plan.where, plan.filterParams]) : null;
+  const key = plan.stable ? JSON.stringify([plan.projectId, plan.where]) : null;
   const cached = key === null ? undefined : cache.get(key);
   const generation = cache.current;
   const [row] = await run(statsQuery(plan, cached?.seq ?? -1));

@@ -4,8 +4,9 @@ export interface EventsQuery {
   projectId: number;
   /** The request's "now": relative dates and HogQL's now() use it. */
   now: Date;
-  after: Date | null;
-  before: Date | null;
+  /** Exclusive bounds, as DateTime text with microseconds (hogql/dates.ts). */
+  after: string | null;
+  before: string | null;
   distinctId: string | null;
   event: string | null;
   /** Person uuid: the events of every distinct id of that person. */
@@ -14,6 +15,8 @@ export interface EventsQuery {
   properties: unknown;
   select: string[] | null;
   where: string[] | null;
+  /** HogQL expressions, `-` in front for descending; null = newest first. */
+  orderBy: string[] | null;
 }
 
 /** A keyset position: the (timestamp, uuid) of a row in newest-first order. */

@@ -4,9 +4,8 @@
  * with lists flattened into their items. Like PostHog it looks at the last 7 days, which keeps
  * the JSON scan bounded; when those hold no value at all it looks at all time instead.
  */
-import { escapePointerSegment } from '../hogql/printer.js';
-import { toSqlTimestamp } from '../hogql/dates.js';
-import type { EventQuery } from '../store/types.js';
+import { ir } from '../hogql/index.js';
+import { timestampText } from '../hogql/dates.js';
 import type { Runner } from './run.js';
 
 export const DEFAULT_VALUES_LIMIT = 10;
@@ -24,20 +23,41 @@ export interface ValuesRequest {
   now: Date;
 }
 
-function valuesQuery(request: ValuesRequest, since: Date | null): EventQuery {
-  const params: unknown[] = [request.projectId, `/${escapePointerSegment(request.key)}`];
-  const add = (value: unknown) => `$${params.push(value)}`;
-  const rowFilters = [`e.project_id = CAST($1 AS INTEGER)`];
-  if (since) rowFilters.push(`e."timestamp" >= CAST(${add(toSqlTimestamp(since))} AS TIMESTAMP)`);
-  if (request.eventNames.length > 0) rowFilters.push(`e.event IN (SELECT unnest(from_json(${add(JSON.stringify(request.eventNames))}, '["VARCHAR"]')))`);
-  // strpos-style contains() keeps % and _ in the search literal.
-  const match = request.value === null ? '' : ` AND contains(lower(name), lower(CAST(${add(request.value)} AS VARCHAR)))`;
-  const sql =
-    'SELECT name, count(*) AS n FROM (' +
-    `SELECT unnest(CASE WHEN json_type(j) = 'ARRAY' THEN json_extract_string(j, '$[*]') ELSE [json_extract_string(j, '$')] END) AS name ` +
-    `FROM (SELECT json_extract(e.properties, $2) AS j FROM events e WHERE ${rowFilters.join(' AND ')}) WHERE j IS NOT NULL` +
-    `) WHERE name IS NOT NULL${match} GROUP BY name ORDER BY n DESC, name LIMIT ${Math.trunc(request.limit)}`;
-  return { sql, params };
+const text = (value: string) => ir.constant(value, 'String');
+
+function valuesQuery(request: ValuesRequest, since: Date | null): ir.IrSelect {
+  const events = ir.column('e', 'events', 'event', 'String');
+  // The property's JSON value, then its text (a list's items one by one).
+  const raw = ir.select({
+    columns: [{ expr: ir.call('__jsonRaw', [ir.column('e', 'events', 'properties', 'String'), text(request.key)], 'Any'), name: 'j' }],
+    from: { kind: 'table', table: 'events', alias: 'e', projectId: request.projectId },
+    where: ir.allOf([
+      since ? ir.op('>=', [ir.column('e', 'events', 'timestamp', 'DateTime'), ir.constant(timestampText(since), 'DateTime')]) : null,
+      request.eventNames.length > 0 ? ir.op('in', [events, ...request.eventNames.map(text)]) : null,
+    ]),
+  });
+  const j = ir.column('r', null, 'j', 'Any');
+  const names = ir.select({
+    columns: [{ expr: ir.call('arrayJoin', [ir.call('__jsonTexts', [j], 'Array', { item: 'String' })], 'String'), name: 'name' }],
+    from: { kind: 'subquery', query: raw, alias: 'r' },
+    where: ir.op('isNotNull', [j]),
+  });
+  const name = ir.column('v', null, 'name', 'String');
+  const n = ir.call('count', [], 'Integer');
+  return ir.select({
+    columns: [
+      { expr: name, name: 'name' },
+      { expr: n, name: 'n' },
+    ],
+    from: { kind: 'subquery', query: names, alias: 'v' },
+    where: ir.allOf([ir.op('isNotNull', [name]), request.value === null ? null : ir.call('__icontains', [name, text(request.value)], 'Boolean')]),
+    groupBy: [name],
+    orderBy: [
+      { expr: n, desc: true },
+      { expr: name, desc: false },
+    ],
+    limit: ir.constant(Math.trunc(request.limit), 'Integer'),
+  });
 }
 
 export async function propertyValues(run: Runner, request: ValuesRequest): Promise<{ name: string }[]> {

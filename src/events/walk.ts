@@ -7,7 +7,7 @@
  */
 import type { RowKey } from './rows.js';
 import type { Row } from './run.js';
-import type { PageRequest } from './sql.js';
+import type { PageRequest } from './statements.js';
 
 /** Rows of the first query, before their size is known; and the most rows of any query. */
 const FIRST_PAGE_ROWS = 200;

@@ -1,126 +1,112 @@
 /**
- * Casts between HogQL types, written so that bad data yields NULL (TRY_CAST) rather than a
- * query error, and so that literals convert in JS (a bad date literal is a HogQLError).
+ * Conversions between HogQL types, decided here and printed by a dialect. Values that do not
+ * convert become NULL (a cast node), never a query error; constants convert in JS, so a bad
+ * date literal is a HogQLError at its position.
  */
 import { errorAt, quoteForMessage } from './errors.js';
-import { parseDateLiteral, toSqlDate, toSqlTimestamp } from './dates.js';
-import type { Operand } from './operand.js';
-import type { ParamSink } from './params.js';
+import { parseLiteral, timestampText } from './dates.js';
+import { type IrExpr, call, cast as castNode, constant, op } from './ir.js';
 import { type HogQLType, isNumeric } from './types.js';
 
-export function asDouble(op: Operand): string {
-  switch (op.type) {
-    case 'Integer':
-    case 'Float':
-      return op.sql;
-    case 'Null':
-      return 'CAST(NULL AS DOUBLE)';
-    case 'Boolean':
-      return `CAST(${op.sql} AS DOUBLE)`;
-    case 'DateTime':
-      return `epoch(${op.sql})`;
-    case 'Date':
-      return `epoch(CAST(${op.sql} AS TIMESTAMP))`;
-    case 'UUID':
-      return 'CAST(NULL AS DOUBLE)';
-    case 'String':
-      return `TRY_CAST(${op.sql} AS DOUBLE)`;
-  }
+const cast = (expr: IrExpr, type: HogQLType): IrExpr => castNode(expr, type);
+
+export function asFloat(expr: IrExpr): IrExpr {
+  if (isNumeric(expr.type)) return expr;
+  return cast(expr, 'Float');
 }
 
-export function asBool(op: Operand): string {
-  switch (op.type) {
+/** Integers stay integers; anything else converts to a float. */
+export function asNumber(expr: IrExpr): IrExpr {
+  return expr.type === 'Integer' ? expr : asFloat(expr);
+}
+
+export function asBool(expr: IrExpr, at: number): IrExpr {
+  switch (expr.type) {
     case 'Boolean':
-      return op.sql;
+      return expr;
     case 'Null':
-      return 'CAST(NULL AS BOOLEAN)';
+    case 'String':
+    case 'Any':
+      return cast(expr, 'Boolean');
     case 'Integer':
     case 'Float':
-      return `(${op.sql} <> 0)`;
-    case 'String':
-      return boolFromText(op.sql);
+      return op('!=', [expr, constant(0, expr.type)]);
     default:
-      throw errorAt(`Expected a boolean expression, got ${op.type}`, op.start);
+      throw errorAt(`Expected a boolean expression, got ${expr.type}`, at);
   }
 }
 
-/** JSON booleans read back as 'true'/'false'; any other text is NULL. */
-export function boolFromText(sql: string): string {
-  return `(CASE lower(${sql}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE ELSE NULL END)`;
+export function asText(expr: IrExpr): IrExpr {
+  return expr.type === 'String' ? expr : cast(expr, 'String');
 }
 
-export function asText(op: Operand): string {
-  if (op.type === 'String') return op.sql;
-  if (op.type === 'Null') return 'CAST(NULL AS VARCHAR)';
-  return `CAST(${op.sql} AS VARCHAR)`;
-}
-
-export function asTimestamp(op: Operand, params: ParamSink): string {
-  switch (op.type) {
+/** A DateTime; text constants are parsed now (naive ones in `timeZone`). */
+export function asDateTime(expr: IrExpr, at: number, timeZone: string): IrExpr {
+  switch (expr.type) {
     case 'DateTime':
-      return op.sql;
+      return expr;
     case 'Date':
-      return `CAST(${op.sql} AS TIMESTAMP)`;
+      return call('toDateTime', [expr, constant(timeZone, 'String')], 'DateTime');
     case 'Null':
-      return 'CAST(NULL AS TIMESTAMP)';
     case 'Integer':
     case 'Float':
-      return timestampFromSeconds(op.sql);
+    case 'Any':
+      return cast(expr, 'DateTime');
     case 'String': {
-      if (op.constant && typeof op.constant.value === 'string') {
-        return `CAST(${params.add(toSqlTimestamp(literalDate(op)))} AS TIMESTAMP)`;
+      if (expr.kind === 'const' && typeof expr.value === 'string') {
+        const parsed = parseLiteral(expr.value, timeZone);
+        if (!parsed) throw errorAt(`Cannot parse ${quoteForMessage(expr.value)} as a DateTime`, at);
+        return constant(timestampText(new Date(parsed.ms), parsed.micros), 'DateTime');
       }
-      return timestampFromText(op.sql);
+      return cast(expr, 'DateTime');
     }
     default:
-      throw errorAt(`Cannot convert ${op.type} to DateTime`, op.start);
+      throw errorAt(`Cannot convert ${expr.type} to DateTime`, at);
   }
 }
 
-export function asDate(op: Operand, params: ParamSink): string {
-  if (op.type === 'Date') return op.sql;
-  if (op.type === 'String' && op.constant && typeof op.constant.value === 'string') {
-    return `CAST(${params.add(toSqlDate(literalDate(op)))} AS DATE)`;
+/** A Date: the calendar date in `timeZone` of a DateTime. */
+export function asDate(expr: IrExpr, at: number, timeZone: string): IrExpr {
+  if (expr.type === 'Date') return expr;
+  if (expr.type === 'String' && expr.kind === 'const' && typeof expr.value === 'string') {
+    const parsed = parseLiteral(expr.value, timeZone);
+    if (!parsed) throw errorAt(`Cannot parse ${quoteForMessage(expr.value)} as a DateTime`, at);
+    // A date written alone is that date; a time with an offset is its date where the project is.
+    const text = parsed.dateOnly ? expr.value.trim() : localDateText(parsed.ms, timeZone);
+    return constant(parsed.dateOnly ? normaliseDate(text) : text, 'Date');
   }
-  return `CAST(${asTimestamp(op, params)} AS DATE)`;
+  if (expr.type === 'Null') return cast(expr, 'Date');
+  return call('toDate', [asDateTime(expr, at, timeZone), constant(timeZone, 'String')], 'Date');
 }
 
-/** Property text as a timestamp: an ISO date-time, or a number of Unix seconds. */
-export function timestampFromText(sql: string): string {
-  return `COALESCE(TRY_CAST(${sql} AS TIMESTAMP), ${timestampFromSeconds(`TRY_CAST(${sql} AS DOUBLE)`)})`;
+function normaliseDate(text: string): string {
+  const [y, m, d] = text.split('-');
+  return `${y}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`;
 }
 
-function timestampFromSeconds(sql: string): string {
-  return `make_timestamp(TRY_CAST((${sql}) * 1000000 AS BIGINT))`;
-}
-
-function literalDate(op: Operand): Date {
-  const text = String(op.constant!.value);
-  const date = parseDateLiteral(text);
-  if (!date) throw errorAt(`Cannot parse ${quoteForMessage(text)} as a DateTime`, op.start);
-  return date;
+/** `YYYY-MM-DD` of an instant in a time zone. */
+export function localDateText(ms: number, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
 }
 
 /**
- * Brings operands of a comparison, IN list, coalesce or if() to one type, the way a
- * reader expects: dates beat text, booleans beat text, numbers beat text (so an untyped
- * property compared with a number compares numerically).
+ * Brings the operands of a comparison, IN list, coalesce or if() to one type, the way a reader
+ * expects: dates beat text, booleans beat text, numbers beat text (so an untyped property
+ * compared with a number compares numerically).
  */
-export function unify(operands: Operand[], params: ParamSink): { sql: string[]; type: HogQLType } {
-  const types = new Set(operands.map((op) => op.type).filter((type) => type !== 'Null'));
-  if (types.size === 0) return { sql: operands.map((op) => op.sql), type: 'Null' };
-  if (types.size === 1) return { sql: operands.map((op) => op.sql), type: [...types][0] };
-  if (types.has('DateTime')) return { sql: operands.map((op) => asTimestamp(op, params)), type: 'DateTime' };
-  if (types.has('Date')) return { sql: operands.map((op) => asDate(op, params)), type: 'Date' };
-  if (types.has('Boolean')) return { sql: operands.map(asBool), type: 'Boolean' };
-  if ([...types].every(isNumeric)) return { sql: operands.map((op) => op.sql), type: 'Float' };
-  if (types.has('Integer') || types.has('Float')) return { sql: operands.map(asDouble), type: 'Float' };
+export function unify(operands: IrExpr[], positions: number[], timeZone: string): { exprs: IrExpr[]; type: HogQLType } {
+  const types = new Set(operands.map((e) => e.type).filter((type) => type !== 'Null'));
+  if (types.size === 0) return { exprs: operands, type: 'Null' };
+  if (types.size === 1) return { exprs: operands, type: [...types][0] };
+  if (types.has('DateTime')) return { exprs: operands.map((e, i) => asDateTime(e, positions[i], timeZone)), type: 'DateTime' };
+  if (types.has('Date')) return { exprs: operands.map((e, i) => asDate(e, positions[i], timeZone)), type: 'Date' };
+  if (types.has('Boolean')) return { exprs: operands.map((e, i) => asBool(e, positions[i])), type: 'Boolean' };
+  if ([...types].every(isNumeric)) return { exprs: operands.map(asFloat), type: 'Float' };
+  if (types.has('Integer') || types.has('Float')) return { exprs: operands.map(asFloat), type: 'Float' };
   if (types.has('UUID')) {
     // UUIDs print lower-case; compare as text so a malformed string is simply unequal.
-    return {
-      sql: operands.map((op) => (op.type === 'UUID' ? `CAST(${op.sql} AS VARCHAR)` : `lower(${asText(op)})`)),
-      type: 'String',
-    };
+    return { exprs: operands.map((e) => (e.type === 'UUID' ? asText(e) : call('lower', [asText(e)], 'String'))), type: 'String' };
   }
-  return { sql: operands.map(asText), type: 'String' };
+  if (types.has('Array') || types.has('Tuple')) return { exprs: operands, type: [...types].includes('Array') ? 'Array' : 'Tuple' };
+  return { exprs: operands.map(asText), type: 'String' };
 }

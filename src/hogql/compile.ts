@@ -1,106 +1,170 @@
 /**
- * Entry points for the events API: `select` and `where` lists of HogQL expressions and the
- * `properties` filter list, compiled to DuckDB SQL fragments over `events e` (plus the
- * person joins when `needsPerson`). All values end up in `ctx.params`.
+ * The events API's HogQL: `select`, `where` and `orderBy` lists of expressions and the
+ * `properties` filters, each compiled to IR over one events table (alias `e`, scoped to the
+ * project). Fields of persons come through lazy joins recorded on the scope's binding; the
+ * caller adds `lazyJoins(scope.binding)` to the FROM clause of the statement it builds.
  */
-import { HogQLError } from './errors.js';
+import type { Expr } from './ast.js';
+import { type CompileContext } from './context.js';
+import { HogQLError, errorAt, quoteForMessage } from './errors.js';
+import { type PropertyAccess, type TableBinding, binding, resolveTableField, unknownField } from './fields.js';
+import type { IrExpr, IrOrder } from './ir.js';
+import { cast } from './ir.js';
 import { parseExpression, parseSelectItem } from './parser.js';
-import type { CompileContext } from './params.js';
-import { Printer } from './printer.js';
+import { compilePropertyFilters, type FilterSources, type PropertyReader } from './property-filters.js';
+import { ExprResolver, type FieldScope } from './resolver.js';
 import type { HogQLType } from './types.js';
-import { validateExpr } from './validate.js';
-
-export { compilePropertyFilters } from './property-filters.js';
-
-/** FROM clause every compiled fragment is written against. */
-export const EVENTS_FROM_SQL = 'events e';
-
-/** Append after EVENTS_FROM_SQL when a result says `needsPerson`. */
-export const PERSON_JOIN_SQL =
-  'LEFT JOIN person_distinct_ids pdi ON pdi.project_id = e.project_id AND pdi.distinct_id = e.distinct_id ' +
-  'LEFT JOIN persons p ON p.project_id = e.project_id AND p.id = pdi.person_id';
 
 /** More expressions than this in one list is not a real query. */
 export const MAX_EXPRESSIONS = 100;
 
+/** Declared property types (from property definitions) apply to top-level keys. */
+export function typedProperty(ctx: CompileContext, access: PropertyAccess): IrExpr {
+  const declared = access.path.length === 1 ? ctx.propertyType(access.kind, access.path[0]) : null;
+  switch (declared) {
+    case 'Numeric':
+      return cast(access.ir, 'Float');
+    case 'Boolean':
+      return cast(access.ir, 'Boolean');
+    case 'DateTime':
+      return cast(access.ir, 'DateTime');
+    default:
+      return access.ir;
+  }
+}
+
+/** Field lookup against one events table, for expressions written without a FROM clause. */
+export class EventsScope implements FieldScope {
+  readonly binding: TableBinding;
+
+  constructor(
+    readonly ctx: CompileContext,
+    projectId: number,
+    alias = 'e',
+  ) {
+    this.binding = binding(alias, 'events', projectId);
+  }
+
+  field(names: string[], start: number): IrExpr {
+    const ir = resolveTableField(this.binding, names, (access) => typedProperty(this.ctx, access));
+    if (!ir) throw unknownField(names, start);
+    return ir;
+  }
+
+  /** A fresh resolver (one per expression: aggregate tracking is per expression). */
+  resolver(): ExprResolver {
+    return new ExprResolver(this.ctx, this);
+  }
+
+  filterSources(resolver = this.resolver()): FilterSources {
+    const reader = (names: string[]): PropertyReader => ({
+      typed: this.field(names, 0),
+      text: resolveTableField(this.binding, names, (access) => access.ir)!,
+    });
+    return { resolver, event: (key) => reader(['properties', key]), person: (key) => reader(['person', 'properties', key]) };
+  }
+
+  get needsPerson(): boolean {
+    return this.binding.lazy.size > 0;
+  }
+}
+
 export interface SelectResult {
   /** Column names: the alias, or the expression's source text. */
   columns: string[];
-  selectSql: string[];
-  /** Non-aggregate expressions to GROUP BY, when any column aggregates; otherwise empty. */
-  groupBy: string[];
-  hasAggregate: boolean;
-  needsPerson: boolean;
+  exprs: IrExpr[];
   types: HogQLType[];
+  /** Non-aggregate expressions to GROUP BY, when any column aggregates; otherwise empty. */
+  groupBy: IrExpr[];
+  hasAggregate: boolean;
 }
 
 export interface WhereResult {
-  /** Conjunction of the non-aggregate conditions (`TRUE` if none). */
-  sql: string;
+  /** Conjunction of the non-aggregate conditions (null if none). */
+  where: IrExpr | null;
   /** Conjunction of conditions that aggregate; belongs in HAVING (null if none). */
-  having: string | null;
-  needsPerson: boolean;
+  having: IrExpr | null;
 }
 
-export function compileSelect(exprs: readonly unknown[], ctx: CompileContext): SelectResult {
-  const printer = new Printer(ctx);
-  const items = expressionList(exprs, 'select').map((source, index) =>
+export function compileSelect(sources: readonly unknown[], scope: EventsScope): SelectResult {
+  const items = expressionList(sources, 'select').map((source, index) =>
     withSource('select', index, () => {
       const { expr, alias } = parseSelectItem(source);
-      const info = validateExpr(expr);
-      const printed = printer.print(expr);
-      return { column: alias ?? source.trim(), sql: printed.sql, type: printed.type, ...info };
+      const { ir, hasAggregate } = resolveAlone(scope, expr, false);
+      return { column: alias ?? source.trim(), ir, hasAggregate };
     }),
   );
   const hasAggregate = items.some((item) => item.hasAggregate);
   return {
     columns: items.map((item) => item.column),
-    selectSql: items.map((item) => item.sql),
-    groupBy: hasAggregate ? items.filter((item) => !item.hasAggregate).map((item) => item.sql) : [],
+    exprs: items.map((item) => item.ir),
+    types: items.map((item) => item.ir.type),
+    groupBy: hasAggregate ? items.filter((item) => !item.hasAggregate).map((item) => item.ir) : [],
     hasAggregate,
-    needsPerson: items.some((item) => item.needsPerson),
-    types: items.map((item) => item.type),
   };
 }
 
-export function compileWhere(exprs: readonly unknown[], ctx: CompileContext): WhereResult {
-  const printer = new Printer(ctx);
-  const where: string[] = [];
-  const having: string[] = [];
-  let needsPerson = false;
-  expressionList(exprs, 'where').forEach((source, index) =>
+export function compileWhere(sources: readonly unknown[], scope: EventsScope): WhereResult {
+  const where: IrExpr[] = [];
+  const having: IrExpr[] = [];
+  expressionList(sources, 'where').forEach((source, index) =>
     withSource('where', index, () => {
-      const expr = parseExpression(source);
-      const info = validateExpr(expr);
-      needsPerson ||= info.needsPerson;
-      (info.hasAggregate ? having : where).push(printer.condition(expr));
+      const { ir, hasAggregate } = resolveAlone(scope, parseExpression(source), true);
+      (hasAggregate ? having : where).push(ir);
     }),
   );
-  return { sql: conjunction(where) ?? 'TRUE', having: conjunction(having), needsPerson };
+  return { where: conjunction(where), having: conjunction(having) };
 }
 
-/** One parsed and validated expression, for callers that build their own clauses. */
-export function compileExpression(source: string, ctx: CompileContext): { sql: string; type: HogQLType; hasAggregate: boolean; needsPerson: boolean } {
-  const expr = parseExpression(source);
-  const info = validateExpr(expr);
-  const printed = new Printer(ctx).print(expr);
-  return { sql: printed.sql, type: printed.type, ...info };
+/** `orderBy`: expressions, each optionally prefixed with `-` for descending (PostHog's form). */
+export function compileOrderBy(sources: readonly unknown[], scope: EventsScope, allowAggregates: boolean): IrOrder[] {
+  return expressionList(sources, 'orderBy').map((source, index) =>
+    withSource('orderBy', index, () => {
+      const trimmed = source.trim();
+      const desc = trimmed.startsWith('-');
+      const { ir, hasAggregate } = resolveAlone(scope, parseExpression(desc ? trimmed.slice(1) : trimmed), false);
+      if (hasAggregate && !allowAggregates) throw new HogQLError('orderBy may use aggregate functions only with an aggregating select');
+      return { expr: ir, desc };
+    }),
+  );
+}
+
+export function compileFilters(json: unknown, scope: EventsScope): IrExpr | null {
+  try {
+    return compilePropertyFilters(json, scope.filterSources());
+  } catch (error) {
+    if (error instanceof HogQLError && error.attr === null) throw error.withSource('properties');
+    throw error;
+  }
 }
 
 /**
- * GROUP BY list for a select + where pair: the select's own grouping, or — when only the
- * where list aggregates (a HAVING) — every selected column.
+ * GROUP BY list for a select + where pair: the select's own grouping, or — when only the where
+ * list aggregates (a HAVING) — every selected column.
  */
-export function groupByFor(select: SelectResult, where: WhereResult): string[] {
+export function groupByFor(select: SelectResult, where: WhereResult): IrExpr[] {
   if (select.hasAggregate || where.having === null) return select.groupBy;
-  return select.selectSql;
+  return select.exprs;
+}
+
+/** One expression on its own: no bare field may stand next to an aggregate (nothing groups by it). */
+function resolveAlone(scope: EventsScope, expr: Expr, condition: boolean): { ir: IrExpr; hasAggregate: boolean } {
+  const resolver = scope.resolver();
+  const ir = condition ? resolver.condition(expr) : resolver.resolve(expr);
+  checkAggregateFields(resolver);
+  return { ir, hasAggregate: resolver.hasAggregate };
+}
+
+export function checkAggregateFields(resolver: ExprResolver): void {
+  const field = resolver.fieldOutsideAggregate;
+  if (resolver.hasAggregate && field) {
+    throw errorAt(`Field ${quoteForMessage(field.text)} must be inside an aggregate function in an expression that aggregates`, field.start);
+  }
 }
 
 function expressionList(exprs: readonly unknown[], attr: string): string[] {
   if (!Array.isArray(exprs)) throw new HogQLError(`${attr} must be a list of expressions`, null, attr);
-  if (exprs.length > MAX_EXPRESSIONS) {
-    throw new HogQLError(`${attr} has too many expressions (limit ${MAX_EXPRESSIONS})`, null, attr);
-  }
+  if (exprs.length > MAX_EXPRESSIONS) throw new HogQLError(`${attr} has too many expressions (limit ${MAX_EXPRESSIONS})`, null, attr);
   return exprs.map((item, index) => {
     if (typeof item !== 'string') throw new HogQLError(`${attr}[${index}] must be a string`, null, attr, index);
     return item;
@@ -116,7 +180,7 @@ function withSource<T>(attr: string, index: number, run: () => T): T {
   }
 }
 
-function conjunction(parts: string[]): string | null {
+function conjunction(parts: IrExpr[]): IrExpr | null {
   if (parts.length === 0) return null;
-  return parts.length === 1 ? parts[0] : `(${parts.join(' AND ')})`;
+  return parts.length === 1 ? parts[0] : { kind: 'op', op: 'and', args: parts, type: 'Boolean' };
 }

@@ -1,17 +1,26 @@
 /**
- * The whitelist of callable functions: arity, aggregate flag, and how each prints to
- * DuckDB with ClickHouse-like results. SQL text here is fixed; user values arrive only as
- * already-printed operands.
+ * The functions HogQL text may call: arity, whether they aggregate, checks on constant
+ * arguments, and how their arguments and result are typed. Dialect-neutral: each builds an IR
+ * call that a dialect prints (dialects/<name>/functions.ts). A name not listed here can never
+ * reach SQL.
  */
 import type { Call, Expr } from './ast.js';
-import { asBool, asDate, asDouble, asText, asTimestamp, unify } from './coerce.js';
-import { toSqlTimestamp } from './dates.js';
+import { asBool, asDate, asDateTime, asFloat, asNumber, asText, localDateText, unify } from './coerce.js';
+import { timestampText } from './dates.js';
 import { errorAt } from './errors.js';
-import { type Operand, computed } from './operand.js';
-import type { ParamSink } from './params.js';
+import { type IrExpr, call, constant } from './ir.js';
+import type { HogQLType } from './types.js';
 
-export interface PrintTools {
-  params: ParamSink;
+/** A resolved argument with the source offset errors point at. */
+export interface Arg {
+  ir: IrExpr;
+  at: number;
+}
+
+/** What typing a call may need from the request. */
+export interface FunctionContext {
+  /** The project's time zone: calendar functions work in it unless given another. */
+  timeZone: string;
   now: Date;
 }
 
@@ -23,21 +32,16 @@ export interface FunctionSpec {
   aggregate?: boolean;
   /** ClickHouse accepts these in any letter case (the SQL-standard ones). */
   caseInsensitive?: boolean;
-  /** Extra checks on constant arguments (units, modes). */
+  /** Extra checks on constant arguments (units, modes), before anything is typed. */
   check?: (call: Call) => void;
-  print: (args: Operand[], tools: PrintTools, call: Call) => Operand;
+  resolve: (args: Arg[], ctx: FunctionContext, call: Call) => IrExpr;
 }
 
-const DATE_DIFF_UNITS: Record<string, string> = {
-  second: 'second',
-  minute: 'minute',
-  hour: 'hour',
-  day: 'day',
-  week: 'week',
-  month: 'month',
-  quarter: 'quarter',
-  year: 'year',
-};
+export const DATE_DIFF_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'];
+
+const tz = (ctx: FunctionContext) => constant(ctx.timeZone, 'String');
+const text1 = (name: string, type: HogQLType) => ([x]: Arg[]) => call(name, [asText(x.ir)], type);
+const calendar = (name: string, type: HogQLType) => ([x]: Arg[], ctx: FunctionContext) => call(name, [asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx)], type);
 
 const SPECS: FunctionSpec[] = [
   // --- aggregates
@@ -47,210 +51,98 @@ const SPECS: FunctionSpec[] = [
     maxArgs: 1,
     aggregate: true,
     caseInsensitive: true,
-    print: (args, _tools, call) => computed(args.length === 0 ? 'count(*)' : `count(${args[0].sql})`, 'Integer', call.start),
+    resolve: (args) => call('count', args.map((a) => a.ir), 'Integer'),
   },
-  {
-    name: 'uniq',
-    minArgs: 1,
-    maxArgs: 1,
-    aggregate: true,
-    print: ([x], _tools, call) => computed(`count(DISTINCT ${x.sql})`, 'Integer', call.start),
-  },
-  {
-    name: 'sum',
-    minArgs: 1,
-    maxArgs: 1,
-    aggregate: true,
-    caseInsensitive: true,
-    // DuckDB sums integers as HUGEINT; ClickHouse gives Int64.
-    print: ([x], _tools, call) =>
-      x.type === 'Integer'
-        ? computed(`TRY_CAST(sum(${x.sql}) AS BIGINT)`, 'Integer', call.start)
-        : computed(`sum(${asDouble(x)})`, 'Float', call.start),
-  },
-  {
-    name: 'avg',
-    minArgs: 1,
-    maxArgs: 1,
-    aggregate: true,
-    caseInsensitive: true,
-    print: ([x], _tools, call) => computed(`avg(${asDouble(x)})`, 'Float', call.start),
-  },
-  {
-    name: 'min',
-    minArgs: 1,
-    maxArgs: 1,
-    aggregate: true,
-    caseInsensitive: true,
-    print: ([x], _tools, call) => computed(`min(${x.sql})`, x.type, call.start),
-  },
-  {
-    name: 'max',
-    minArgs: 1,
-    maxArgs: 1,
-    aggregate: true,
-    caseInsensitive: true,
-    print: ([x], _tools, call) => computed(`max(${x.sql})`, x.type, call.start),
-  },
+  { name: 'uniq', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('count', [x.ir], 'Integer', { distinct: true }) },
+  { name: 'sum', minArgs: 1, maxArgs: 1, aggregate: true, caseInsensitive: true, resolve: ([x]) => numericAggregate('sum', x.ir) },
+  { name: 'avg', minArgs: 1, maxArgs: 1, aggregate: true, caseInsensitive: true, resolve: ([x]) => call('avg', [asFloat(x.ir)], 'Float') },
+  { name: 'min', minArgs: 1, maxArgs: 1, aggregate: true, caseInsensitive: true, resolve: ([x]) => call('min', [x.ir], x.ir.type) },
+  { name: 'max', minArgs: 1, maxArgs: 1, aggregate: true, caseInsensitive: true, resolve: ([x]) => call('max', [x.ir], x.ir.type) },
   // --- dates
-  {
-    name: 'toDate',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], { params }, call) => computed(asDate(x, params), 'Date', call.start),
-  },
-  {
-    name: 'toDateTime',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], { params }, call) => computed(asTimestamp(x, params), 'DateTime', call.start),
-  },
-  {
-    name: 'toStartOfHour',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], { params }, call) => computed(`date_trunc('hour', ${asTimestamp(x, params)})`, 'DateTime', call.start),
-  },
-  {
-    name: 'toStartOfDay',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], { params }, call) => computed(`date_trunc('day', ${asTimestamp(x, params)})`, 'DateTime', call.start),
-  },
+  { name: 'toDate', minArgs: 1, maxArgs: 1, resolve: ([x], ctx) => asDate(x.ir, x.at, ctx.timeZone) },
+  { name: 'toDateTime', minArgs: 1, maxArgs: 1, resolve: ([x], ctx) => asDateTime(x.ir, x.at, ctx.timeZone) },
+  { name: 'toStartOfHour', minArgs: 1, maxArgs: 1, resolve: calendar('toStartOfHour', 'DateTime') },
+  { name: 'toStartOfDay', minArgs: 1, maxArgs: 1, resolve: calendar('toStartOfDay', 'DateTime') },
   {
     name: 'toStartOfWeek',
     minArgs: 1,
     maxArgs: 2,
-    check: (call) => {
-      if (call.args.length === 2) integerConstant(call.args[1], 'toStartOfWeek mode', 0, 9);
+    check: (c) => {
+      if (c.args.length === 2) integerConstant(c.args[1], 'toStartOfWeek mode', 0, 9);
     },
     // ClickHouse mode 0 (default) starts weeks on Sunday; odd modes start on Monday.
-    print: (args, { params }, call) => {
-      const ts = asTimestamp(args[0], params);
-      const mode = args.length === 2 ? Number(args[1].constant!.value) : 0;
-      const sql =
-        mode % 2 === 1
-          ? `CAST(date_trunc('week', ${ts}) AS DATE)`
-          : `CAST(CAST(${ts} AS DATE) - CAST(dayofweek(${ts}) AS INTEGER) AS DATE)`;
-      return computed(sql, 'Date', call.start);
+    resolve: ([x, mode], ctx) => {
+      const monday = mode !== undefined && Number((mode.ir as { value: number }).value) % 2 === 1;
+      return call('toStartOfWeek', [asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx), constant(monday ? 1 : 0, 'Integer')], 'Date');
     },
   },
-  {
-    name: 'toStartOfMonth',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], { params }, call) =>
-      computed(`CAST(date_trunc('month', ${asTimestamp(x, params)}) AS DATE)`, 'Date', call.start),
-  },
+  { name: 'toStartOfMonth', minArgs: 1, maxArgs: 1, resolve: calendar('toStartOfMonth', 'Date') },
   {
     name: 'now',
     minArgs: 0,
     maxArgs: 0,
     caseInsensitive: true,
-    print: (_args, { params, now }, call) =>
-      computed(`CAST(${params.add(toSqlTimestamp(now))} AS TIMESTAMP)`, 'DateTime', call.start),
+    resolve: (_args, ctx) => constant(timestampText(ctx.now), 'DateTime'),
   },
   {
     name: 'today',
     minArgs: 0,
     maxArgs: 0,
     caseInsensitive: true,
-    print: (_args, { params, now }, call) =>
-      computed(`CAST(CAST(${params.add(toSqlTimestamp(now))} AS TIMESTAMP) AS DATE)`, 'Date', call.start),
+    resolve: (_args, ctx) => constant(localDateText(ctx.now.getTime(), ctx.timeZone), 'Date'),
   },
   {
     name: 'dateDiff',
     minArgs: 3,
     maxArgs: 3,
     caseInsensitive: true,
-    check: (call) => {
-      const unit = call.args[0];
-      if (unit.kind !== 'constant' || typeof unit.value !== 'string' || !Object.hasOwn(DATE_DIFF_UNITS, unit.value.toLowerCase())) {
-        throw errorAt(`dateDiff unit must be one of ${Object.keys(DATE_DIFF_UNITS).join(', ')}`, unit.start);
+    check: (c) => {
+      const unit = c.args[0];
+      if (unit.kind !== 'constant' || typeof unit.value !== 'string' || !DATE_DIFF_UNITS.includes(unit.value.toLowerCase())) {
+        throw errorAt(`dateDiff unit must be one of ${DATE_DIFF_UNITS.join(', ')}`, unit.start);
       }
     },
     // Counts unit boundaries crossed between the two dates, as ClickHouse does.
-    print: ([unit, from, to], { params }, call) => {
-      const name = DATE_DIFF_UNITS[String(unit.constant!.value).toLowerCase()];
-      return computed(
-        `date_diff('${name}', ${asTimestamp(from, params)}, ${asTimestamp(to, params)})`,
+    resolve: ([unit, from, to], ctx) =>
+      call(
+        'dateDiff',
+        [constant(String((unit.ir as { value: string }).value).toLowerCase(), 'String'), asDateTime(from.ir, from.at, ctx.timeZone), asDateTime(to.ir, to.at, ctx.timeZone), tz(ctx)],
         'Integer',
-        call.start,
-      );
-    },
+      ),
   },
   // --- conversions and strings
-  {
-    name: 'toString',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], _tools, call) => computed(asText(x), 'String', call.start),
-  },
+  { name: 'toString', minArgs: 1, maxArgs: 1, resolve: ([x]) => asText(x.ir) },
   {
     name: 'toInt',
     minArgs: 1,
     maxArgs: 1,
     // Truncates toward zero like ClickHouse; unparsable text gives NULL.
-    print: ([x], _tools, call) =>
-      computed(x.type === 'Integer' ? x.sql : `TRY_CAST(trunc(${asDouble(x)}) AS BIGINT)`, 'Integer', call.start),
+    resolve: ([x]) => (x.ir.type === 'Integer' ? x.ir : call('toInt', [asFloat(x.ir)], 'Integer')),
   },
-  {
-    name: 'toFloat',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], _tools, call) => computed(asDouble(x), 'Float', call.start),
-  },
-  {
-    name: 'lower',
-    minArgs: 1,
-    maxArgs: 1,
-    caseInsensitive: true,
-    print: ([x], _tools, call) => computed(`lower(${asText(x)})`, 'String', call.start),
-  },
-  {
-    name: 'upper',
-    minArgs: 1,
-    maxArgs: 1,
-    caseInsensitive: true,
-    print: ([x], _tools, call) => computed(`upper(${asText(x)})`, 'String', call.start),
-  },
-  {
-    name: 'length',
-    minArgs: 1,
-    maxArgs: 1,
-    caseInsensitive: true,
-    // ClickHouse counts bytes.
-    print: ([x], _tools, call) => computed(`strlen(${asText(x)})`, 'Integer', call.start),
-  },
+  { name: 'toFloat', minArgs: 1, maxArgs: 1, resolve: ([x]) => asFloat(x.ir) },
+  { name: 'lower', minArgs: 1, maxArgs: 1, caseInsensitive: true, resolve: text1('lower', 'String') },
+  { name: 'upper', minArgs: 1, maxArgs: 1, caseInsensitive: true, resolve: text1('upper', 'String') },
+  // ClickHouse counts bytes.
+  { name: 'length', minArgs: 1, maxArgs: 1, caseInsensitive: true, resolve: text1('length', 'Integer') },
   {
     name: 'concat',
     minArgs: 1,
     maxArgs: Infinity,
     caseInsensitive: true,
-    // Like HogQL, NULL arguments count as empty strings (DuckDB's concat skips them).
-    print: (args, _tools, call) => computed(`concat(${args.map(asText).join(', ')})`, 'String', call.start),
+    // Like HogQL, NULL arguments count as empty strings.
+    resolve: (args) => call('concat', args.map((a) => asText(a.ir)), 'String'),
   },
-  {
-    name: 'empty',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], _tools, call) => computed(`(strlen(${asText(x)}) = 0)`, 'Boolean', call.start),
-  },
-  {
-    name: 'notEmpty',
-    minArgs: 1,
-    maxArgs: 1,
-    print: ([x], _tools, call) => computed(`(strlen(${asText(x)}) > 0)`, 'Boolean', call.start),
-  },
+  { name: 'empty', minArgs: 1, maxArgs: 1, resolve: text1('empty', 'Boolean') },
+  { name: 'notEmpty', minArgs: 1, maxArgs: 1, resolve: text1('notEmpty', 'Boolean') },
   // --- logic and numbers
   {
     name: 'coalesce',
     minArgs: 1,
     maxArgs: Infinity,
     caseInsensitive: true,
-    print: (args, { params }, call) => {
-      const { sql, type } = unify(args, params);
-      return computed(`coalesce(${sql.join(', ')})`, type, call.start);
+    resolve: (args, ctx) => {
+      const { exprs, type } = unify(args.map((a) => a.ir), args.map((a) => a.at), ctx.timeZone);
+      return call('coalesce', exprs, type);
     },
   },
   {
@@ -258,9 +150,9 @@ const SPECS: FunctionSpec[] = [
     minArgs: 3,
     maxArgs: 3,
     caseInsensitive: true,
-    print: ([condition, then, otherwise], { params }, call) => {
-      const { sql, type } = unify([then, otherwise], params);
-      return computed(`(CASE WHEN ${asBool(condition)} THEN ${sql[0]} ELSE ${sql[1]} END)`, type, call.start);
+    resolve: ([condition, then, otherwise], ctx) => {
+      const { exprs, type } = unify([then.ir, otherwise.ir], [then.at, otherwise.at], ctx.timeZone);
+      return { kind: 'case', branches: [[asBool(condition.ir, condition.at), exprs[0]]], otherwise: exprs[1], type };
     },
   },
   {
@@ -268,27 +160,27 @@ const SPECS: FunctionSpec[] = [
     minArgs: 1,
     maxArgs: 2,
     caseInsensitive: true,
-    check: (call) => {
-      if (call.args.length === 2) integerConstant(call.args[1], 'round precision', -30, 30);
+    check: (c) => {
+      if (c.args.length === 2) integerConstant(c.args[1], 'round precision', -30, 30);
     },
-    print: ([x, digits], _tools, call) =>
-      computed(
-        digits ? `round(${asDouble(x)}, CAST(${digits.sql} AS INTEGER))` : `round(${asDouble(x)})`,
-        'Float',
-        call.start,
-      ),
+    resolve: ([x, digits]) => call('round', digits ? [asFloat(x.ir), digits.ir] : [asFloat(x.ir)], 'Float'),
   },
   {
     name: 'abs',
     minArgs: 1,
     maxArgs: 1,
     caseInsensitive: true,
-    print: ([x], _tools, call) =>
-      x.type === 'Integer'
-        ? computed(`TRY(abs(${x.sql}))`, 'Integer', call.start)
-        : computed(`abs(${asDouble(x)})`, 'Float', call.start),
+    resolve: ([x]) => {
+      const value = asNumber(x.ir);
+      return call('abs', [value], value.type);
+    },
   },
 ];
+
+/** sum: integers stay integers (Int64 in ClickHouse), anything else sums as floats. */
+function numericAggregate(name: string, x: IrExpr): IrExpr {
+  return x.type === 'Integer' ? call(name, [x], 'Integer') : call(name, [asFloat(x)], 'Float');
+}
 
 const EXACT = new Map(SPECS.map((spec) => [spec.name, spec]));
 const FOLDED = new Map(SPECS.filter((spec) => spec.caseInsensitive).map((spec) => [spec.name.toLowerCase(), spec]));
@@ -300,7 +192,7 @@ export function findFunction(name: string): FunctionSpec | undefined {
 export const FUNCTION_NAMES: readonly string[] = SPECS.map((spec) => spec.name);
 
 /** An integer literal, possibly negative, within [min, max]. */
-function integerConstant(expr: Expr, what: string, min: number, max: number): number {
+export function integerConstant(expr: Expr, what: string, min: number, max: number): number {
   const negative = expr.kind === 'negate';
   const inner = negative ? expr.expr : expr;
   if (inner.kind !== 'constant' || typeof inner.value !== 'number' || !inner.integer) {
@@ -310,3 +202,10 @@ function integerConstant(expr: Expr, what: string, min: number, max: number): nu
   if (value < min || value > max) throw errorAt(`${what} must be between ${min} and ${max}`, expr.start);
   return value;
 }
+
+/** A string literal argument, e.g. a time zone or a unit. */
+export function stringConstant(expr: Expr, what: string): string {
+  if (expr.kind !== 'constant' || typeof expr.value !== 'string') throw errorAt(`${what} must be a string constant`, expr.start);
+  return expr.value;
+}
+

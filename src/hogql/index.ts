@@ -1,20 +1,23 @@
-/** Public surface of the HogQL compiler. */
+/** Public surface of the HogQL compiler and its dialect seam. */
 export {
-  compileExpression,
-  compilePropertyFilters,
+  compileFilters,
+  compileOrderBy,
   compileSelect,
   compileWhere,
+  EventsScope,
   groupByFor,
-  EVENTS_FROM_SQL,
   MAX_EXPRESSIONS,
-  PERSON_JOIN_SQL,
+  typedProperty,
   type SelectResult,
   type WhereResult,
 } from './compile.js';
+export { lazyJoins, type TableBinding } from './fields.js';
 export { HogQLError } from './errors.js';
-export { ParamSink, type CompileContext, type ParamValue, type PropertyKind, type PropertyValueType } from './params.js';
+export type { CompileContext, PropertyKind, PropertyValueType } from './context.js';
+export { decodeRows, type PrintOptions, type PrintedQuery, type SqlDialect } from './dialect.js';
 export { parseExpression, parseSelectItem, MAX_DEPTH, MAX_EXPRESSION_LENGTH } from './parser.js';
 export { formatExpr } from './format.js';
 export { re2SyntaxError } from './re2.js';
 export type { HogQLType } from './types.js';
 export type { Expr, SelectItem } from './ast.js';
+export * as ir from './ir.js';

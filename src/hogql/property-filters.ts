@@ -1,196 +1,230 @@
 /**
- * The events API `properties` parameter: a list of `{key, value, operator, type}` filters
- * (ANDed), or a group `{type: "AND"|"OR", values: [...]}`, nested. Semantics follow HogQL's
- * property filters: negative operators (`is_not`, `not_icontains`, `not_regex`) also match
- * events where the property is missing.
+ * PostHog's property filters — a list of `{key, value, operator, type}` (ANDed) or a group
+ * `{type: "AND"|"OR", values: [...]}`, nested — as one IR condition. Negative operators
+ * (`is_not`, `not_icontains`, `not_regex`) also match rows where the property is missing, as in
+ * HogQL. Used by the events API and by every insight.
+ *
+ * A filter type resolves through `FilterSources`: event and person properties are there for any
+ * caller; group properties and cohorts are added by callers that can read them (a cohort is one
+ * more `cohort(id)` source returning a condition, and this file stays as it is).
  */
 import { HogQLError, quoteForMessage } from './errors.js';
-import { parseDateLiteral, toSqlTimestamp } from './dates.js';
-import { asText, timestampFromText } from './coerce.js';
-import type { PropertyRef } from './fields.js';
-import { type Operand, literal } from './operand.js';
+import { parseLiteral, timestampText } from './dates.js';
+import { asText } from './coerce.js';
+import { type IrExpr, TRUE, allOf, anyOf, call, constant, op } from './ir.js';
 import { parseExpression } from './parser.js';
-import type { CompileContext, PropertyKind } from './params.js';
-import { Printer } from './printer.js';
+import type { ExprResolver } from './resolver.js';
+import { literal } from './resolver.js';
 import { re2SyntaxError } from './re2.js';
-import { validateExpr } from './validate.js';
 import { parseFilterDate } from '../util/relative-date.js';
 
-const ATTR = 'properties';
 const MAX_GROUP_DEPTH = 10;
 const MAX_FILTERS = 500;
 const MAX_KEY_LENGTH = 1_000;
 
 type Scalar = string | number | boolean;
 
-export function compilePropertyFilters(json: unknown, ctx: CompileContext): { sql: string; needsPerson: boolean } {
-  const compiler = new FilterCompiler(ctx);
-  const sql = compiler.node(typeof json === 'string' ? parseJson(json) : json, 0);
-  return { sql, needsPerson: compiler.needsPerson };
+/** Where a filter's property is read: typed (declared type applied) or as raw text. */
+export interface PropertyReader {
+  typed: IrExpr;
+  text: IrExpr;
 }
 
-function parseJson(text: string): unknown {
+export interface FilterSources {
+  /** Resolves HogQL conditions (`type: hogql`) and types comparisons. */
+  resolver: ExprResolver;
+  event(key: string): PropertyReader;
+  person(key: string): PropertyReader;
+  /** Group properties of the event's group of that type index; absent where groups cannot be read. */
+  group?: (key: string, groupTypeIndex: number) => PropertyReader;
+  /** Membership of a cohort; absent until cohorts exist. */
+  cohort?: (id: number, negated: boolean) => IrExpr;
+}
+
+export function compilePropertyFilters(json: unknown, sources: FilterSources, attr = 'properties'): IrExpr | null {
+  return new FilterCompiler(sources, attr).node(typeof json === 'string' ? parseJson(json, attr) : json, 0);
+}
+
+function parseJson(text: string, attr: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw invalid('properties must be valid JSON');
+    throw new HogQLError(`${attr} must be valid JSON`, null, attr);
   }
-}
-
-function invalid(message: string): HogQLError {
-  return new HogQLError(message, null, ATTR);
 }
 
 class FilterCompiler {
-  needsPerson = false;
   private count = 0;
-  private readonly printer: Printer;
 
-  constructor(private readonly ctx: CompileContext) {
-    this.printer = new Printer(ctx);
+  constructor(
+    private readonly sources: FilterSources,
+    private readonly attr: string,
+  ) {}
+
+  private invalid(message: string): HogQLError {
+    return new HogQLError(message, null, this.attr);
   }
 
-  node(value: unknown, depth: number): string {
-    if (value === undefined || value === null) return 'TRUE';
-    if (depth > MAX_GROUP_DEPTH) throw invalid(`Property groups are nested too deeply (limit ${MAX_GROUP_DEPTH})`);
+  node(value: unknown, depth: number): IrExpr | null {
+    if (value === undefined || value === null) return null;
+    if (depth > MAX_GROUP_DEPTH) throw this.invalid(`Property groups are nested too deeply (limit ${MAX_GROUP_DEPTH})`);
     if (Array.isArray(value)) return this.combine('AND', value, depth);
-    if (typeof value !== 'object') throw invalid('Property filters must be a list or a property group object');
+    if (typeof value !== 'object') throw this.invalid('Property filters must be a list or a property group object');
     const record = value as Record<string, unknown>;
     if ((record.type === 'AND' || record.type === 'OR') && 'values' in record) {
-      if (!Array.isArray(record.values)) throw invalid('Property group values must be a list');
+      if (!Array.isArray(record.values)) throw this.invalid('Property group values must be a list');
       return this.combine(record.type, record.values, depth);
     }
     return this.filter(record);
   }
 
-  private combine(joiner: 'AND' | 'OR', items: unknown[], depth: number): string {
-    const parts = items.map((item) => this.node(item, depth + 1));
-    if (parts.length === 0) return 'TRUE';
-    return parts.length === 1 ? parts[0] : `(${parts.join(` ${joiner} `)})`;
+  private combine(joiner: 'AND' | 'OR', items: unknown[], depth: number): IrExpr | null {
+    const parts = items.map((item) => this.node(item, depth + 1) ?? TRUE);
+    if (parts.length === 0) return null;
+    return joiner === 'AND' ? allOf(parts) : anyOf(parts);
   }
 
-  private filter(filter: Record<string, unknown>): string {
-    if (++this.count > MAX_FILTERS) throw invalid(`Too many property filters (limit ${MAX_FILTERS})`);
+  private filter(filter: Record<string, unknown>): IrExpr {
+    if (++this.count > MAX_FILTERS) throw this.invalid(`Too many property filters (limit ${MAX_FILTERS})`);
     const type = filter.type ?? 'event';
     if (type === 'hogql') return this.hogql(filter.key);
-    if (type !== 'event' && type !== 'person') {
-      throw invalid(`Property filter type ${quoteForMessage(String(type))} is not supported (use event, person or hogql)`);
-    }
+    if (type === 'cohort' && this.sources.cohort) return this.cohort(filter);
     const key = filter.key;
-    if (typeof key !== 'string' || key === '') throw invalid('Property filter key must be a non-empty string');
-    if (key.length > MAX_KEY_LENGTH) throw invalid(`Property filter key is too long (limit ${MAX_KEY_LENGTH})`);
-    if (type === 'person') this.needsPerson = true;
+    const supported = ['event', 'person', ...(this.sources.group ? ['group'] : [])];
+    if (typeof type !== 'string' || !supported.includes(type)) {
+      throw this.invalid(`Property filter type ${quoteForMessage(String(type))} is not supported (use ${supported.join(', ')} or hogql)`);
+    }
+    if (typeof key !== 'string' || key === '') throw this.invalid('Property filter key must be a non-empty string');
+    if (key.length > MAX_KEY_LENGTH) throw this.invalid(`Property filter key is too long (limit ${MAX_KEY_LENGTH})`);
     const operator = filter.operator ?? 'exact';
-    if (typeof operator !== 'string') throw invalid('Property filter operator must be a string');
-    const ref: PropertyRef = { kind: 'property', source: type as PropertyKind, path: [key] };
-    return this.operator(operator, ref, filter.value);
+    if (typeof operator !== 'string') throw this.invalid('Property filter operator must be a string');
+    let reader: PropertyReader;
+    if (type === 'group') {
+      const index = filter.group_type_index;
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 4) {
+        throw this.invalid('Group property filters need a group_type_index from 0 to 4');
+      }
+      reader = this.sources.group!(key, index);
+    } else {
+      reader = type === 'person' ? this.sources.person(key) : this.sources.event(key);
+    }
+    return this.operator(operator, key, reader, filter.value);
   }
 
-  private hogql(key: unknown): string {
-    if (typeof key !== 'string') throw invalid('HogQL property filter key must be an expression string');
+  private cohort(filter: Record<string, unknown>): IrExpr {
+    const id = typeof filter.value === 'string' && /^\d+$/.test(filter.value) ? Number(filter.value) : filter.value;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw this.invalid('Cohort filters need a cohort id as value');
+    return this.sources.cohort!(id, filter.operator === 'not_in');
+  }
+
+  private hogql(key: unknown): IrExpr {
+    if (typeof key !== 'string') throw this.invalid('HogQL property filter key must be an expression string');
     try {
       const expr = parseExpression(key);
-      const info = validateExpr(expr);
-      if (info.hasAggregate) throw invalid('HogQL property filters cannot use aggregate functions');
-      this.needsPerson ||= info.needsPerson;
-      return this.printer.condition(expr);
+      const resolver = this.sources.resolver;
+      const before = resolver.hasAggregate;
+      resolver.hasAggregate = false;
+      const condition = resolver.condition(expr);
+      const aggregates = resolver.hasAggregate;
+      resolver.hasAggregate = before;
+      if (aggregates) throw this.invalid('HogQL property filters cannot use aggregate functions');
+      return condition;
     } catch (error) {
-      if (error instanceof HogQLError) throw error.withSource(ATTR);
+      if (error instanceof HogQLError && error.attr === null) throw error.withSource(this.attr);
       throw error;
     }
   }
 
-  private operator(operator: string, ref: PropertyRef, value: unknown): string {
-    const property = () => this.printer.property(ref, 0);
-    const text = () => this.printer.propertyText(ref, 0);
+  private operator(operator: string, key: string, reader: PropertyReader, value: unknown): IrExpr {
     switch (operator) {
       case 'exact':
-        return this.equality(property(), scalarList(value, ref), false);
+        return this.equality(reader.typed, this.scalarList(value, key), false);
       case 'is_not':
-        return orMissing(this.equality(property(), scalarList(value, ref), true));
+        return orMissing(this.equality(reader.typed, this.scalarList(value, key), true));
       case 'icontains':
-        return this.contains(text(), scalar(value, ref));
+        return this.contains(reader.text, this.scalar(value, key));
       case 'not_icontains':
-        return orMissing(`(NOT ${this.contains(text(), scalar(value, ref))})`);
+        return orMissing(op('not', [this.contains(reader.text, this.scalar(value, key))]));
       case 'regex':
-        return this.regex(text(), scalar(value, ref));
+        return this.regex(reader.text, this.scalar(value, key));
       case 'not_regex':
-        return orMissing(`(NOT ${this.regex(text(), scalar(value, ref))})`);
+        return orMissing(op('not', [this.regex(reader.text, this.scalar(value, key))]));
       case 'gt':
       case 'gte':
       case 'lt':
       case 'lte':
-        return this.range(operator, ref, property(), scalar(value, ref));
+        return this.range(operator, key, reader.typed, this.scalar(value, key));
       case 'is_set':
-        return `(${text().sql} IS NOT NULL)`;
+        return op('isNotNull', [reader.text]);
       case 'is_not_set':
-        return `(${text().sql} IS NULL)`;
+        return op('isNull', [reader.text]);
       case 'is_date_before':
       case 'is_date_after':
-        return this.dateBound(operator === 'is_date_before' ? '<' : '>', text(), value, ref);
+      case 'is_date_exact':
+        return this.dateBound(operator, reader.text, value, key);
       default:
-        throw invalid(`Property filter operator ${quoteForMessage(operator)} is not supported`);
+        throw this.invalid(`Property filter operator ${quoteForMessage(operator)} is not supported`);
     }
   }
 
-  private equality(property: Operand, values: Scalar[], negated: boolean): string {
-    const literals = values.map((item) => this.literal(item));
-    if (literals.length === 1) return this.printer.comparison(negated ? '!=' : '=', property, literals[0], 0).sql;
-    return this.printer.membership(property, literals, negated, 0).sql;
+  private equality(property: IrExpr, values: Scalar[], negated: boolean): IrExpr {
+    const resolver = this.sources.resolver;
+    const literals = values.map((item) => literal(item, typeof item === 'number' && Number.isSafeInteger(item)));
+    if (literals.length === 1) return resolver.comparison(negated ? '!=' : '=', property, literals[0], [0, 0]);
+    return resolver.membership(property, literals, negated, literals.map(() => 0).concat(0));
   }
 
-  private contains(text: Operand, value: Scalar): string {
-    // strpos rather than ILIKE so % and _ in the value stay literal.
-    return `contains(lower(${asText(text)}), lower(CAST(${this.ctx.params.add(String(value))} AS VARCHAR)))`;
+  /** Case-insensitive substring; `%` and `_` in the value stay literal. */
+  private contains(text: IrExpr, value: Scalar): IrExpr {
+    return call('__icontains', [asText(text), constant(String(value), 'String')], 'Boolean');
   }
 
-  private regex(text: Operand, value: Scalar): string {
+  private regex(text: IrExpr, value: Scalar): IrExpr {
     const pattern = String(value);
     const problem = re2SyntaxError(pattern);
-    if (problem) throw invalid(`Invalid regular expression ${quoteForMessage(pattern)}: ${problem}`);
-    return `regexp_matches(${asText(text)}, CAST(${this.ctx.params.add(pattern)} AS VARCHAR))`;
+    if (problem) throw this.invalid(`Invalid regular expression ${quoteForMessage(pattern)}: ${problem}`);
+    return call('match', [asText(text), constant(pattern, 'String')], 'Boolean');
   }
 
   /** Numbers (or numeric strings) compare numerically; other values as dates or text. */
-  private range(operator: string, ref: PropertyRef, property: Operand, value: Scalar): string {
-    const op = ({ gt: '>', gte: '>=', lt: '<', lte: '<=' } as const)[operator as 'gt' | 'gte' | 'lt' | 'lte'];
+  private range(operator: string, key: string, property: IrExpr, value: Scalar): IrExpr {
+    const resolver = this.sources.resolver;
+    const cmp = ({ gt: '>', gte: '>=', lt: '<', lte: '<=' } as const)[operator as 'gt' | 'gte' | 'lt' | 'lte'];
     const numeric = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-    if (Number.isFinite(numeric)) {
-      return this.printer.comparison(op, property, literal(numeric, this.ctx.params, 0, false), 0).sql;
+    if (Number.isFinite(numeric)) return resolver.comparison(cmp, property, constant(numeric, 'Float'), [0, 0]);
+    if (property.type === 'DateTime' && (typeof value !== 'string' || !parseLiteral(value))) {
+      throw this.invalid(`Property filter value for ${quoteForMessage(key)} must be a number or a date`);
     }
-    if (property.type === 'DateTime' && (typeof value !== 'string' || !parseDateLiteral(value))) {
-      throw invalid(`Property filter value for ${quoteForMessage(ref.path[0])} must be a number or a date`);
-    }
-    return this.printer.comparison(op, property, this.literal(value), 0).sql;
+    return resolver.comparison(cmp, property, literal(value), [0, 0]);
   }
 
-  private dateBound(op: '<' | '>', text: Operand, value: unknown, ref: PropertyRef): string {
-    const date = parseFilterDate(value, this.ctx.now);
-    if (!date) throw invalid(`Property filter value for ${quoteForMessage(ref.path[0])} must be a date or a relative date like -7d`);
-    const bound = `CAST(${this.ctx.params.add(toSqlTimestamp(date))} AS TIMESTAMP)`;
-    return `(${timestampFromText(text.sql)} ${op} ${bound})`;
+  private dateBound(operator: string, text: IrExpr, value: unknown, key: string): IrExpr {
+    const resolver = this.sources.resolver;
+    const date = parseFilterDate(value, resolver.ctx.now);
+    if (!date) throw this.invalid(`Property filter value for ${quoteForMessage(key)} must be a date or a relative date like -7d`);
+    const stamp = { kind: 'cast', expr: asText(text), type: 'DateTime' } as const;
+    if (operator === 'is_date_exact') {
+      // The same calendar day in the project's time zone.
+      const day = resolver.asDate(constant(timestampText(date), 'DateTime'), 0);
+      return op('=', [resolver.asDate(stamp, 0), day]);
+    }
+    return op(operator === 'is_date_before' ? '<' : '>', [stamp, constant(timestampText(date), 'DateTime')]);
   }
 
-  private literal(value: Scalar): Operand {
-    return literal(value, this.ctx.params, 0, typeof value === 'number' && Number.isSafeInteger(value));
+  private scalar(value: unknown, key: string): Scalar {
+    if (Array.isArray(value) && value.length === 1) return this.scalar(value[0], key);
+    if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return value;
+    throw this.invalid(`Property filter value for ${quoteForMessage(key)} must be a string, number or boolean`);
+  }
+
+  private scalarList(value: unknown, key: string): Scalar[] {
+    if (!Array.isArray(value)) return [this.scalar(value, key)];
+    if (value.length === 0) throw this.invalid(`Property filter value for ${quoteForMessage(key)} must not be an empty list`);
+    return value.map((item) => this.scalar(item, key));
   }
 }
 
 /** HogQL semantics for negative operators: a missing property counts as a match. */
-function orMissing(sql: string): string {
-  return `COALESCE(${sql}, TRUE)`;
-}
-
-function scalar(value: unknown, ref: PropertyRef): Scalar {
-  if (Array.isArray(value) && value.length === 1) return scalar(value[0], ref);
-  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
-    return value;
-  }
-  throw invalid(`Property filter value for ${quoteForMessage(ref.path[0])} must be a string, number or boolean`);
-}
-
-function scalarList(value: unknown, ref: PropertyRef): Scalar[] {
-  if (!Array.isArray(value)) return [scalar(value, ref)];
-  if (value.length === 0) throw invalid(`Property filter value for ${quoteForMessage(ref.path[0])} must not be an empty list`);
-  return value.map((item) => scalar(item, ref));
+function orMissing(condition: IrExpr): IrExpr {
+  return call('coalesce', [condition, TRUE], 'Boolean');
 }

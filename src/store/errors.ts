@@ -18,3 +18,17 @@ export class QueryCancelledError extends Error {
 }
 
 export const isQueryCancelled = (error: unknown) => error instanceof Error && error.name === 'QueryCancelledError';
+
+/**
+ * What a query failed of, as an engine-neutral name (engines map their own errors to these;
+ * the names survive the event store's thread): evaluating an expression over the data (a
+ * conversion, a range, a binding), running out of the store's memory, or an interrupt at
+ * shutdown.
+ */
+export type QueryFailure = 'QueryEvaluationError' | 'QueryOutOfMemoryError' | 'QueryInterruptedError';
+
+export function queryFailure(name: QueryFailure, message: string): Error {
+  return Object.assign(new Error(message), { name });
+}
+
+export const isQueryFailure = (error: unknown, name: QueryFailure) => error instanceof Error && error.name === name;

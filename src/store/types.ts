@@ -4,6 +4,7 @@
  */
 import type { JsonObject } from '../kernel/json.js';
 import type { FeatureFlag } from '../flags/engine/types.js';
+import type { SqlDialect } from '../hogql/dialect.js';
 
 // ---------------------------------------------------------------------------------------------
 // Tenancy: organizations, users, memberships, projects, personal API keys
@@ -382,7 +383,7 @@ export interface StoredEvent {
   groups: [string, string, string, string, string];
 }
 
-/** A compiled, parameterised query for the event store's SQL dialect. */
+/** A printed, parameterised statement in the event store's SQL dialect (its `dialect` printed it). */
 export interface EventQuery {
   sql: string;
   params: unknown[];
@@ -422,6 +423,8 @@ export interface EventSlice {
 export type UuidsByProject = Map<number, string[]>;
 
 export interface EventStore {
+  /** The SQL the store speaks: queries are IR printed by this dialect (hogql/dialect.ts). */
+  readonly dialect: SqlDialect;
   /**
    * Appends a slice's events, and applies the person-mirror changes of every flush whose first
    * event is in it, in one transaction; records the position reached.

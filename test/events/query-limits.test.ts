@@ -4,6 +4,7 @@
  * the readiness probe are answered while a slow one runs, time spent waiting for a connection
  * counts, shutdown interrupts what runs, and the store serves normally after.
  */
+import { classifyQueryError } from '../../src/store/duckdb/query-errors.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -130,7 +131,7 @@ test('a query whose client went away is stopped, running or still waiting for a 
 test('a query that runs out of the event store memory is a 503 out_of_memory', () => {
   // DuckDB's message; provoking it for real risks DuckDB crashing when a checkpoint runs at the
   // same time (docs/architecture.md), so the mapping is checked on the message.
-  const apiError = queryError(new Error('Out of Memory Error: failed to allocate data of size 4.0 MiB (57.4 MiB/61.0 MiB used)'), null);
+  const apiError = queryError(classifyQueryError(new Error('Out of Memory Error: failed to allocate data of size 4.0 MiB (57.4 MiB/61.0 MiB used)')), null);
   assert.ok(apiError instanceof ApiError);
   assert.deepEqual([apiError.status, apiError.toBody().type, apiError.toBody().code, apiError.toBody().attr], [503, 'server_error', 'out_of_memory', null]);
   assert.match(String(apiError.toBody().detail), /SIGHTLINE_DUCKDB_MEMORY_LIMIT/);

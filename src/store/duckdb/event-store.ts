@@ -17,8 +17,10 @@ import { afterIo } from '../../util/after-io.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers, REINTERRUPT_MS } from './readers.js';
+import { classifyQueryError } from './query-errors.js';
 import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
+import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
 
 /** Rows that went through the WAL after which the store checkpoints: one row group's worth. */
 const CHECKPOINT_WAL_ROWS = ROW_GROUP_ROWS;
@@ -164,6 +166,7 @@ const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i
  */
 export class DuckDbEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
+  readonly dialect = new DuckDbDialect();
   readonly pageBytes: number;
   private readonly writes = new Serial();
   private checkpointing: Promise<void> | null = null;
@@ -416,8 +419,12 @@ export class DuckDbEventStore implements EventStore {
   query(query: EventQuery, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
     return this.guarded(() =>
       this.readers.run(async (connection) => {
-        const reader = await connection.runAndReadAll(query.sql, query.params as DuckDBValue[]);
-        return reader.getRowObjectsJson() as Record<string, unknown>[];
+        try {
+          const reader = await connection.runAndReadAll(query.sql, query.params as DuckDBValue[]);
+          return reader.getRowObjectsJson() as Record<string, unknown>[];
+        } catch (error) {
+          throw classifyQueryError(error);
+        }
       }, signal),
     );
   }
@@ -427,14 +434,18 @@ export class DuckDbEventStore implements EventStore {
     const connection = await this.guarded(() => useEvents(this.instance));
     this.exports.add(connection);
     try {
-      const result = await connection.stream(query.sql, query.params as DuckDBValue[]);
       let pending: Record<string, unknown>[] = [];
-      for await (const rows of result.yieldRowObjectJson()) {
-        pending.push(...(rows as Record<string, unknown>[]));
-        if (pending.length >= chunkRows) {
-          yield pending;
-          pending = [];
+      try {
+        const result = await connection.stream(query.sql, query.params as DuckDBValue[]);
+        for await (const rows of result.yieldRowObjectJson()) {
+          pending.push(...(rows as Record<string, unknown>[]));
+          if (pending.length >= chunkRows) {
+            yield pending;
+            pending = [];
+          }
         }
+      } catch (error) {
+        throw classifyQueryError(error);
       }
       if (pending.length > 0) yield pending;
     } finally {

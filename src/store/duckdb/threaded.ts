@@ -15,6 +15,7 @@ import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonReco
 import type { DuckOptions } from './event-store.js';
 import { readPageBytes } from './memory.js';
 import { ROW_GROUP_ROWS } from './schema.js';
+import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
 import type { EventStoreWorkerData } from './worker.js';
 
 /** Person rows per message when the person mirror is rebuilt. */
@@ -22,6 +23,7 @@ const REBUILD_CHUNK = 5_000;
 
 export class ThreadedEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
+  readonly dialect = new DuckDbDialect();
   readonly pageBytes: number;
   private readonly thread: WorkerCalls;
   private opening: Promise<void> | null = null;

@@ -8,16 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { inMemoryEventStore } from '../../helpers/duckdb-schema.js';
 
-import {
-  EVENTS_FROM_SQL,
-  PERSON_JOIN_SQL,
-  compilePropertyFilters,
-  compileSelect,
-  compileWhere,
-  groupByFor,
-} from '../../../src/hogql/compile.js';
+import { EventsScope, compileFilters, compileSelect, compileWhere, groupByFor } from '../../../src/hogql/compile.js';
 import { HogQLError } from '../../../src/hogql/errors.js';
-import { ParamSink, type CompileContext, type PropertyValueType } from '../../../src/hogql/params.js';
+import type { CompileContext, PropertyValueType } from '../../../src/hogql/context.js';
+import { DuckDbDialect } from '../../../src/hogql/duckdb/dialect.js';
+import { lazyJoins } from '../../../src/hogql/fields.js';
+import * as ir from '../../../src/hogql/ir.js';
 
 const NOW = new Date('2024-06-01T12:00:00Z');
 const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
@@ -97,8 +93,8 @@ const DECLARED: Record<string, PropertyValueType> = {
   'person:beta': 'Boolean',
 };
 
-function context(params: ParamSink, declared: Record<string, PropertyValueType> = DECLARED): CompileContext {
-  return { params, propertyType: (kind, key) => declared[`${kind}:${key}`] ?? null, now: NOW };
+function context(declared: Record<string, PropertyValueType> = DECLARED): CompileContext {
+  return { propertyType: (kind, key) => declared[`${kind}:${key}`] ?? null, now: NOW };
 }
 
 interface QueryInput {
@@ -110,27 +106,27 @@ interface QueryInput {
 
 /** Builds the events query the way the API does: project scope, compiled parts, joins on demand. */
 function buildQuery({ select = ['toString(uuid)'], where = [], properties, declared }: QueryInput) {
-  const params = new ParamSink();
-  const ctx = context(params, declared);
-  const project = params.add(1);
-  const columns = compileSelect(select, ctx);
-  const conditions = compileWhere(where, ctx);
-  const filters = compilePropertyFilters(properties, ctx);
-  const needsPerson = columns.needsPerson || conditions.needsPerson || filters.needsPerson;
-  let sql =
-    `SELECT ${columns.selectSql.map((s, i) => `${s} AS c${i}`).join(', ')} ` +
-    `FROM ${EVENTS_FROM_SQL}${needsPerson ? ` ${PERSON_JOIN_SQL}` : ''} ` +
-    `WHERE e.project_id = ${project} AND ${conditions.sql} AND ${filters.sql}`;
-  const groupBy = groupByFor(columns, conditions);
-  if (groupBy.length > 0) sql += ` GROUP BY ${groupBy.join(', ')}`;
-  if (conditions.having) sql += ` HAVING ${conditions.having}`;
-  sql += columns.hasAggregate || conditions.having ? ` ORDER BY ${columns.selectSql.map((_, i) => i + 1).join(', ')}` : ' ORDER BY e.flush_seq';
-  return { sql, values: params.values, columns, needsPerson };
+  const scope = new EventsScope(context(declared), 1);
+  const columns = compileSelect(select, scope);
+  const conditions = compileWhere(where, scope);
+  const filters = compileFilters(properties, scope);
+  const grouped = columns.hasAggregate || conditions.having !== null;
+  const query = ir.select({
+    columns: columns.exprs.map((expr, i) => ({ expr, name: `c${i}` })),
+    from: { kind: 'table', table: 'events', alias: 'e', projectId: 1 },
+    joins: lazyJoins(scope.binding),
+    where: ir.allOf([conditions.where, filters]),
+    groupBy: groupByFor(columns, conditions),
+    having: conditions.having,
+    orderBy: grouped ? columns.exprs.map((expr) => ({ expr, desc: false })) : [{ expr: ir.column('e', 'events', '$flush_seq', 'Integer'), desc: false }],
+  });
+  const { sql, params } = new DuckDbDialect().print(query);
+  return { sql, values: params, columns, needsPerson: scope.needsPerson };
 }
 
 async function run(input: QueryInput): Promise<unknown[][]> {
   const { sql, values } = buildQuery(input);
-  const reader = await conn.runAndReadAll(sql, values);
+  const reader = await conn.runAndReadAll(sql, values as never[]);
   return reader.getRowsJson() as unknown[][];
 }
 
@@ -498,13 +494,13 @@ describe('property filters on DuckDB', () => {
     ];
     for (const [value, message] of bad) {
       assert.throws(
-        () => compilePropertyFilters(value, context(new ParamSink())),
+        () => compileFilters(value, new EventsScope(context(), 1)),
         (error: unknown) => error instanceof HogQLError && error.attr === 'properties' && message.test(error.message),
         JSON.stringify(value),
       );
     }
     let deep: unknown = { key: 'x', value: 1 };
     for (let i = 0; i < 50; i++) deep = { type: 'AND', values: [deep] };
-    assert.throws(() => compilePropertyFilters(deep, context(new ParamSink())), /nested too deeply/);
+    assert.throws(() => compileFilters(deep, new EventsScope(context(), 1)), /nested too deeply/);
   });
 });

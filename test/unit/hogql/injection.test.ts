@@ -9,9 +9,12 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { inMemoryEventStore } from '../../helpers/duckdb-schema.js';
 import fc from 'fast-check';
 
-import { EVENTS_FROM_SQL, PERSON_JOIN_SQL, compilePropertyFilters, compileSelect, compileWhere } from '../../../src/hogql/compile.js';
+import { EventsScope, compileFilters, compileSelect, compileWhere } from '../../../src/hogql/compile.js';
+import type { CompileContext } from '../../../src/hogql/context.js';
+import { DuckDbDialect } from '../../../src/hogql/duckdb/dialect.js';
 import { HogQLError } from '../../../src/hogql/errors.js';
-import { ParamSink, type CompileContext } from '../../../src/hogql/params.js';
+import { lazyJoins } from '../../../src/hogql/fields.js';
+import * as ir from '../../../src/hogql/ir.js';
 
 const HOSTILE = [
   "'; DROP TABLE events; --",
@@ -57,7 +60,7 @@ after(() => {
   db?.closeSync();
 });
 
-const context = (params: ParamSink): CompileContext => ({ params, propertyType: () => null, now: new Date('2024-06-01T00:00:00Z') });
+const context = (): CompileContext => ({ propertyType: () => null, now: new Date('2024-06-01T00:00:00Z') });
 
 interface Attempt {
   select?: unknown[];
@@ -67,23 +70,28 @@ interface Attempt {
 
 /** Compiles and runs a query; returns the flush_seq of matching rows, or 'rejected' for a HogQLError. */
 async function attempt({ select = ['distinct_id'], where = [], properties }: Attempt): Promise<{ rows: unknown[][]; sql: string } | 'rejected'> {
-  const params = new ParamSink();
-  const ctx = context(params);
   let sql: string;
+  let values: unknown[];
   try {
-    const columns = compileSelect(select, ctx);
-    const conditions = compileWhere(where, ctx);
-    const filters = compilePropertyFilters(properties, ctx);
-    const joins = columns.needsPerson || conditions.needsPerson || filters.needsPerson ? ` ${PERSON_JOIN_SQL}` : '';
-    sql = `SELECT ${columns.selectSql.join(', ')} FROM ${EVENTS_FROM_SQL}${joins} WHERE ${conditions.sql} AND ${filters.sql}`;
-    if (columns.groupBy.length > 0) sql += ` GROUP BY ${columns.groupBy.join(', ')}`;
-    if (conditions.having) sql += ` HAVING ${conditions.having}`;
+    const scope = new EventsScope(context(), 1);
+    const columns = compileSelect(select, scope);
+    const conditions = compileWhere(where, scope);
+    const filters = compileFilters(properties, scope);
+    const query = ir.select({
+      columns: columns.exprs.map((expr, i) => ({ expr, name: `c${i}` })),
+      from: { kind: 'table', table: 'events', alias: 'e', projectId: 1 },
+      joins: lazyJoins(scope.binding),
+      where: ir.allOf([conditions.where, filters]),
+      groupBy: columns.groupBy,
+      having: conditions.having,
+    });
+    ({ sql, params: values } = new DuckDbDialect().print(query));
   } catch (error) {
     if (error instanceof HogQLError) return 'rejected';
     throw error;
   }
   // Any DuckDB error here fails the test: compiled SQL must always run.
-  const reader = await conn.runAndReadAll(sql, params.values);
+  const reader = await conn.runAndReadAll(sql, values as never[]);
   return { rows: reader.getRowsJson() as unknown[][], sql };
 }
 
@@ -130,7 +138,7 @@ describe('injection: hostile keys and values are data', () => {
         assert.deepEqual(selected.rows, [[`user-${i}`, 'hit']]);
         assert.ok(!selected.sql.includes(text));
       }
-      const columns = compileSelect([`properties.v AS ${key}`], context(new ParamSink())).columns;
+      const columns = compileSelect([`properties.v AS ${key}`], new EventsScope(context(), 1)).columns;
       assert.deepEqual(columns, [text]);
       await tableIntact();
     });

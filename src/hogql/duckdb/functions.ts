@@ -1,0 +1,96 @@
+/**
+ * HogQL functions in DuckDB, with ClickHouse's results: the IR has typed and converted the
+ * arguments, this prints them. Names starting with `__` are Sightline's own (property filters,
+ * the events API); HogQL text cannot call them.
+ */
+import type { IrCall, IrExpr } from '../ir.js';
+import { jsonPointer, type SqlWriter } from './writer.js';
+
+type Print = (p: SqlWriter, c: IrCall, args: string[]) => string;
+
+/** A time-zone argument: always a constant the resolver put there. */
+function constText(expr: IrExpr | undefined, what: string): string {
+  if (!expr || expr.kind !== 'const' || typeof expr.value !== 'string') throw new Error(`${what} must be a constant`);
+  return expr.value;
+}
+
+const tzArg = (c: IrCall, index: number) => constText(c.args[index], 'time zone');
+const wall = (p: SqlWriter, c: IrCall, args: string[], tzIndex = 1) => p.local.wall(args[0], tzArg(c, tzIndex));
+
+const FUNCTIONS: Record<string, Print> = {
+  // --- aggregates
+  count: (_p, c, args) => (args.length === 0 ? 'count(*)' : `count(${c.distinct ? 'DISTINCT ' : ''}${args[0]})`),
+  // DuckDB sums integers as HUGEINT; ClickHouse gives Int64.
+  sum: (_p, c, [x]) => (c.type === 'Integer' ? `TRY_CAST(sum(${x}) AS BIGINT)` : `sum(${x})`),
+  avg: (_p, _c, [x]) => `avg(${x})`,
+  min: (_p, _c, [x]) => `min(${x})`,
+  max: (_p, _c, [x]) => `max(${x})`,
+
+  // --- dates (the last argument of the calendar functions is the time zone)
+  toDateTime: (p, c, [x]) => p.local.instant(`CAST(${x} AS TIMESTAMP)`, tzArg(c, 1)),
+  toDate: (p, c, args) => `CAST(${wall(p, c, args)} AS DATE)`,
+  toStartOfHour: (p, c, args) => startOf(p, c, args, 'hour'),
+  toStartOfDay: (p, c, args) => startOf(p, c, args, 'day'),
+  toStartOfWeek: (p, c, args) => {
+    const local = wall(p, c, args);
+    // Monday: ISO weeks; Sunday (ClickHouse's default): back by the day of the week (Sunday = 0).
+    return c.args[2]?.kind === 'const' && c.args[2].value === 1
+      ? `CAST(date_trunc('week', ${local}) AS DATE)`
+      : `CAST(CAST(${local} AS DATE) - CAST(dayofweek(${local}) AS INTEGER) AS DATE)`;
+  },
+  toStartOfMonth: (p, c, args) => `CAST(date_trunc('month', ${wall(p, c, args)}) AS DATE)`,
+  dateDiff: (p, c, [, from, to]) => {
+    const unit = constText(c.args[0], 'dateDiff unit');
+    const tz = tzArg(c, 3);
+    if (!/^(second|minute|hour|day|week|month|quarter|year)$/.test(unit)) throw new Error(`unknown unit ${unit}`);
+    // Counts unit boundaries crossed, in wall-clock time as ClickHouse does.
+    const both = c.args[1].type === 'Date' ? [from, to] : [p.local.wall(from, tz), p.local.wall(to, tz)];
+    return `date_diff('${unit}', ${both[0]}, ${both[1]})`;
+  },
+  // A shift out of the representable range becomes NULL.
+  addDays: (_p, _c, [date, n]) => `TRY(${date} + TRY_CAST(${n} AS INTEGER))`,
+  addSeconds: (_p, _c, [date, n]) => `TRY(${date} + to_seconds(${n}))`,
+
+  // --- conversions and strings
+  toInt: (_p, _c, [x]) => `TRY_CAST(trunc(${x}) AS BIGINT)`,
+  lower: (_p, _c, [x]) => `lower(${x})`,
+  upper: (_p, _c, [x]) => `upper(${x})`,
+  // ClickHouse counts bytes.
+  length: (_p, _c, [x]) => `strlen(${x})`,
+  // DuckDB's concat skips NULLs, as HogQL's treats them as empty strings.
+  concat: (_p, _c, args) => `concat(${args.join(', ')})`,
+  empty: (_p, _c, [x]) => `(strlen(${x}) = 0)`,
+  notEmpty: (_p, _c, [x]) => `(strlen(${x}) > 0)`,
+
+  // --- logic and numbers
+  coalesce: (_p, _c, args) => `coalesce(${args.join(', ')})`,
+  round: (_p, _c, [x, digits]) => (digits ? `round(${x}, CAST(${digits} AS INTEGER))` : `round(${x})`),
+  abs: (_p, c, [x]) => (c.type === 'Integer' ? `TRY(abs(${x}))` : `abs(${x})`),
+  // RE2 patterns; one that only exists per row may be invalid, which is NULL rather than an error.
+  match: (_p, c, [s, pattern]) => (c.args[1].kind === 'const' ? `regexp_matches(${s}, ${pattern})` : `TRY(regexp_matches(${s}, ${pattern}))`),
+
+  /** One row per element (ClickHouse's arrayJoin in a select list). */
+  arrayJoin: (_p, _c, [x]) => `unnest(${x})`,
+
+  // --- Sightline's own
+  /** Case-insensitive substring; % and _ stay literal. */
+  __icontains: (_p, _c, [s, part]) => `contains(lower(${s}), lower(${part}))`,
+  /** The JSON value at a key path (constant keys after the column). */
+  __jsonRaw: (p, c, [json]) => `json_extract(${json}, ${p.bind(jsonPointer(c.args.slice(1).map((arg) => constText(arg, 'JSON key'))), 'String')})`,
+  /** A JSON value's text: a list's items one by one, anything else as a one-item list. */
+  __jsonTexts: (_p, _c, [j]) => `(CASE WHEN json_type(${j}) = 'ARRAY' THEN json_extract_string(${j}, '$[*]') ELSE [json_extract_string(${j}, '$')] END)`,
+  /** How far the store has taken ingestion flushes (rows are stamped with theirs). */
+  __storeSeq: () => "(SELECT value FROM sync_state WHERE key = 'flush_seq')",
+};
+
+function startOf(p: SqlWriter, c: IrCall, args: string[], unit: 'hour' | 'day'): string {
+  const tz = tzArg(c, 1);
+  if (tz === 'UTC') return `date_trunc('${unit}', ${args[0]})`;
+  return p.local.instant(`date_trunc('${unit}', ${p.local.wall(args[0], tz)})`, tz);
+}
+
+export function printFunction(p: SqlWriter, c: IrCall): string {
+  const print = Object.hasOwn(FUNCTIONS, c.fn) ? FUNCTIONS[c.fn] : undefined;
+  if (!print) throw new Error(`the DuckDB dialect has no function ${c.fn}`);
+  return print(p, c, p.args(c));
+}

@@ -1,0 +1,219 @@
+/**
+ * HogQL expressions → typed IR: names resolved through a scope, functions through the
+ * whitelist (arity, aggregates, constant checks), operands brought to one type. Every check a
+ * query can fail is made here, before any dialect prints SQL.
+ */
+import type { ArithmeticOp, Call, Compare, Expr, In, Like } from './ast.js';
+import { asBool, asDate, asDateTime, asFloat, asText, unify } from './coerce.js';
+import { type CompileContext, timeZoneOf } from './context.js';
+import { errorAt, quoteForMessage } from './errors.js';
+import { type FunctionSpec, findFunction } from './functions.js';
+import { type IrExpr, call, constant, op } from './ir.js';
+import { type HogQLType, isNumeric, isTemporal } from './types.js';
+
+/** Where field names are looked up. */
+export interface FieldScope {
+  /** The field's IR; throws "Unknown field" when nothing in scope has it. */
+  field(names: string[], start: number): IrExpr;
+}
+
+export class ExprResolver {
+  /** Set once any aggregate function is resolved. */
+  hasAggregate = false;
+  /** The first field read outside any aggregate (the events API refuses it next to one). */
+  fieldOutsideAggregate: { text: string; start: number } | null = null;
+  private aggregate: FunctionSpec | null = null;
+
+  constructor(
+    readonly ctx: CompileContext,
+    private readonly scope: FieldScope,
+  ) {}
+
+  get timeZone(): string {
+    return timeZoneOf(this.ctx);
+  }
+
+  resolve(expr: Expr): IrExpr {
+    switch (expr.kind) {
+      case 'constant':
+        return literal(expr.value, expr.integer);
+      case 'field':
+      case 'index': {
+        const names = fieldNames(expr);
+        const ir = this.scope.field(names, expr.start);
+        if (!this.aggregate && !this.fieldOutsideAggregate) {
+          this.fieldOutsideAggregate = { text: expr.kind === 'field' ? names.join('.') : 'properties[…]', start: expr.start };
+        }
+        return ir;
+      }
+      case 'star':
+        throw errorAt("'*' is only allowed in count(*)", expr.start);
+      case 'call':
+        return this.call(expr);
+      case 'negate':
+        return this.negate(expr.expr);
+      case 'not':
+        return op('not', [asBool(this.resolve(expr.expr), expr.expr.start)]);
+      case 'arithmetic':
+        return this.arithmetic(expr.op, expr.left, expr.right);
+      case 'compare':
+        return this.compare(expr);
+      case 'like':
+        return this.like(expr);
+      case 'in':
+        return this.in(expr);
+      case 'isNull':
+        return op(expr.negated ? 'isNotNull' : 'isNull', [this.resolve(expr.expr)]);
+      case 'and':
+      case 'or':
+        return op(expr.kind, expr.exprs.map((item) => asBool(this.resolve(item), item.start)));
+    }
+  }
+
+  /** The expression as a condition (WHERE, HAVING, ON). */
+  condition(expr: Expr): IrExpr {
+    return asBool(this.resolve(expr), expr.start);
+  }
+
+  /** `a <op> b` with both sides brought to one type; `= NULL` means IS NULL, as in HogQL. */
+  comparison(operator: Compare['op'], left: IrExpr, right: IrExpr, at: [number, number]): IrExpr {
+    const nullSide = isNullLiteral(left) ? right : isNullLiteral(right) ? left : null;
+    if (nullSide) {
+      if (operator === '=') return op('isNull', [nullSide]);
+      if (operator === '!=') return op('isNotNull', [nullSide]);
+      return { kind: 'cast', expr: constant(null, 'Null'), type: 'Boolean' };
+    }
+    const { exprs } = unify([left, right], at, this.timeZone);
+    return op(operator, exprs);
+  }
+
+  membership(left: IrExpr, list: IrExpr[], negated: boolean, at: number[]): IrExpr {
+    const { exprs } = unify([left, ...list], at, this.timeZone);
+    return op(negated ? 'notIn' : 'in', exprs);
+  }
+
+  private call(expr: Call): IrExpr {
+    const spec = findFunction(expr.name);
+    if (!spec) throw errorAt(`Unknown function ${quoteForMessage(expr.name)}`, expr.start);
+    const star = expr.args.length === 1 && expr.args[0].kind === 'star';
+    if (star && spec.name !== 'count') throw errorAt("'*' is only allowed in count(*)", expr.args[0].start);
+    const arity = star ? 0 : expr.args.length;
+    if (arity < spec.minArgs || arity > spec.maxArgs) {
+      throw errorAt(`Function '${spec.name}' ${describeArity(spec)}, got ${arity}`, expr.start);
+    }
+    if (spec.aggregate) {
+      if (this.aggregate) {
+        throw errorAt(`Aggregate function '${spec.name}' cannot be used inside aggregate function '${this.aggregate.name}'`, expr.start);
+      }
+      this.hasAggregate = true;
+    }
+    spec.check?.(expr);
+    const outer = this.aggregate;
+    if (spec.aggregate) this.aggregate = spec;
+    try {
+      const args = star ? [] : expr.args.map((arg) => ({ ir: this.resolve(arg), at: arg.start }));
+      return spec.resolve(args, { timeZone: this.timeZone, now: this.ctx.now }, expr);
+    } finally {
+      this.aggregate = outer;
+    }
+  }
+
+  private negate(inner: Expr): IrExpr {
+    if (inner.kind === 'constant' && typeof inner.value === 'number') return literal(-inner.value, inner.integer);
+    const value = this.resolve(inner);
+    if (value.type === 'Integer') return op('neg', [value], 'Integer');
+    return op('neg', [asFloat(value)], 'Float');
+  }
+
+  private arithmetic(operator: ArithmeticOp, leftExpr: Expr, rightExpr: Expr): IrExpr {
+    const left = this.resolve(leftExpr);
+    const right = this.resolve(rightExpr);
+    const dated = operator === '+' || operator === '-' ? this.dateArithmetic(operator, left, right) : null;
+    if (dated) return dated;
+    // Integer arithmetic stays integral except `/`, which is always a float division in ClickHouse.
+    if (left.type === 'Integer' && right.type === 'Integer' && operator !== '/') return op(operator, [left, right], 'Integer');
+    return op(operator, [asFloat(left), asFloat(right)], 'Float');
+  }
+
+  /**
+   * ClickHouse date arithmetic: Date ± n shifts by days, DateTime ± n by seconds, and the
+   * difference of two dates is a number of days / seconds. Null for anything else.
+   */
+  private dateArithmetic(operator: '+' | '-', left: IrExpr, right: IrExpr): IrExpr | null {
+    if (operator === '-' && left.type === right.type && isTemporal(left.type)) {
+      const unit = left.type === 'Date' ? 'day' : 'second';
+      return call('dateDiff', [constant(unit, 'String'), right, left, constant('UTC', 'String')], 'Integer');
+    }
+    const [date, amount] =
+      isTemporal(left.type) && isNumeric(right.type) ? [left, right] : operator === '+' && isNumeric(left.type) && isTemporal(right.type) ? [right, left] : [null, null];
+    if (!date || !amount) return null;
+    const signed = operator === '-' ? (amount.kind === 'const' && typeof amount.value === 'number' ? constant(-amount.value, amount.type) : op('neg', [amount], amount.type)) : amount;
+    if (date.type === 'Date') return call('addDays', [date, signed], 'Date');
+    return call('addSeconds', [date, asFloat(signed)], 'DateTime');
+  }
+
+  private compare(expr: Compare): IrExpr {
+    return this.comparison(expr.op, this.resolve(expr.left), this.resolve(expr.right), [expr.left.start, expr.right.start]);
+  }
+
+  private like(expr: Like): IrExpr {
+    const left = asText(this.resolve(expr.left));
+    const pattern = asText(this.resolve(expr.pattern));
+    if (pattern.kind === 'const' && typeof pattern.value === 'string' && /(^|[^\\])(\\\\)*\\$/.test(pattern.value)) {
+      throw errorAt('LIKE pattern must not end with an unescaped backslash', expr.pattern.start);
+    }
+    const name = expr.caseInsensitive ? (expr.negated ? 'notIlike' : 'ilike') : expr.negated ? 'notLike' : 'like';
+    return op(name, [left, pattern]);
+  }
+
+  private in(expr: In): IrExpr {
+    return this.membership(
+      this.resolve(expr.left),
+      expr.list.map((item) => this.resolve(item)),
+      expr.negated,
+      [expr.left.start, ...expr.list.map((item) => item.start)],
+    );
+  }
+
+  /** Converters for callers that build conditions around resolved expressions. */
+  asDateTime(expr: IrExpr, at: number): IrExpr {
+    return asDateTime(expr, at, this.timeZone);
+  }
+
+  asDate(expr: IrExpr, at: number): IrExpr {
+    return asDate(expr, at, this.timeZone);
+  }
+}
+
+export function literal(value: string | number | boolean | null, integer?: boolean): IrExpr {
+  if (value === null) return constant(null, 'Null');
+  if (typeof value === 'boolean') return constant(value, 'Boolean');
+  if (typeof value === 'number') return constant(value, integer && Number.isSafeInteger(value) ? 'Integer' : 'Float');
+  return constant(value, 'String');
+}
+
+function isNullLiteral(expr: IrExpr): boolean {
+  return expr.kind === 'const' && expr.value === null;
+}
+
+/** `a.b['c']` → ['a', 'b', 'c']; only string keys may appear inside brackets. */
+export function fieldNames(expr: Expr): string[] {
+  if (expr.kind === 'field') return expr.chain.map((part) => part.name);
+  if (expr.kind === 'index') {
+    if (expr.index.kind !== 'constant' || typeof expr.index.value !== 'string') {
+      throw errorAt('Only string keys are supported inside []', expr.index.start);
+    }
+    if (expr.target.kind !== 'field' && expr.target.kind !== 'index') throw errorAt('[] can only be applied to properties', expr.start);
+    return [...fieldNames(expr.target), expr.index.value];
+  }
+  throw errorAt('[] can only be applied to properties', expr.start);
+}
+
+function describeArity({ minArgs, maxArgs }: FunctionSpec): string {
+  const plural = (n: number) => (n === 1 ? 'argument' : 'arguments');
+  if (minArgs === maxArgs) return `takes ${minArgs} ${plural(minArgs)}`;
+  if (maxArgs === Infinity) return `takes at least ${minArgs} ${plural(minArgs)}`;
+  return `takes ${minArgs} to ${maxArgs} arguments`;
+}
+
+export type { HogQLType };

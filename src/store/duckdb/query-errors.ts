@@ -1,0 +1,15 @@
+/** DuckDB's query errors as the event store's engine-neutral failures (store/errors.ts). */
+import { queryFailure } from '../errors.js';
+
+/** DuckDB's error classes that come from evaluating expressions over data. */
+const EVALUATION_ERROR = /^(Conversion|Invalid Input|Out of Range|Binder|Not implemented) Error: /;
+
+export function classifyQueryError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const { message } = error;
+  if (/^Out of Memory Error/.test(message)) return queryFailure('QueryOutOfMemoryError', message);
+  if (/^INTERRUPT Error/.test(message)) return queryFailure('QueryInterruptedError', message);
+  // First line only: DuckDB appends the statement, which is ours, not the user's.
+  if (EVALUATION_ERROR.test(message)) return queryFailure('QueryEvaluationError', message.split('\n')[0]);
+  return error;
+}
