@@ -9,6 +9,12 @@
  * SOAK_MINUTES, SOAK_WARMUP_SECONDS (30), SOAK_BATCH_EVENTS (100), SOAK_DECIDE_PER_SECOND (20),
  * SOAK_LIST_PER_SECOND (2), SOAK_EVENTS_PER_SECOND (a fixed steady rate instead of half the
  * warm-up's maximum, which itself moves by a quarter on a noisy machine).
+ *
+ * `--memory 512M` runs the server in a memory cgroup of that size (memory-cgroup.ts), which it
+ * sizes itself for; the report then adds the cgroup's OOM kills and peak use. A 503 is not an
+ * error when it carries Retry-After (SDKs retry it) and comes while the server is saturated,
+ * i.e. in the warm-up at full speed; in the steady phase, at half of that, it is one. A server
+ * that refuses to start (too little memory for it) is reported as such, with its message.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -20,6 +26,7 @@ import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
 import { percentile } from './load.js';
 import { fileMb } from './format.js';
+import { memoryCgroup, parseMemory, type MemoryCgroup } from './memory-cgroup.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 30);
@@ -30,6 +37,8 @@ const LIST_PER_SECOND = Number(process.env.SOAK_LIST_PER_SECOND ?? 2);
 const FIXED_EVENTS_PER_SECOND = process.env.SOAK_EVENTS_PER_SECOND ? Number(process.env.SOAK_EVENTS_PER_SECOND) : null;
 if (FIXED_EVENTS_PER_SECOND !== null && !(FIXED_EVENTS_PER_SECOND > 0)) throw new Error('SOAK_EVENTS_PER_SECOND must be a positive number');
 const RSS_EVERY_MS = 10_000;
+const memoryArg = process.argv.indexOf('--memory');
+const MEMORY_BYTES = memoryArg >= 0 ? parseMemory(process.argv[memoryArg + 1] ?? '') : null;
 /** In-flight cap per traffic kind: past it the server is not keeping up, counted as an error. */
 const MAX_IN_FLIGHT = 256;
 
@@ -48,6 +57,8 @@ class Client {
   readonly errors: string[] = [];
   readonly inFlight: Record<Kind, number> = { batch: 0, decide: 0, list: 0 };
   acknowledgedEvents = 0;
+  /** 503s with Retry-After (back-pressure), in the warm-up (minute -1) and the steady phase. */
+  readonly backPressure = { warmup: 0, steady: 0 };
   // Idle sockets are closed after 30 s, well before the server's keep-alive timeout (65 s): with
   // no timeout of its own, node's agent ignores the one the server announces, keeps them for
   // good, and now and then sends a request on one the server is closing (ECONNRESET).
@@ -66,11 +77,15 @@ class Client {
     this.inFlight[kind]++;
     const started = process.hrtime.bigint();
     return new Promise<void>((resolve) => {
-      const done = (status: number, error?: string) => {
+      const done = (status: number, error?: string, retryAfter?: string) => {
         this.inFlight[kind]--;
         this.outcomes.push({ kind, minute, ms: Number(process.hrtime.bigint() - started) / 1e6, status });
         if (error) this.errors.push(`${kind}: ${error}`);
-        else if (status !== 200) this.errors.push(`${kind}: HTTP ${status}`);
+        else if (status === 503 && retryAfter && minute < 0) this.backPressure.warmup++;
+        else if (status === 503 && retryAfter) {
+          this.backPressure.steady++;
+          this.errors.push(`${kind}: HTTP 503 (with Retry-After) while not saturated`);
+        } else if (status !== 200) this.errors.push(`${kind}: HTTP ${status}`);
         else if (kind === 'batch') this.acknowledgedEvents += events;
         resolve();
       };
@@ -85,7 +100,7 @@ class Client {
         },
         (response) => {
           response.resume();
-          response.on('end', () => done(response.statusCode ?? 0));
+          response.on('end', () => done(response.statusCode ?? 0, undefined, response.headers['retry-after']));
           response.on('error', (error) => done(0, error.message));
         },
       );
@@ -159,12 +174,26 @@ async function withRetry(send: () => Promise<Response>): Promise<Response> {
 }
 
 async function main(): Promise<void> {
-  const server = await startBenchServer({
-    // info: the helper waits for the "accepting traffic" line; requests are not logged anyway.
-    // SOAK_LOG_LEVEL=debug with SOAK_SERVER_LOG=<file> keeps every flush's timings for diagnosis.
-    env: { SIGHTLINE_LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'info', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' },
-  });
+  const cgroup: MemoryCgroup | null = MEMORY_BYTES === null ? null : memoryCgroup(MEMORY_BYTES);
+  if (cgroup) process.stderr.write(`server in a memory cgroup: ${cgroup.how}\n`);
+  let server: TestServer;
+  try {
+    server = await startBenchServer({
+      // info: the helper waits for the "accepting traffic" line; requests are not logged anyway.
+      // SOAK_LOG_LEVEL=debug with SOAK_SERVER_LOG=<file> keeps every flush's timings for diagnosis.
+      env: { SIGHTLINE_LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'info', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' },
+      launcher: cgroup?.launcher,
+    });
+  } catch (error) {
+    cgroup?.remove();
+    const refusal = /Configuration error: (.*)/.exec((error as Error).message)?.[1];
+    if (!refusal) throw error;
+    process.stdout.write(`# Soak: the server refused to start\n\n${cgroup ? `In ${cgroup.how}: ` : ''}${refusal}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const pid = server.process.pid!;
+  const memoryLog = () => server.output().split('\n').find((line) => line.includes('"memory budget"')) ?? '';
   const client = new Client(server);
   const batchHeaders = { 'content-type': 'text/plain', 'content-encoding': 'gzip' };
   const pool = batchPool(server.projectKey, 200);
@@ -299,12 +328,19 @@ async function main(): Promise<void> {
     const rssFlat = rssSlope <= rssMean / 100;
     const errorsByKind = new Map<string, number>();
     for (const error of client.errors) errorsByKind.set(error, (errorsByKind.get(error) ?? 0) + 1);
+    const group = cgroup?.usage(pid) ?? null;
+    const budget = memoryLog() ? (JSON.parse(memoryLog()) as Record<string, unknown>) : {};
     const checks: [string, boolean, string][] = [
+      ...(group
+        ? ([['no OOM kill in the cgroup', group.oomKills === 0 && server.process.signalCode === null, `${group.oomKills} OOM kills; cgroup peak ${fmt(group.peakMb)} MB (page cache included) of ${fmt(MEMORY_BYTES! / 2 ** 20)} MB`]] as [string, boolean, string][])
+        : []),
+      ['503s carry Retry-After, and come only while saturated (warm-up)', client.backPressure.steady === 0, `warm-up ${fmt(client.backPressure.warmup)}, steady ${fmt(client.backPressure.steady)}`],
       ['RSS flat (trend at most 1 % of the mean per minute)', rssFlat, `${fmt(rssSlope, 1)} MB/min, mean ${fmt(rssMean)} MB`],
       ['p99 of /batch/ within 2× of minute 1, every minute', worstRatio <= 2, `worst ${fmt(worstRatio, 2)}×`],
       ['errors', client.errors.length === 0, client.errors.length === 0 ? '0' : [...errorsByKind].map(([e, n]) => `${n} × ${e}`).join('; ')],
       ['stored == acknowledged', stored === client.acknowledgedEvents, `stored ${fmt(stored)} (metrics: ${fmt(ingested)}), acknowledged ${fmt(client.acknowledgedEvents)}`],
     ];
+    if (cgroup) lines.push('', `Server in ${cgroup.how}. Its memory budget: ${JSON.stringify(Object.fromEntries(Object.entries(budget).filter(([k]) => !['level', 'time', 'pid', 'hostname', 'msg'].includes(k))))}.`);
     lines.push(
       '',
       `RSS: ${fmt(rssValues[0])} MB at the start of the steady phase, ${fmt(rssValues.at(-1)!)} MB at the end, max ${fmt(Math.max(...rssValues))} MB; trend ${fmt(rssSlope, 2)} MB/min over ${rss.length} samples (every ${RSS_EVERY_MS / 1000} s).`,
@@ -319,6 +355,7 @@ async function main(): Promise<void> {
   } finally {
     client.close();
     const code = await server.stop();
+    cgroup?.remove();
     if (process.env.SOAK_SERVER_LOG) fs.writeFileSync(process.env.SOAK_SERVER_LOG, server.output());
     if (code !== 0) {
       process.stderr.write(`server exited with ${code}\n${server.output().slice(-3000)}\n`);

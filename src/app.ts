@@ -79,7 +79,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     );
   }
 
-  const geoip = config.geoipEnabled ? await GeoIp.open() : null;
+  logMemoryPlan(config, log);
+  const geoip = config.geoipEnabled ? await GeoIp.open(undefined, { cacheEntries: config.geoipCacheEntries }) : null;
   const buffer = new IngestBuffer(
     stores,
     {
@@ -88,7 +89,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       maxPendingEvents: config.maxPendingEvents,
       personCacheSize: config.personCacheSize,
       logDir: path.join(config.dataDir, 'flush-log'),
-      feed: { maxLagEvents: config.eventStoreMaxLagEvents, maxEventsPerWrite: FEED_EVENTS_PER_WRITE, maxDelayMs: FEED_MAX_DELAY_MS, writeAtBytes: FEED_WRITE_AT_BYTES },
+      recordMemoryBytes: config.recordMemoryBytes,
+      feed: { maxLagEvents: config.eventStoreMaxLagEvents, maxLagBytes: config.eventStoreMaxLagBytes, maxEventsPerWrite: FEED_EVENTS_PER_WRITE, maxDelayMs: FEED_MAX_DELAY_MS, writeAtBytes: FEED_WRITE_AT_BYTES },
       enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
     },
     metrics,
@@ -171,6 +173,29 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       await stores.meta.close();
     })());
   return { app, ctx, address, stop };
+}
+
+/** The memory budget and what the settings became, once at start (explicit settings show as set). */
+function logMemoryPlan(config: Config, log: Logger): void {
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  log.info(
+    {
+      memoryLimitMb: config.memory.limitMb,
+      from: config.memory.source,
+      cgroupLimitMb: config.memory.cgroupLimitMb,
+      duckdbMemoryLimit: config.duckdbMemoryLimit,
+      flushRecordMemoryMb: mb(config.recordMemoryBytes),
+      eventStoreMaxLagMb: mb(config.eventStoreMaxLagBytes),
+      eventStoreMaxLagEvents: config.eventStoreMaxLagEvents,
+      flushMaxEvents: config.flushMaxEvents,
+      maxPendingEvents: config.maxPendingEvents,
+      personCacheSize: config.personCacheSize,
+      geoipCacheEntries: config.geoipCacheEntries,
+      flagThreads: config.flagThreads,
+      decodedLimitMb: mb(config.decodedLimitBytes),
+    },
+    'memory budget',
+  );
 }
 
 /** /decide and /flags on flag threads (their caches cleared whenever the main thread's are), or on the main thread. */

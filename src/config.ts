@@ -6,8 +6,17 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LogLevel } from './kernel/logger.js';
 import { passwordProblem } from './sessions/passwords.js';
+import { cgroupMemoryLimit, type MemoryLimitSource } from './kernel/memory-limit.js';
+import { DEFAULT_MEMORY_LIMIT_MB, MIN_MEMORY_LIMIT_MB, planMemory, type MemoryPlan } from './kernel/memory-budget.js';
 
 export interface Config {
+  /** The memory budget the defaults below were derived from, where it came from, and the split (logged at start). */
+  memory: MemoryPlan & { source: string; cgroupLimitMb: number | null };
+  /** Shared memory for flush records until the event store has them, and how much of it may wait for the event store. */
+  recordMemoryBytes: number;
+  eventStoreMaxLagBytes: number;
+  /** Distinct IPs whose GeoIP answers are remembered. */
+  geoipCacheEntries: number;
   host: string;
   port: number;
   dataDir: string;
@@ -113,18 +122,55 @@ function ownerPassword(env: Env): string | undefined {
 
 const MB = 1024 * 1024;
 
-export function loadConfig(env: Env = process.env): Config {
+/** Where the machine's facts come from (tests give their own). */
+export interface Machine {
+  cgroupLimit: () => MemoryLimitSource | null;
+  totalMemoryBytes: number;
+  cores: number;
+}
+
+const THIS_MACHINE: Machine = { cgroupLimit: () => cgroupMemoryLimit(), totalMemoryBytes: os.totalmem(), cores: os.availableParallelism() };
+
+/**
+ * The memory budget: SIGHTLINE_MEMORY_LIMIT_MB, else the cgroup's limit, else a small VM's
+ * (never more than the machine has). Too little to run in is a configuration error.
+ */
+function memoryBudget(env: Env, machine: Machine): Config['memory'] {
+  const cgroup = machine.cgroupLimit();
+  const cgroupLimitMb = cgroup ? Math.floor(cgroup.bytes / MB) : null;
+  const totalMb = Math.floor(machine.totalMemoryBytes / MB);
+  const explicit = integer(env, 'SIGHTLINE_MEMORY_LIMIT_MB', 0, 1, 1_048_576);
+  let limitMb: number;
+  let source: string;
+  if (explicit > 0) [limitMb, source] = [explicit, 'SIGHTLINE_MEMORY_LIMIT_MB'];
+  else if (cgroupLimitMb !== null) [limitMb, source] = [Math.min(cgroupLimitMb, totalMb), `cgroup (${cgroup!.from})`];
+  else [limitMb, source] = [Math.min(DEFAULT_MEMORY_LIMIT_MB, totalMb), `default: no memory limit found, sized for ${DEFAULT_MEMORY_LIMIT_MB} MB`];
+  if (limitMb < MIN_MEMORY_LIMIT_MB) {
+    throw new ConfigError(
+      `Sightline needs at least ${MIN_MEMORY_LIMIT_MB} MB of memory, and this process may use ${limitMb} MB (${source}). Give it more memory` +
+        (source === 'SIGHTLINE_MEMORY_LIMIT_MB' ? ' or raise SIGHTLINE_MEMORY_LIMIT_MB.' : '.'),
+    );
+  }
+  return { ...planMemory(limitMb, machine.cores), source, cgroupLimitMb };
+}
+
+export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHINE): Config {
+  const memory = memoryBudget(env, machine);
   const bodyLimitBytes = integer(env, 'SIGHTLINE_BODY_LIMIT_BYTES', 20 * MB, 1024, 1024 * MB);
   return {
+    memory,
+    recordMemoryBytes: memory.recordMemoryBytes,
+    eventStoreMaxLagBytes: memory.eventStoreMaxLagBytes,
+    geoipCacheEntries: memory.geoipCacheEntries,
     host: env.SIGHTLINE_HOST?.trim() || '0.0.0.0',
     port: integer(env, 'SIGHTLINE_PORT', 8000, 0, 65535),
     dataDir: path.resolve(env.SIGHTLINE_DATA_DIR?.trim() || './data'),
     logLevel: oneOf(env, 'SIGHTLINE_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     bodyLimitBytes,
-    decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, 100 * MB), 1024, 4096 * MB),
+    decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, memory.decodedLimitBytes), 1024, 4096 * MB),
     maxEventBytes: integer(env, 'SIGHTLINE_MAX_EVENT_BYTES', MB, 1024, 100 * MB),
     trustProxy: bool(env, 'SIGHTLINE_TRUST_PROXY', false),
-    duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', '256MB'),
+    duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', `${memory.duckdbMemoryLimitMb}MB`),
     // One: a second DuckDB thread took a core from HTTP and the group commit whenever a
     // checkpoint or a query ran, which raised capture's p99 (docs/architecture.md, "DuckDB threads").
     duckdbThreads: integer(env, 'SIGHTLINE_DUCKDB_THREADS', 1, 1, 256),
@@ -136,15 +182,16 @@ export function loadConfig(env: Env = process.env): Config {
     geoipEnabled: bool(env, 'SIGHTLINE_GEOIP', true),
     dropBotEvents: bool(env, 'SIGHTLINE_DROP_BOT_EVENTS', false),
     flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),
-    flushMaxEvents: integer(env, 'SIGHTLINE_FLUSH_MAX_EVENTS', 10_000, 1, 1_000_000),
-    maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', 200_000, 1, 100_000_000),
-    personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', 20_000, 0, 10_000_000),
+    flushMaxEvents: integer(env, 'SIGHTLINE_FLUSH_MAX_EVENTS', memory.flushMaxEvents, 1, 1_000_000),
+    maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', memory.maxPendingEvents, 1, 100_000_000),
+    personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', memory.personCacheSize, 0, 10_000_000),
     eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
     retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
     retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),
     // One per core, not one fewer: the main thread spends most of a flag request waiting for a
     // flag thread, and two threads on 2 cores served 7-13% more requests than one (docs/perf-log/).
-    flagThreads: integer(env, 'SIGHTLINE_FLAG_THREADS', Math.min(4, os.availableParallelism()), 0, 64),
+    // Fewer where memory is short (memory-budget.ts).
+    flagThreads: integer(env, 'SIGHTLINE_FLAG_THREADS', memory.flagThreads, 0, 64),
     publicUrl: env.SIGHTLINE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined,
     apiRateLimitPerMinute: integer(env, 'SIGHTLINE_API_RATE_LIMIT_PER_MINUTE', 480, 0, 1_000_000),
     maxConnections: integer(env, 'SIGHTLINE_MAX_CONNECTIONS', 10_000, 1, 1_000_000),

@@ -8,6 +8,9 @@ import { ApiError, invalidPersonalKey, invalidProject, invalidProjectKey, servic
 import type { Metrics } from '../kernel/metrics.js';
 import type { PendingEvent } from '../ingestion/plan/plan.js';
 import { BufferFullError } from '../ingestion/buffer.js';
+
+/** A full buffer or a lagging event store clears within seconds: SDKs are asked to retry after one. */
+const CAPTURE_RETRY_AFTER_SECONDS = 1;
 import type { Project, TenancyStore } from '../store/types.js';
 import { numericId } from '../util/numeric-id.js';
 import { decodeCapture } from './decode.js';
@@ -73,7 +76,7 @@ export class Capture {
     } catch (error) {
       // Not stored: a 503 makes every SDK retry, and uuids make the retry safe.
       const reason = error instanceof BufferFullError ? error.message : 'events could not be stored right now';
-      throw serviceUnavailable(`Ingestion is temporarily unavailable (${reason}); please retry.`);
+      throw serviceUnavailable(`Ingestion is temporarily unavailable (${reason}); please retry.`, CAPTURE_RETRY_AFTER_SECONDS);
     }
   }
 

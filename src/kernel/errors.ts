@@ -115,5 +115,6 @@ export const notFound = (detail = 'Not found.') => new ApiError(404, 'invalid_re
 export const permissionDenied = (detail: string) =>
   new ApiError(403, 'authentication_error', 'permission_denied', detail, null);
 
-export const serviceUnavailable = (detail: string) =>
-  new ApiError(503, 'server_error', 'service_unavailable', detail, undefined);
+/** `retryAfterSeconds` is sent as Retry-After, which SDKs honour before they retry. */
+export const serviceUnavailable = (detail: string, retryAfterSeconds?: number) =>
+  new ApiError(503, 'server_error', 'service_unavailable', detail, undefined, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });

@@ -87,3 +87,26 @@ export function isPublicIp(ip: string): boolean {
   if (mapped) return isPublicV4(mapped[1]);
   return !NON_PUBLIC_V6.check(ip, 'ipv6');
 }
+
+/** The bytes of a valid IP address (as `isIP` accepts it): 4 for IPv4, 16 for IPv6. */
+export function ipBytes(ip: string): Uint8Array {
+  if (isIP(ip) === 4) return Uint8Array.from(ip.split('.'), Number);
+  const bytes = new Uint8Array(16);
+  let text = ip.replace(/%.*$/, ''); // a zone index names an interface, not part of the address
+  // A dotted IPv4 tail (::ffff:1.2.3.4) stands for the last two groups.
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted[1].split('.').map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, null];
+  const groups = (part: string) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const front = groups(head);
+  const back = tail === null ? [] : groups(tail);
+  const all = [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+  all.forEach((group, i) => {
+    bytes[i * 2] = group >> 8;
+    bytes[i * 2 + 1] = group & 0xff;
+  });
+  return bytes;
+}

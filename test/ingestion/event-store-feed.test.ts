@@ -19,7 +19,7 @@ const log = createLogger('silent');
 const UNIT = ROW_GROUP_ROWS;
 const FLUSH_EVENTS = (UNIT * 3) / 8;
 const FLUSHES = 12; // 4.5 row groups
-const options = { maxLagEvents: 1_000_000, maxEventsPerWrite: UNIT, maxDelayMs: 60_000, writeAtBytes: 1e12 };
+const options = { maxLagEvents: 1_000_000, maxLagBytes: 1e12, maxEventsPerWrite: UNIT, maxDelayMs: 60_000, writeAtBytes: 1e12 };
 const flushes = Array.from({ length: FLUSHES }, (_, i) => encodedFlush(i + 1, FLUSH_EVENTS));
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -115,6 +115,18 @@ test('past its lag bound the feed has no room; a waiting flush learns so within 
   assert.equal(await feed.room(200), false);
   assert.ok(Date.now() - started >= 150, 'it waited for room first');
   assert.equal(await feed.caughtUp(1, 30_000), true); // a query needs it: written now
+  assert.equal(await feed.room(200), true);
+  await feed.settled();
+  await store.close();
+});
+
+test('past its byte bound the feed has no room either, whatever the number of events', async () => {
+  const store = await DuckDbEventStore.open(newTempDir());
+  const flush = encodedFlush(1, 20);
+  const feed = new EventStoreFeed(store, await store.position(), { ...options, maxLagBytes: flush.bytes.length }, log);
+  feed.enqueue(flush);
+  assert.equal(await feed.room(200), false);
+  assert.equal(await feed.caughtUp(1, 30_000), true);
   assert.equal(await feed.room(200), true);
   await feed.settled();
   await store.close();

@@ -3,8 +3,12 @@
  * cores the main thread does not: on the main thread it took turns with HTTP parsing and
  * ingestion (~85 µs of a ~190 µs request). Each thread has its own connection to the metadata
  * store and its own caches of projects and flags, cleared by a message whenever the management
- * API changes them here. GeoIP answers come with the requests (request.ts looks them up: the
- * database would cost each thread ~45 MB).
+ * API changes them here. GeoIP answers come with the requests (request.ts looks them up: each
+ * thread would otherwise keep caches of its own for it).
+ *
+ * Threads start with the first requests (answered on the main thread until a thread is ready)
+ * and stop again after a minute without any: each holds its own isolate, connection and caches
+ * (tens of MB once warm), which a server that answers no flags has no use for.
  *
  * A thread that dies fails nothing: its requests in flight, and every request while no thread
  * is alive, are answered on the main thread, and the next request starts a new thread, which
@@ -26,6 +30,8 @@ import type { FlagThreadMessage, FlagThreadOutput, FlagThreadReply, FlagThreadRe
 const SHORT_LIFE_MS = 10_000;
 const FIRST_PAUSE_MS = 1_000;
 const MAX_PAUSE_MS = 60_000;
+/** A thread without requests for this long is stopped (the next request starts it again). */
+const IDLE_STOP_MS = 60_000;
 /** Room for answers on their way from a thread (~50 answers of a 50-flag /flags; larger ones come by message). */
 const ANSWER_RING_BYTES = 2 * 1024 * 1024;
 
@@ -42,6 +48,9 @@ class FlagThread {
   ready = false;
   /** Requests of this event-loop turn, posted together (one wake-up of the thread, not one each). */
   outbox: FlagThreadRequest[] = [];
+  lastUsed = Date.now();
+  /** Stopped for being idle: its exit is no failure. */
+  retired = false;
 
   constructor(
     readonly worker: Worker,
@@ -68,7 +77,20 @@ export class FlagThreads implements FlagAnswerer {
   ) {
     this.threads = Array.from({ length: count }, () => null);
     this.restarts = Array.from({ length: count }, () => ({ pauseMs: 0, notBefore: 0 }));
-    for (let i = 0; i < count; i++) this.threads[i] = this.start(i);
+    this.idleCheck = setInterval(() => this.stopIdle(), IDLE_STOP_MS / 4);
+    this.idleCheck.unref();
+  }
+
+  private readonly idleCheck: NodeJS.Timeout;
+
+  private stopIdle(): void {
+    const now = Date.now();
+    this.threads.forEach((thread, slot) => {
+      if (!thread || thread.pending.size > 0 || thread.outbox.length > 0 || now - thread.lastUsed < IDLE_STOP_MS) return;
+      thread.retired = true;
+      this.threads[slot] = null;
+      void thread.worker.terminate();
+    });
   }
 
   private start(slot: number): FlagThread {
@@ -91,7 +113,7 @@ export class FlagThreads implements FlagAnswerer {
       if (thread.pending.size === 0 && !this.closed) thread.worker.unref();
     });
     const lost = (error: Error) => {
-      if (this.threads[slot] !== thread) return;
+      if (thread.retired || this.threads[slot] !== thread) return;
       this.threads[slot] = null;
       const restart = this.restarts[slot];
       restart.pauseMs = Date.now() - thread.startedAt < SHORT_LIFE_MS ? Math.min(MAX_PAUSE_MS, Math.max(FIRST_PAUSE_MS, restart.pauseMs * 2)) : 0;
@@ -116,6 +138,7 @@ export class FlagThreads implements FlagAnswerer {
       if (Date.now() < this.restarts[slot].notBefore) return this.fallback.answer(route, input);
       thread = this.threads[slot] = this.start(slot);
     }
+    thread.lastUsed = Date.now();
     if (!thread.ready) return this.fallback.answer(route, input);
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -155,6 +178,7 @@ export class FlagThreads implements FlagAnswerer {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.idleCheck);
     // Worker.terminate() refs each thread until its exit (and, closed, no answer unrefs it).
     await Promise.all(this.threads.map((thread) => thread?.worker.terminate()));
   }

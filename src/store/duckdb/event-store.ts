@@ -97,6 +97,10 @@ export interface DuckOptions {
   logLevel?: LogLevel;
 }
 
+/** How long the store must be idle before DuckDB's cached blocks are let go, and the limit that makes it. */
+const IDLE_RELEASE_MS = 30_000;
+const RELEASE_TO = '1MB';
+
 // Each running query holds one of libuv's four pool threads, which the writer needs too.
 const DEFAULT_READERS = 2;
 const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
@@ -186,6 +190,41 @@ export class DuckDbEventStore implements EventStore {
   ) {
     this.log = createLogger(options.logLevel ?? 'silent');
     this.pageBytes = readPageBytes(options.memoryLimit);
+    this.idleCheck = setInterval(() => void this.releaseIfIdle(), IDLE_RELEASE_MS / 3);
+    this.idleCheck.unref();
+  }
+
+  private readonly idleCheck: NodeJS.Timeout;
+  /** Calls running now, and when the last one ended: how long the store has been idle. */
+  private active = 0;
+  private lastActive = Date.now();
+  private released = true;
+
+  /**
+   * DuckDB keeps the blocks it read or wrote cached up to its memory limit, and would hold them
+   * for good in an idle server. After a quiet while the limit is lowered for a moment, which
+   * makes it drop every block it can (they are all on disk), then set back.
+   */
+  private async releaseIfIdle(): Promise<void> {
+    if (this.released || this.active > 0 || this.invalidated || Date.now() - this.lastActive < IDLE_RELEASE_MS) return;
+    this.released = true;
+    // In the write queue, so that no write runs under the lowered limit.
+    await this.writes.run(() => this.lowerLimitForAMoment()).catch(() => undefined);
+  }
+
+  private async lowerLimitForAMoment(): Promise<void> {
+    const limit = this.options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+    // A connection of its own: the probe's may be answering /_ready meanwhile.
+    const connection = await this.instance.connect().catch(() => null);
+    if (!connection) return;
+    try {
+      await connection.run(`SET memory_limit = '${RELEASE_TO}'`);
+    } catch {
+      // Some memory could not be let go (a query's): the limit stays as it was.
+    } finally {
+      await connection.run(`SET memory_limit = '${limit}'`).catch((err: unknown) => this.log.error({ err }, 'could not restore the event store memory limit'));
+      connection.closeSync();
+    }
   }
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {
@@ -195,7 +234,22 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /** Runs `work` on a usable instance, reopening it first if a fatal error invalidated it. */
-  private async guarded<T>(work: () => Promise<T>): Promise<T> {
+  private async guarded<T>(work: () => Promise<T>, activity = true): Promise<T> {
+    if (activity) {
+      this.active++;
+      this.released = false;
+    }
+    try {
+      return await this.guardedWork(work);
+    } finally {
+      if (activity) {
+        this.active--;
+        this.lastActive = Date.now();
+      }
+    }
+  }
+
+  private async guardedWork<T>(work: () => Promise<T>): Promise<T> {
     if (this.invalidated) {
       this.reopening ??= this.reopen().finally(() => (this.reopening = null));
       await this.reopening;
@@ -415,7 +469,7 @@ export class DuckDbEventStore implements EventStore {
 
   async ping(): Promise<boolean> {
     try {
-      await this.guarded(() => this.probe.run('SELECT 1'));
+      await this.guarded(() => this.probe.run('SELECT 1'), false);
       return true;
     } catch {
       return false;
@@ -464,6 +518,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.idleCheck);
     if (this.exportInterrupter) clearInterval(this.exportInterrupter);
     await this.readers.stopAll();
     await this.checkpointing;

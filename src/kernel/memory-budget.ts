@@ -1,0 +1,79 @@
+/**
+ * How a memory limit is split among the parts of the service that hold memory in proportion to
+ * a setting (docs/configuration-memory.md). The rest (node itself, DuckDB's library, the worker
+ * threads' isolates, the loaded code) is a fixed cost, measured on the compiled server.
+ */
+
+const MB = 2 ** 20;
+
+/** What the process costs before any setting matters: node, libduckdb, three isolates, loaded code (measured: ~120 MB idle). */
+export const FIXED_COST_MB = 128;
+/** Below this there is no room left to ingest and query at once; the server refuses to start. */
+export const MIN_MEMORY_LIMIT_MB = 300;
+/**
+ * Part of the limit left to the kernel: a cgroup's limit counts the page cache of the files the
+ * process reads and writes (DuckDB's file, the flush log, the GeoIP files) and the pages of node's
+ * and DuckDB's code. A 512 MB soak whose process used up to ~470 MB of it stalled for minutes
+ * while the kernel reclaimed those pages and faulted them back in.
+ */
+const PAGE_CACHE_SHARE = 0.3;
+/** The budget when no limit is known: sized for a small VM (raise it with SIGHTLINE_MEMORY_LIMIT_MB). */
+export const DEFAULT_MEMORY_LIMIT_MB = 512;
+
+/** Heap bytes an event takes while it waits for a flush (a ~3 KB browser event, parsed). */
+const PENDING_EVENT_BYTES = 8 * 1024;
+/** Encoded bytes an event takes in a flush record, for sizing flushes (a ~3 KB browser event after GeoIP). */
+const RECORD_EVENT_BYTES = 4 * 1024;
+/** A cached person with its properties. */
+const CACHED_PERSON_BYTES = 2 * 1024;
+/** A remembered GeoIP answer. */
+const GEOIP_ANSWER_BYTES = 512;
+/** What a flag thread costs once started (isolate, SQLite connection, caches). */
+const FLAG_THREAD_MB = 64;
+
+export interface MemoryPlan {
+  /** The whole budget, MB. */
+  limitMb: number;
+  /** DuckDB's own ceiling, MB. */
+  duckdbMemoryLimitMb: number;
+  /** Shared memory kept for flush records (resident for good once used; larger bursts get memory of their own). */
+  recordMemoryBytes: number;
+  /** Bytes of acknowledged records the event store may lag behind before capture waits (503 past 5 s). */
+  eventStoreMaxLagBytes: number;
+  flushMaxEvents: number;
+  maxPendingEvents: number;
+  personCacheSize: number;
+  geoipCacheEntries: number;
+  flagThreads: number;
+  /** Largest capture body after decompression. */
+  decodedLimitBytes: number;
+}
+
+const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, Math.floor(value)));
+
+/**
+ * The split of `limitMb` (at least MIN_MEMORY_LIMIT_MB). 30 % is left to the kernel's page cache;
+ * of what the process may use, after its fixed cost:
+ * 30 % for DuckDB, 15 % for flush records waiting for the event store (5 % of it kept for
+ * reuse), 15 % for events waiting for a flush, 5 % for the person cache, 2 % for GeoIP answers;
+ * the rest is headroom for requests being decoded, query results and the garbage collectors' slack. Each figure is capped at what a large machine
+ * needs, which were the fixed defaults before they followed the memory.
+ */
+export function planMemory(limitMb: number, cores: number): MemoryPlan {
+  const usableBytes = (limitMb * (1 - PAGE_CACHE_SHARE) - FIXED_COST_MB) * MB;
+  const eventStoreMaxLagBytes = clamp(usableBytes * 0.15, 8 * MB, 1024 * MB);
+  return {
+    limitMb,
+    duckdbMemoryLimitMb: clamp((usableBytes * 0.3) / MB, 32, 16 * 1024),
+    recordMemoryBytes: clamp(usableBytes * 0.05, 4 * MB, 64 * MB),
+    eventStoreMaxLagBytes,
+    // A flush is at most a quarter of what may wait for the event store, so a few fit while it writes.
+    flushMaxEvents: clamp(eventStoreMaxLagBytes / 4 / RECORD_EVENT_BYTES, 500, 10_000),
+    maxPendingEvents: clamp((usableBytes * 0.15) / PENDING_EVENT_BYTES, 1_000, 200_000),
+    personCacheSize: clamp((usableBytes * 0.05) / CACHED_PERSON_BYTES, 1_000, 20_000),
+    geoipCacheEntries: clamp((usableBytes * 0.02) / GEOIP_ANSWER_BYTES, 1_000, 50_000),
+    // Threads start on the first flag request; each then holds its own isolate and caches.
+    flagThreads: clamp(Math.min(4, cores, (usableBytes / MB - 128) / FLAG_THREAD_MB), 0, 4),
+    decodedLimitBytes: clamp(usableBytes / 8, 20 * MB, 100 * MB),
+  };
+}
