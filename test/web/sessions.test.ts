@@ -73,7 +73,7 @@ describe('signing in', () => {
     const response = await fetch(`${server.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: OWNER_EMAIL, password: 5 }) });
     await expectError(response, 400, 'invalid_input', 'password');
     const missing = await fetch(`${server.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    await expectError(missing, 400, 'invalid_input');
+    await expectError(missing, 400, 'required', 'email');
   });
 
   test('a sign-in posted from another origin is refused', async () => {
