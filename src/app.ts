@@ -1,4 +1,5 @@
 /** Wires configuration, stores, ingestion and HTTP into one running service. */
+import { QueryService } from './insights/query/service.js';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { bootstrapIfEmpty } from './tenancy/bootstrap.js';
@@ -134,6 +135,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => flags.cache.invalidate(projectId) }),
     flagAnswers,
     eventCounts,
+    queries: new QueryService({ cacheBytes: config.memory.queryCacheBytes }),
     drain: new Drain(),
     sessions,
     sessionAuth,
