@@ -90,12 +90,11 @@ export class QueryService {
 
 /** The project settings a query reads. */
 export function insightProjectOf(project: Project): InsightProject {
-  const settings = project as Project & { week_start_day?: number | null; test_account_filters?: unknown[] | null };
   return {
     id: project.id,
     timeZone: project.timezone || 'UTC',
-    weekStartDay: settings.week_start_day === 1 ? 1 : 0,
-    testAccountFilters: settings.test_account_filters ?? [],
+    weekStartDay: project.week_start_day === 1 ? 1 : 0,
+    testAccountFilters: project.test_account_filters ?? [],
   };
 }
 
