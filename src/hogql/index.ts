@@ -17,7 +17,7 @@ export type { CompileContext, PropertyKind, PropertyValueType } from './context.
 export { decodeRows, type PrintOptions, type PrintedQuery, type SqlDialect } from './dialect.js';
 export { parseExpression, parseSelect, parseSelectItem, MAX_DEPTH, MAX_EXPRESSION_LENGTH, MAX_QUERY_LENGTH } from './parser.js';
 export { StatementCompiler, type CompiledStatement } from './statement.js';
-export { timestampMs } from './dates.js';
+export { parseLiteral, timestampMs, timestampText } from './dates.js';
 export { formatExpr } from './format.js';
 export { re2SyntaxError } from './re2.js';
 export type { HogQLType } from './types.js';
