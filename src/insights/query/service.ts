@@ -43,7 +43,10 @@ export class QueryService {
     const kind = this.kindOf(node);
     const parsed = kind.parse(node);
     const insightProject = insightProjectOf(project);
-    const key = cacheKey(kind.kind, parsed, insightProject);
+    // The event store's position is the data version: new events (and the person changes that
+    // come with them) make every cached result stale.
+    const position = await events.position();
+    const key = cacheKey(kind.kind, parsed, insightProject, `${position.seq}.${position.events}`);
     const now = this.now();
 
     const cached = policy.useCache ? this.cache.get(key) : undefined;
@@ -98,7 +101,7 @@ export function insightProjectOf(project: Project): InsightProject {
   };
 }
 
-function cacheKey(kind: string, node: unknown, project: InsightProject): string {
-  const text = JSON.stringify([CACHE_VERSION, kind, node, project]);
+function cacheKey(kind: string, node: unknown, project: InsightProject, dataVersion: string): string {
+  const text = JSON.stringify([CACHE_VERSION, kind, node, project, dataVersion]);
   return `cache_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }
