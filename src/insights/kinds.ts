@@ -1,8 +1,9 @@
 /** Every query kind the query API answers, by its `kind`. Add a kind here, nowhere else. */
+import { actorsQuery } from './actors/kind.js';
 import { eventsQuery } from './events-query/kind.js';
 import { hogqlQuery } from './hogql/kind.js';
 import type { QueryKind } from './types.js';
 
-const KINDS: QueryKind<any>[] = [hogqlQuery, eventsQuery];
+const KINDS: QueryKind<any>[] = [hogqlQuery, eventsQuery, actorsQuery(() => queryKinds)];
 
 export const queryKinds: ReadonlyMap<string, QueryKind<unknown>> = new Map(KINDS.map((k) => [k.kind, k]));

@@ -34,6 +34,20 @@ export interface KindResponse {
   [field: string]: unknown;
 }
 
+/** One data point of an insight, as InsightActorsQuery names it (query-api.md §1.13). */
+export interface ActorsPoint {
+  /** The bucket: its date text (`2025-03-09`) or index, as the kind's results name it. */
+  day?: string | number | null;
+  /** Index of the series. */
+  series?: number | null;
+  breakdown?: unknown;
+  compare?: 'current' | 'previous' | null;
+  /** Lifecycle status, funnel step (1-based; negative: dropped off before it), retention interval. */
+  status?: string | null;
+  funnelStep?: number | null;
+  interval?: number | null;
+}
+
 export interface QueryKind<Node = unknown> {
   readonly kind: string;
   /**
@@ -42,6 +56,12 @@ export interface QueryKind<Node = unknown> {
    */
   parse(node: Record<string, unknown>): Node;
   run(node: Node, ctx: InsightContext): Promise<KindResponse>;
+  /**
+   * The persons behind one data point (ActorsQuery with an InsightActorsQuery source): a
+   * statement whose first column is the person id (UUID). Kinds without it answer such a
+   * request with a 400.
+   */
+  actors?(node: Node, point: ActorsPoint, ctx: InsightContext): ir.IrQuery | Promise<ir.IrQuery>;
   /** Seconds a cached result stays fresh for `refresh: "blocking"` (PostHog: 60 s, or 15 min for insights). */
   freshForSeconds?(node: Node): number;
 }

@@ -78,6 +78,17 @@ describe('the query envelope and cache', () => {
     await expectOk(await server.api('/api/projects/@current/', { method: 'PATCH', body: { timezone: 'UTC' } }));
   });
 
+  test('?format=csv and Accept: text/csv give the results as CSV', async () => {
+    const body = { query: { kind: 'HogQLQuery', query: "select event, count() as c from events group by event" } };
+    const byParam = await server.api('/api/projects/@current/query/?format=csv', { method: 'POST', body });
+    assert.equal(byParam.status, 200);
+    assert.match(byParam.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.equal(await byParam.text(), 'event,c\r\na,3\r\n');
+    const byAccept = await server.api('/api/projects/@current/query/', { method: 'POST', body, headers: { accept: 'text/csv' } });
+    assert.equal(await byAccept.text(), 'event,c\r\na,3\r\n');
+    assert.equal((await server.api('/api/projects/@current/query/?format=xml', { method: 'POST', body })).status, 400);
+  });
+
   test('no body shape makes a 500', { timeout: 120_000 }, async () => {
     const kinds = fc.constantFrom('HogQLQuery', 'EventsQuery', 'TrendsQuery', 'FunnelsQuery', 'NoSuchQuery', '', 42, null);
     const junk = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.string({ maxLength: 40 }), fc.constantFrom("select 1 from events where event = 'x'", 'select', '*', 'count()', -1, 1e308, '-24h', 'all'));

@@ -10,7 +10,7 @@ import type { EventsQuery } from '../../events/types.js';
 import { HogQLError, parseLiteral, timestampText } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { parseRelativeDate } from '../../util/relative-date.js';
-import { clickHouseType, dateTimeText } from '../tabular/columns.js';
+import { clickHouseType, countField, dateTimeText, displayName, parseObject } from '../tabular/columns.js';
 import type { InsightContext, QueryKind, Row } from '../types.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../hogql/kind.js';
 
@@ -18,8 +18,6 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../hogql/kind.js';
 const MAX_ITEMS = 100;
 const EVENT_FIELDS = ['uuid', 'event', 'properties', 'timestamp', 'distinct_id', 'elements_chain', 'created_at'];
 const PERSON_FIELDS = ['person_id', 'person.created_at', 'person.properties', 'distinct_id'];
-/** PostHog's default display-name properties, first present wins. */
-const DISPLAY_NAME_KEYS = ['email', 'Email', '$email', 'name', 'Name', 'username', 'Username', 'UserName'];
 
 type Item = { label: string; kind: 'expr' | 'event' | 'person' | 'display'; from: number; count: number };
 
@@ -53,8 +51,8 @@ export const eventsQuery: QueryKind<EventsNode> = {
     const personId = optionalText(node.personId, 'personId');
     const after = optionalText(node.after, 'after') ?? '-24h';
     const before = optionalText(node.before, 'before');
-    const limit = count(node.limit, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
-    const offset = count(node.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
+    const limit = countField(node.limit, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
+    const offset = countField(node.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
     if (node.actionId !== undefined && node.actionId !== null) throw validationError('Actions are not supported yet; filter by event instead.', 'actionId');
     return {
       select,
@@ -163,22 +161,11 @@ function cell(item: Item, row: Row, exprs: readonly { type: string }[], ctx: Ins
     case 'person':
       return value(1) === null ? { distinct_id: value(3) } : { uuid: value(0), created_at: value(1), properties: parseObject(value(2)), distinct_id: value(3) };
     case 'display': {
-      const properties = parseObject(value(0));
-      const name = DISPLAY_NAME_KEYS.map((key) => properties[key]).find((v) => v !== undefined && v !== null && v !== '');
-      return { display_name: name === undefined ? value(2) : String(name), id: value(1), distinct_id: value(2) };
+      return { display_name: displayName(parseObject(value(0)), String(value(2))), id: value(1), distinct_id: value(2) };
     }
   }
 }
 
-function parseObject(json: unknown): Record<string, unknown> {
-  if (typeof json !== 'string') return {};
-  try {
-    const value: unknown = JSON.parse(json);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** `timestamp DESC` (PostHog) → `-timestamp` (the events API's form). */
 function postHogOrder(text: string): string {
@@ -221,8 +208,3 @@ function optionalText(value: unknown, attr: string): string | null {
   return value;
 }
 
-function count(value: unknown, attr: string, fallback: number, max: number): number {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw validationError(`${attr} must be a non-negative integer.`, attr, 'invalid');
-  return Math.min(value, max);
-}

@@ -20,6 +20,11 @@ export interface QueryRouteDeps {
 
 type QueryParams = { project_id: string; kind?: string };
 
+const querystring = {
+  type: 'object',
+  properties: { format: { type: 'string', enum: ['json', 'csv'], description: '`csv`: the results as CSV (also chosen by `Accept: text/csv`)' } },
+} as const;
+
 const body = {
   type: 'object',
   properties: {
@@ -39,7 +44,7 @@ export async function registerQueryRoutes(app: FastifyInstance, deps: QueryRoute
   const { api, queries } = deps;
   for (const root of ['projects', 'environments']) {
     for (const suffix of ['', ':kind/']) {
-      apiRoute<{ Params: QueryParams; Body: Record<string, unknown> }>(app, api, {
+      apiRoute<{ Params: QueryParams; Body: Record<string, unknown>; Querystring: { format?: 'json' | 'csv' } }>(app, api, {
         method: 'POST',
         action: 'read',
         url: `/api/${root}/:project_id/query/${suffix}`,
@@ -48,6 +53,7 @@ export async function registerQueryRoutes(app: FastifyInstance, deps: QueryRoute
         summary: 'Run a query: HogQL, events, trends, funnels, retention, lifecycle, stickiness, paths or actors',
         params: params(suffix ? { project_id: 'Project id, or @current', kind: 'Must equal query.kind' } : { project_id: 'Project id, or @current' }),
         body,
+        querystring,
         response: { 200: { type: 'object', additionalProperties: true } },
         handler: async (request, principal, reply) => {
           const { project } = await api.access.projectFor(principal, request.params.project_id);
@@ -56,7 +62,8 @@ export async function registerQueryRoutes(app: FastifyInstance, deps: QueryRoute
             throw validationError(`Query kind mismatch: the path says ${request.params.kind}, the body's query.kind says ${String(node.kind)}.`, 'query.kind');
           }
           const events = await deps.queryableEvents();
-          return queries.answer(project, request.body, events, reply);
+          const csv = request.query.format === 'csv' || (request.query.format === undefined && /text\/csv/i.test(request.headers.accept ?? ''));
+          return queries.answer(project, request.body, events, reply, csv ? 'csv' : 'json');
         },
       });
     }

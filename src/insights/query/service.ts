@@ -11,6 +11,7 @@ import type { EventStore, Project } from '../../store/types.js';
 import { queryKinds } from '../kinds.js';
 import type { InsightProject, QueryKind } from '../types.js';
 import { isoWithOffset } from '../time/index.js';
+import { resultCsv } from './csv.js';
 import { cachePolicy } from './refresh.js';
 import { ResultCache } from './result-cache.js';
 
@@ -36,8 +37,19 @@ export class QueryService {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** The reply's body as JSON text (cached results are kept as text). */
-  async answer(project: Project, request: Record<string, unknown>, events: EventStore, reply: FastifyReply): Promise<unknown> {
+  /** The reply's body as JSON text (cached results are kept as text), or the results as CSV. */
+  async answer(project: Project, request: Record<string, unknown>, events: EventStore, reply: FastifyReply, format: 'json' | 'csv' = 'json'): Promise<unknown> {
+    const json = await this.json(project, request, events, reply);
+    if (format === 'csv') {
+      reply.header('content-type', 'text/csv; charset=utf-8');
+      reply.header('content-disposition', 'attachment; filename="query.csv"');
+      return resultCsv(JSON.parse(json) as Record<string, unknown>);
+    }
+    reply.header('content-type', 'application/json; charset=utf-8');
+    return json;
+  }
+
+  private async json(project: Project, request: Record<string, unknown>, events: EventStore, reply: FastifyReply): Promise<string> {
     const policy = cachePolicy(request.refresh ?? (request.async === true ? 'async' : undefined));
     const node = request.query as Record<string, unknown>;
     const kind = this.kindOf(node);
@@ -51,7 +63,6 @@ export class QueryService {
 
     const cached = policy.useCache ? this.cache.get(key) : undefined;
     if (cached && (policy.acceptStale || cached.freshUntil > now.getTime())) {
-      reply.header('content-type', 'application/json; charset=utf-8');
       return cached.json.replace('"is_cached":false', '"is_cached":true');
     }
 
@@ -76,7 +87,6 @@ export class QueryService {
     };
     const json = JSON.stringify(body);
     this.cache.set(key, { json, computedAt: now.getTime(), freshUntil: now.getTime() + freshFor * 1000 });
-    reply.header('content-type', 'application/json; charset=utf-8');
     return json;
   }
 

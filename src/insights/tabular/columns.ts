@@ -4,6 +4,7 @@
  * ClickHouse type name of each column, which scripts read.
  */
 import { type HogQLType, type ir, timestampMs } from '../../hogql/index.js';
+import { validationError } from '../../kernel/errors.js';
 import { isoWithOffset } from '../time/index.js';
 import type { Row } from '../types.js';
 
@@ -44,4 +45,31 @@ export function rowArrays(rows: Row[], columns: readonly ir.IrSelectColumn[], ti
       return value;
     }),
   );
+}
+
+/** PostHog's default display-name properties: the first present one names a person. */
+export const DISPLAY_NAME_KEYS = ['email', 'Email', '$email', 'name', 'Name', 'username', 'Username', 'UserName'];
+
+/** A person's display name from its properties, else `fallback` (a distinct id). */
+export function displayName(properties: Record<string, unknown>, fallback: string): string {
+  const name = DISPLAY_NAME_KEYS.map((key) => properties[key]).find((v) => v !== undefined && v !== null && v !== '');
+  return name === undefined ? fallback : String(name);
+}
+
+/** A JSON object column's text as an object ({} for anything else). */
+export function parseObject(json: unknown): Record<string, unknown> {
+  if (typeof json !== 'string') return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** `limit` / `offset` of a node: a non-negative integer, capped at `max`. */
+export function countField(value: unknown, attr: string, fallback: number, max: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw validationError(`${attr} must be a non-negative integer.`, attr, 'invalid');
+  return Math.min(value, max);
 }

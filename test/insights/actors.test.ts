@@ -1,0 +1,65 @@
+/**
+ * ActorsQuery without a source: persons as rows, `person` and `person_display_name` objects,
+ * search over e-mail and distinct ids, paging, and 400s for bad select lists or a source whose
+ * kind cannot list its persons.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { expectError, expectOk } from '../helpers/api-fixtures.js';
+import { post } from '../helpers/events-fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+describe('ActorsQuery', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ env: { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false' } });
+    await post(server, [
+      { event: 'a', distinct_id: 'anon-1', timestamp: '2025-03-01T10:00:00Z', properties: {} },
+      { event: '$identify', distinct_id: 'alice', timestamp: '2025-03-01T10:01:00Z', properties: { $anon_distinct_id: 'anon-1', $set: { email: 'alice@example.com' } } },
+      { event: 'a', distinct_id: 'bob', timestamp: '2025-03-02T10:00:00Z', properties: { $set: { name: 'Bob' } } },
+      { event: 'a', distinct_id: 'carol', timestamp: '2025-03-03T10:00:00Z', properties: {} },
+    ]);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  const actors = (query: Record<string, unknown>) => server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'ActorsQuery', ...query } } });
+
+  test('lists persons with their distinct ids, display names and chosen columns', async () => {
+    const body = await expectOk(await actors({ select: ['person', 'person_display_name', 'properties.email'], orderBy: ['properties.email DESC'] }));
+    assert.equal(body.results.length, 3);
+    const alice = body.results.find((r: any[]) => r[2] === 'alice@example.com');
+    assert.deepEqual(alice[0].distinct_ids, ['alice', 'anon-1']);
+    assert.equal(alice[0].properties.email, 'alice@example.com');
+    assert.equal(alice[1].display_name, 'alice@example.com');
+    const bob = body.results.find((r: any[]) => r[0].distinct_ids.includes('bob'));
+    assert.equal(bob[1].display_name, 'Bob');
+    const carol = body.results.find((r: any[]) => r[0].distinct_ids.includes('carol'));
+    assert.equal(carol[1].display_name, 'carol');
+    assert.deepEqual(body.columns, ['person', 'person_display_name', 'properties.email']);
+    assert.deepEqual(body.types, ['Tuple', 'Tuple', 'String']);
+    assert.equal(body.hasMore, false);
+  });
+
+  test('search, limit and offset', async () => {
+    let body = await expectOk(await actors({ select: ['properties.email'], search: 'ALICE@' }));
+    assert.deepEqual(body.results, [['alice@example.com']]);
+    body = await expectOk(await actors({ select: ['person_display_name'], search: 'anon-1' }));
+    assert.equal(body.results[0][0].display_name, 'alice@example.com');
+    body = await expectOk(await actors({ select: ['id'], limit: 2 }));
+    assert.equal(body.results.length, 2);
+    assert.equal(body.hasMore, true);
+    const rest = await expectOk(await actors({ select: ['id'], limit: 2, offset: 2 }));
+    assert.equal(rest.results.length, 1);
+    assert.equal(rest.hasMore, false);
+  });
+
+  test('bad input is a 400', async () => {
+    await expectError(await actors({ select: 'id' }), 400, 'invalid', 'select');
+    await expectError(await actors({ select: ['nope'] }), 400, 'invalid_input', 'select');
+    await expectError(await actors({ select: ['id from events; --'] }), 400, 'invalid', 'select');
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: { kind: 'HogQLQuery', query: 'select 1' } } }), 400, 'invalid_choice', 'source.source.kind');
+    await expectError(await actors({ source: { kind: 'Other' } }), 400, 'invalid_choice', 'source.kind');
+  });
+});
