@@ -1,6 +1,7 @@
 /** Every query kind the query API answers, by its `kind`. Add a kind here, nowhere else. */
 import type { QueryKind } from './types.js';
+import { trendsKind } from './trends/kind.js';
 
-const KINDS: QueryKind<any>[] = [];
+const KINDS: QueryKind<any>[] = [trendsKind];
 
 export const queryKinds: ReadonlyMap<string, QueryKind<unknown>> = new Map(KINDS.map((k) => [k.kind, k]));

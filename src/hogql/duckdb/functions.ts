@@ -25,10 +25,14 @@ const FUNCTIONS: Record<string, Print> = {
   avg: (_p, _c, [x]) => `avg(${x})`,
   min: (_p, _c, [x]) => `min(${x})`,
   max: (_p, _c, [x]) => `max(${x})`,
+  // Exact, linearly interpolated (ClickHouse's quantile samples); the level is a checked constant, which DuckDB requires.
+  quantile: (_p, c, [x]) => `quantile_cont(${x}, ${quantileLevel(c)})`,
 
   // --- dates (the last argument of the calendar functions is the time zone)
   toDateTime: (p, c, [x]) => p.local.instant(`CAST(${x} AS TIMESTAMP)`, tzArg(c, 1)),
   toDate: (p, c, args) => `CAST(${wall(p, c, args)} AS DATE)`,
+  // Every zone in use today is offset by whole minutes, so minutes truncate alike in all of them.
+  toStartOfMinute: (_p, _c, [x]) => `date_trunc('minute', ${x})`,
   toStartOfHour: (p, c, args) => startOf(p, c, args, 'hour'),
   toStartOfDay: (p, c, args) => startOf(p, c, args, 'day'),
   toStartOfWeek: (p, c, args) => {
@@ -82,6 +86,12 @@ const FUNCTIONS: Record<string, Print> = {
   /** How far the store has taken ingestion flushes (rows are stamped with theirs). */
   __storeSeq: () => "(SELECT value FROM sync_state WHERE key = 'flush_seq')",
 };
+
+function quantileLevel(c: IrCall): string {
+  const level = c.params?.[0]?.value;
+  if (typeof level !== 'number' || !(level >= 0 && level <= 1)) throw new Error('quantile needs a constant level between 0 and 1');
+  return String(level);
+}
 
 function startOf(p: SqlWriter, c: IrCall, args: string[], unit: 'hour' | 'day'): string {
   const tz = tzArg(c, 1);
