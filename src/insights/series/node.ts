@@ -3,6 +3,7 @@
  * an ActionsNode is a 400 that says so. Shared by trends, stickiness and lifecycle.
  */
 import { validationError } from '../../kernel/errors.js';
+import type { DateRangeInput } from '../time/index.js';
 
 export interface SeriesNode {
   kind: 'EventsNode';
@@ -87,3 +88,19 @@ function parseSeriesNode(item: unknown, maths: readonly string[], attr: string):
 
 /** The series' name in results: `All events` for event null. */
 export const seriesName = (series: SeriesNode): string => series.name ?? series.event ?? 'All events';
+
+export function record(value: unknown, attr: string): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) throw validationError(`${attr} must be an object.`, attr);
+  return value;
+}
+
+export function parseDateRange(value: unknown, attr = 'dateRange'): DateRangeInput {
+  const range = record(value, attr);
+  return {
+    date_from: optionalString(range.date_from, `${attr}.date_from`),
+    date_to: optionalString(range.date_to, `${attr}.date_to`),
+    explicitDate: optionalBoolean(range.explicitDate, `${attr}.explicitDate`),
+  };
+}
+

@@ -1,7 +1,7 @@
 /** TrendsQuery (query-api.md §1.7.1) validated, with defaults applied. */
 import { validationError } from '../../kernel/errors.js';
 import { INTERVALS, type DateRangeInput, type Interval } from '../time/index.js';
-import { choice, isRecord, optionalBoolean, optionalInteger, optionalString, parseSeries, type SeriesNode } from '../series/node.js';
+import { choice, optionalBoolean, optionalInteger, optionalString, parseDateRange, parseSeries, record, type SeriesNode } from '../series/node.js';
 import { FormulaError, maxSeriesIndex, parseFormula, type Formula } from './formula.js';
 
 export const TRENDS_MATHS = [
@@ -97,21 +97,6 @@ export function parseTrends(node: Record<string, unknown>): TrendsNode {
     display,
     formulas: parseFormulas(trendsFilter, series.length),
     smoothingIntervals: optionalInteger(trendsFilter.smoothingIntervals, 'trendsFilter.smoothingIntervals', 1, 1_000) ?? 1,
-  };
-}
-
-function record(value: unknown, attr: string): Record<string, unknown> {
-  if (value === undefined || value === null) return {};
-  if (!isRecord(value)) throw validationError(`${attr} must be an object.`, attr);
-  return value;
-}
-
-export function parseDateRange(value: unknown, attr = 'dateRange'): DateRangeInput {
-  const range = record(value, attr);
-  return {
-    date_from: optionalString(range.date_from, `${attr}.date_from`),
-    date_to: optionalString(range.date_to, `${attr}.date_to`),
-    explicitDate: optionalBoolean(range.explicitDate, `${attr}.explicitDate`),
   };
 }
 
