@@ -173,6 +173,11 @@ describe('TrendsQuery', () => {
     const cumulative = await trends({ series: [{ kind: 'EventsNode', event: p }], dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' }, trendsFilter: { display: 'ActionsLineGraphCumulative' } });
     assert.deepEqual(cumulative.results[0].data, [0, 1, 1, 1, 2, 4]);
     assert.equal(cumulative.results[0].count, 4);
+    // Cumulative unique users: each person once, on the first day seen (u1 on day 2, u2 on day 6).
+    const users = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'dau' }], dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' }, trendsFilter: { display: 'ActionsLineGraphCumulative' } });
+    assert.deepEqual(users.results[0].data, [0, 1, 1, 1, 1, 2]);
+    const smoothed = await trends({ series: [{ kind: 'EventsNode', event: p }], dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' }, trendsFilter: { smoothingIntervals: 2 } });
+    assert.deepEqual(smoothed.results[0].data, [0, 0, 0, 0, 0, 1]);
   });
 
   test('unique_session, unique_group, person-property math and person breakdowns after a merge', async () => {
@@ -181,9 +186,10 @@ describe('TrendsQuery', () => {
     await send([
       ev(p, `${p}-anon`, '2025-03-01T10:00:00Z', { $session_id: 's1', $groups: { company: 'acme' }, amount: 10 }),
       ev(p, `${p}-anon`, '2025-03-01T11:00:00Z', { $session_id: 's1', amount: '30' }),
-      ev(p, `${p}-bob`, '2025-03-01T12:00:00Z', { $session_id: 's2', amount: 'x', $set: { plan: 'pro' } }),
+      ev(p, `${p}-bob`, '2025-03-01T12:00:00Z', { $session_id: 's2', amount: 'x', $set: { plan: 'pro', age: 30 } }),
       ev(p, `${p}-bob`, '2025-03-01T12:30:00Z', { $session_id: '' }),
       ev('$identify', `${p}-bob`, '2025-03-01T13:00:00Z', { $anon_distinct_id: `${p}-anon` }),
+      ev('$groupidentify', `${p}-bob`, '2025-03-01T09:00:00Z', { $group_type: 'company', $group_key: 'acme', $group_set: { tier: 'gold' } }),
     ]);
     const range = { date_from: '2025-03-01', date_to: '2025-03-01' };
     const body = await trends({
@@ -193,13 +199,16 @@ describe('TrendsQuery', () => {
         { kind: 'EventsNode', event: p, math: 'sum', math_property: 'amount' },
         { kind: 'EventsNode', event: p, math: 'median', math_property: 'amount' },
         { kind: 'EventsNode', event: p, math: 'max', math_property: 'none' },
+        { kind: 'EventsNode', event: p, math: 'sum', math_property: 'age', math_property_type: 'person_properties' },
       ],
       dateRange: range,
     });
     assert.deepEqual(
       body.results.map((r: any) => r.data[0]),
-      [2, 1, 40, 20, 0],
+      [2, 1, 40, 20, 0, 120],
     );
+    const groups = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'unique_group', math_group_type_index: 0 }], dateRange: range });
+    assert.deepEqual(groups.results[0].data, [1]);
     const byPlan = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'dau' }], dateRange: range, breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' } });
     assert.deepEqual(byPlan.results.map((r: any) => [r.breakdown_value, r.data[0]]), [['pro', 1]]);
   });
@@ -218,6 +227,7 @@ describe('TrendsQuery', () => {
       [{ series: [{ kind: 'EventsNode' }], trendsFilter: { formulaNodes: [{ formula: 'A; drop' }] } }, 'invalid_input', 'trendsFilter.formulaNodes.0.formula'],
       [{ series: [{ kind: 'EventsNode' }], breakdownFilter: { breakdowns: [{ property: 'a' }, { property: 'b' }, { property: 'c' }, { property: 'd' }] } }, 'invalid_input', 'breakdownFilter.breakdowns'],
       [{ series: [{ kind: 'EventsNode' }], breakdownFilter: { breakdown_type: 'hogql', breakdown: 'nosuchfield' } }, 'invalid_input', 'breakdownFilter.breakdown'],
+      [{ series: [{ kind: 'EventsNode' }], breakdownFilter: { breakdown_type: 'group', breakdown: 'tier', breakdown_group_type_index: 0 } }, 'invalid_choice', 'breakdownFilter.breakdown_type'],
       [{ series: [{ kind: 'EventsNode' }], compareFilter: { compare: true, compare_to: 'last week' } }, 'invalid_date', 'compareFilter.compare_to'],
       [{ series: [{ kind: 'EventsNode' }], properties: [{ key: 'x', operator: 'regex', value: '(' }] }, 'invalid_input', 'properties'],
       [{ series: [{ kind: 'EventsNode' }], interval: 'minute', dateRange: { date_from: '2000-01-01' } }, 'invalid_input', 'interval'],

@@ -1,12 +1,12 @@
 /**
  * One insight statement's view of the events table (`events e`, scoped to the project by the
- * dialect): fields, property filters (event, person, group, HogQL) and the joins they need. Group
- * properties come through a LEFT JOIN of `groups` on the event's `$group_N` key, added only when
- * a filter or breakdown reads them. HogQL errors become 400s naming the request field.
+ * dialect): fields, property filters (event, person, HogQL) and the person joins they need. Group
+ * properties wait for a groups mirror in the event store. HogQL errors become 400s naming the
+ * request field.
  */
 import { validationError } from '../../kernel/errors.js';
 import { EventsScope, HogQLError, ir, lazyJoins, parseExpression as parseHogQL, type CompileContext } from '../../hogql/index.js';
-import { compilePropertyFilters, type FilterSources, type PropertyReader } from '../../hogql/property-filters.js';
+import { compilePropertyFilters, type FilterSources } from '../../hogql/property-filters.js';
 import { timestampText } from '../../hogql/dates.js';
 import type { InsightContext } from '../types.js';
 import type { SeriesNode } from './node.js';
@@ -31,7 +31,6 @@ export function asRequestError<T>(attr: string, run: () => T): T {
 
 export class InsightScope {
   readonly events: EventsScope;
-  private readonly groups = new Set<number>();
 
   constructor(private readonly ctx: InsightContext) {
     const compile: CompileContext = { propertyType: () => null, now: ctx.now, timeZone: ctx.project.timeZone };
@@ -53,9 +52,8 @@ export class InsightScope {
     return ir.column('e', 'events', `$group_${index}`, 'String');
   }
 
-  /** A property's text for a breakdown or math: event, person or group properties. */
-  propertyText(type: 'event' | 'person' | 'group', key: string, groupIndex: number | null): IrExpr {
-    if (type === 'group') return this.groupProperty(key, groupIndex ?? 0).text;
+  /** A property's text for a breakdown or math: event or person properties. */
+  propertyText(type: 'event' | 'person', key: string): IrExpr {
     return this.sources()[type](key).text;
   }
 
@@ -92,29 +90,10 @@ export class InsightScope {
 
   /** FROM `events e` with the joins every field used so far needs. */
   from(): Pick<ir.IrSelect, 'from' | 'joins'> {
-    const projectId = this.ctx.project.id;
-    const joins = lazyJoins(this.events.binding);
-    for (const index of [...this.groups].sort()) {
-      const alias = `e__g${index}`;
-      joins.push({
-        type: 'LEFT',
-        item: { kind: 'table', table: 'groups', alias, projectId },
-        on: ir.op('and', [
-          ir.op('=', [ir.column(alias, 'groups', 'index', 'Integer'), ir.constant(index, 'Integer')]),
-          ir.op('=', [ir.column(alias, 'groups', 'key', 'String'), this.groupKey(index)]),
-        ]),
-      });
-    }
-    return { from: { kind: 'table', table: 'events', alias: 'e', projectId }, joins };
-  }
-
-  private groupProperty(key: string, index: number): PropertyReader {
-    this.groups.add(index);
-    const text: IrExpr = { kind: 'property', table: `e__g${index}`, base: 'groups', column: 'properties', path: [key], type: 'String' };
-    return { typed: text, text };
+    return { from: { kind: 'table', table: 'events', alias: 'e', projectId: this.ctx.project.id }, joins: lazyJoins(this.events.binding) };
   }
 
   private sources(): FilterSources {
-    return { ...this.events.filterSources(), group: (key, index) => this.groupProperty(key, index) };
+    return this.events.filterSources();
   }
 }

@@ -16,7 +16,7 @@ export function breakdownExpr(scope: InsightScope, breakdown: Breakdown, attr: s
   const raw =
     breakdown.type === 'hogql'
       ? castText(scope.hogql(breakdown.property, attr))
-      : scope.propertyText(breakdown.type, breakdown.property, breakdown.groupIndex);
+      : scope.propertyText(breakdown.type, breakdown.property);
   const missing = ir.op('or', [ir.op('isNull', [raw]), ir.op('=', [raw, ir.constant('', 'String')])]);
   return { kind: 'case', branches: [[missing, ir.constant(NULL_MARKER, 'String')]], otherwise: raw, type: 'String' };
 }

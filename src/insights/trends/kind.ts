@@ -12,7 +12,7 @@ import { bucketWall } from '../series/bucket.js';
 import { InsightScope } from '../series/scope.js';
 import { seriesName, type SeriesNode } from '../series/node.js';
 import { parseTrends, TOTAL_VALUE_DISPLAYS, type TrendsNode } from './node.js';
-import { ACTIVE_DAYS, activeUsersStatement, earliestStatement, seriesStatement, type SeriesStatement } from './statements.js';
+import { ACTIVE_DAYS, activeUsersStatement, earliestStatement, firstSeenStatement, seriesStatement, type SeriesStatement } from './statements.js';
 import { breakdownExpr, breakdownLabel, breakdownValue, OTHER_MARKER, rankBreakdowns, type Ranked } from './breakdown.js';
 import { checkCompareTo, previousRange } from './compare.js';
 import { evaluateFormula } from './formula.js';
@@ -103,7 +103,7 @@ async function computeSeries(node: TrendsNode, series: SeriesNode, index: number
     statement = activeUsersStatement(input, ACTIVE_DAYS[math], ends);
   } else {
     list.forEach((b, i) => slot.set(b.wall, i));
-    statement = seriesStatement(input);
+    statement = countsFirstSeen(node, math) ? firstSeenStatement(input) : seriesStatement(input);
   }
   const rows = await ctx.run(statement.query, { timeSpan: statement.span });
 
@@ -136,6 +136,9 @@ function windowEnd(range: ResolvedDateRange, list: Bucket[], i: number): number 
   if (range.interval === 'hour' || range.interval === 'minute') return startOf('hour', list[i].wall);
   return startOf('day', i + 1 < list.length ? list[i + 1].wall - 1 : toWall(range.to - 1, range.timeZone));
 }
+
+/** The cumulative display counts each person (or group) once, where it was first seen (PostHog). */
+const countsFirstSeen = (node: TrendsNode, math: string) => node.display === 'ActionsLineGraphCumulative' && (math === 'dau' || math === 'unique_group');
 
 /** Top breakdown values; the rest summed into "other" (unless hidden). */
 function topValues(node: TrendsNode, groups: SeriesValues[]): { groups: SeriesValues[]; hadOther: boolean } {

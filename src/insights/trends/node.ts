@@ -35,13 +35,12 @@ const DISPLAYS = [
   ...TOTAL_VALUE_DISPLAYS,
 ] as const;
 
-export const BREAKDOWN_TYPES = ['event', 'person', 'group', 'hogql'] as const;
+export const BREAKDOWN_TYPES = ['event', 'person', 'hogql'] as const;
 export type BreakdownType = (typeof BREAKDOWN_TYPES)[number];
 export interface Breakdown {
   type: BreakdownType;
   /** Property key, or the HogQL expression. */
   property: string;
-  groupIndex: number | null;
   /** Request field of the property, for errors. */
   attr: string;
 }
@@ -109,23 +108,20 @@ function parseBreakdowns(filter: Record<string, unknown>): Breakdown[] {
     return filter.breakdowns.map((item, i) => {
       const attr = `breakdownFilter.breakdowns.${i}`;
       const b = record(item, attr);
-      return breakdown(b.type, b.property, b.group_type_index, attr, 'property');
+      return breakdown(b.type, b.property, attr, 'property');
     });
   }
   if (filter.breakdown === undefined || filter.breakdown === null) return [];
-  return [breakdown(filter.breakdown_type, filter.breakdown, filter.breakdown_group_type_index, 'breakdownFilter', 'breakdown')];
+  return [breakdown(filter.breakdown_type, filter.breakdown, 'breakdownFilter', 'breakdown')];
 }
 
-function breakdown(type: unknown, property: unknown, groupIndex: unknown, attr: string, propertyKey: string): Breakdown {
-  if (type === 'cohort') throw validationError('Cohort breakdowns are not supported yet.', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
+function breakdown(type: unknown, property: unknown, attr: string, propertyKey: string): Breakdown {
+  if (type === 'cohort' || type === 'group') throw validationError(`${type === 'cohort' ? 'Cohort' : 'Group property'} breakdowns are not supported yet.`, `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
   const kind = choice(type, BREAKDOWN_TYPES, 'event', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`);
   if (typeof property !== 'string' || property === '') {
     throw validationError(`${attr}.${propertyKey} must be a property name${kind === 'hogql' ? ' (a HogQL expression)' : ''}.`, `${attr}.${propertyKey}`);
   }
-  const groupAttr = `${attr}.${propertyKey === 'property' ? 'group_type_index' : 'breakdown_group_type_index'}`;
-  const index = optionalInteger(groupIndex, groupAttr, 0, 4);
-  if (kind === 'group' && index === null) throw validationError('A group breakdown needs its group type index.', groupAttr, 'required');
-  return { type: kind, property, groupIndex: index, attr: `${attr}.${propertyKey}` };
+  return { type: kind, property, attr: `${attr}.${propertyKey}` };
 }
 
 function parseCompare(value: unknown): TrendsNode['compare'] {

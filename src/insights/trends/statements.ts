@@ -43,7 +43,7 @@ function aggregate(scope: InsightScope, series: SeriesNode): { value: IrExpr; co
     }
     default: {
       const type = series.math_property_type === 'person_properties' ? 'person' : 'event';
-      const x = ir.cast(scope.propertyText(type, series.math_property ?? '', null), 'Float');
+      const x = ir.cast(scope.propertyText(type, series.math_property ?? ''), 'Float');
       const level = QUANTILES[series.math];
       const agg = level !== undefined ? ir.call('quantile', [x], 'Float', { params: [ir.constant(level, 'Float')] }) : ir.call(series.math, [x], 'Float');
       // No value in the bucket is 0, never null (PostHog).
@@ -119,4 +119,30 @@ export function activeUsersStatement(input: StatementInput, days: number, window
 /** The first event's instant among the series (for `date_from: "all"`), null when there is none. */
 export function earliestStatement(scope: InsightScope, where: IrExpr | null): ir.IrQuery {
   return ir.select({ columns: [{ expr: ir.call('min', [TIMESTAMP], 'DateTime'), name: 'first' }], ...scope.from(), where });
+}
+
+/**
+ * Cumulative unique actors (dau, unique_group on the cumulative display): each actor counts
+ * once, in the bucket of its first event in the range; the caller sums the buckets up.
+ */
+export function firstSeenStatement(input: StatementInput): SeriesStatement {
+  const { scope, series, range } = input;
+  const actor = series.math === 'unique_group' ? scope.groupKey(series.math_group_type_index ?? 0) : scope.personId;
+  const bucket = bucketExpr(range.interval, range.timeZone, range.weekStartDay);
+  const { condition } = aggregate(scope, series);
+  const first = ir.call('min', [bucket], bucket.type);
+  const perActor = ir.select({
+    columns: [{ expr: first, name: 'bucket' }, ...breakdownColumns(input.breakdowns)],
+    ...scope.from(),
+    where: ir.allOf([scope.timeWindow(range.readFrom, range.to), input.where, condition]),
+    groupBy: [actor, ...input.breakdowns],
+  });
+  const firstBucket = ir.column('f', null, 'bucket', bucket.type);
+  const breakdowns = input.breakdowns.map((_, i) => ir.column('f', null, `b${i}`, 'String'));
+  const query = ir.select({
+    columns: [{ expr: firstBucket, name: 'bucket' }, ...breakdownColumns(breakdowns), { expr: ir.call('count', [], 'Integer'), name: 'value' }],
+    from: { kind: 'subquery', query: perActor, alias: 'f' },
+    groupBy: [firstBucket, ...breakdowns],
+  });
+  return { query, span: { from: new Date(range.readFrom), to: new Date(range.to) } };
 }
