@@ -105,7 +105,7 @@ describe('LifecycleQuery and StickinessQuery', () => {
           assert.deepEqual(Object.fromEntries(lifecycle.results.map((r: any) => [r.status, r.data])), expected);
         },
       ),
-      { numRuns: 15 },
+      { numRuns: Number(process.env.SIGHTLINE_FC_RUNS ?? 15) },
     );
   });
 });

@@ -309,7 +309,7 @@ describe('TrendsQuery', () => {
           });
         },
       ),
-      { numRuns: 20 },
+      { numRuns: Number(process.env.SIGHTLINE_FC_RUNS ?? 20) },
     );
   });
 });

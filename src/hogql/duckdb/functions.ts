@@ -28,6 +28,9 @@ const FUNCTIONS: Record<string, Print> = {
   // Exact, linearly interpolated (ClickHouse's quantile samples); the level is a checked constant, which DuckDB requires.
   quantile: (_p, c, [x]) => `quantile_cont(${x}, ${quantileLevel(c)})`,
 
+  /** Only inside a window (IrWindow). */
+  row_number: () => 'row_number()',
+
   // --- dates (the last argument of the calendar functions is the time zone)
   toDateTime: (p, c, [x]) => p.local.instant(`CAST(${x} AS TIMESTAMP)`, tzArg(c, 1)),
   toDate: (p, c, args) => `CAST(${wall(p, c, args)} AS DATE)`,

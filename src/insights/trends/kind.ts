@@ -12,7 +12,7 @@ import { bucketWall } from '../series/bucket.js';
 import { InsightScope } from '../series/scope.js';
 import { seriesName, type SeriesNode } from '../series/node.js';
 import { parseTrends, TOTAL_VALUE_DISPLAYS, type TrendsNode } from './node.js';
-import { ACTIVE_DAYS, activeUsersStatement, earliestStatement, firstSeenStatement, seriesStatement, type SeriesStatement } from './statements.js';
+import { ACTIVE_DAYS, activeUsersStatement, earliestStatement, firstSeenStatement, seriesStatement, topBreakdowns, type SeriesStatement } from './statements.js';
 import { breakdownExpr, breakdownLabel, breakdownValue, OTHER_MARKER, rankBreakdowns, type Ranked } from './breakdown.js';
 import { checkCompareTo, previousRange } from './compare.js';
 import { evaluateFormula } from './formula.js';
@@ -105,6 +105,7 @@ async function computeSeries(node: TrendsNode, series: SeriesNode, index: number
     list.forEach((b, i) => slot.set(b.wall, i));
     statement = countsFirstSeen(node, math) ? firstSeenStatement(input) : seriesStatement(input);
   }
+  if (breakdowns.length > 0) statement = topBreakdowns(statement, breakdowns.length, node.breakdownLimit, !totalValue);
   const rows = await ctx.run(statement.query, { timeSpan: statement.span });
 
   const groups = new Map<string, SeriesValues>();
@@ -140,22 +141,22 @@ function windowEnd(range: ResolvedDateRange, list: Bucket[], i: number): number 
 /** The cumulative display counts each person (or group) once, where it was first seen (PostHog). */
 const countsFirstSeen = (node: TrendsNode, math: string) => node.display === 'ActionsLineGraphCumulative' && (math === 'dau' || math === 'unique_group');
 
-/** Top breakdown values; the rest summed into "other" (unless hidden). */
+/**
+ * Breakdown values in display order: the engine already kept the top ones and summed the rest
+ * into the "other" marker (topBreakdowns); here they are ordered, "other" last or dropped.
+ */
 function topValues(node: TrendsNode, groups: SeriesValues[]): { groups: SeriesValues[]; hadOther: boolean } {
   if (node.breakdowns.length === 0) return { groups, hadOther: false };
   const totalValue = isTotalValue(node);
-  const entries: Ranked<SeriesValues>[] = groups.map((g) => ({ values: g.values, total: totalValue ? g.aggregated : g.data.reduce((a, b) => a + b, 0), item: g }));
-  const { kept, rest } = rankBreakdowns(entries, node.breakdownLimit);
+  const isOther = (g: SeriesValues) => g.values.every((v) => v === OTHER_MARKER);
+  const other = groups.find(isOther);
+  const entries: Ranked<SeriesValues>[] = groups
+    .filter((g) => !isOther(g))
+    .map((g) => ({ values: g.values, total: totalValue ? g.aggregated : g.data.reduce((a, b) => a + b, 0), item: g }));
+  const { kept } = rankBreakdowns(entries, node.breakdownLimit);
   const out = kept.map((k) => k.item);
-  if (rest.length > 0 && !node.hideOther) {
-    const other: SeriesValues = { values: node.breakdowns.map(() => OTHER_MARKER), data: rest[0].item.data.map(() => 0), aggregated: 0 };
-    for (const r of rest) {
-      r.item.data.forEach((v, i) => (other.data[i] += v));
-      other.aggregated += r.item.aggregated;
-    }
-    out.push(other);
-  }
-  return { groups: out, hadOther: rest.length > 0 };
+  if (other && !node.hideOther) out.push(other);
+  return { groups: out, hadOther: other !== undefined };
 }
 
 /** Cumulative and smoothing, applied to a finished series. */

@@ -10,6 +10,7 @@ import { bucketExpr } from '../series/bucket.js';
 import { type InsightScope, TIMESTAMP, instantConst } from '../series/scope.js';
 import type { SeriesNode } from '../series/node.js';
 import { timestampText } from '../../hogql/dates.js';
+import { NULL_MARKER, OTHER_MARKER } from './breakdown.js';
 
 type IrExpr = ir.IrExpr;
 
@@ -146,3 +147,44 @@ export function firstSeenStatement(input: StatementInput): SeriesStatement {
   });
   return { query, span: { from: new Date(range.readFrom), to: new Date(range.to) } };
 }
+
+/**
+ * A series statement with its breakdown values cut to the top `limit` in the engine: values are
+ * ranked by their total over the range (then by value, the null marker last) and the rest
+ * become the "other" marker, their values summed — so a breakdown over millions of distinct
+ * values returns at most limit + 1 series.
+ */
+export function topBreakdowns(statement: SeriesStatement, breakdowns: number, limit: number, bucketed: boolean): SeriesStatement {
+  const g = (name: string, type: ir.IrColumn['type']) => ir.column('g', null, name, type);
+  const values = Array.from({ length: breakdowns }, (_, i) => g(`b${i}`, 'String'));
+  const value = g('value', outputType(statement.query));
+  const rankOrder: ir.IrOrder[] = [
+    { expr: ir.call('sum', [value], value.type), desc: true },
+    ...values.flatMap((v) => [
+      { expr: ir.op('=', [v, ir.constant(NULL_MARKER, 'String')]), desc: false },
+      { expr: v, desc: false },
+    ]),
+  ];
+  const ranks = ir.select({
+    columns: [
+      ...values.map((v, i) => ({ expr: v, name: `b${i}` })),
+      { expr: { kind: 'window', call: ir.call('row_number', [], 'Integer'), partitionBy: [], orderBy: rankOrder, frame: null, type: 'Integer' }, name: 'rank' },
+    ],
+    from: { kind: 'cte', name: 'grouped', alias: 'g' },
+    groupBy: values,
+  });
+  const kept = ir.op('<=', [ir.column('r', null, 'rank', 'Integer'), ir.constant(limit, 'Integer')]);
+  const cut = values.map((v): ir.IrExpr => ({ kind: 'case', branches: [[kept, v]], otherwise: ir.constant(OTHER_MARKER, 'String'), type: 'String' }));
+  const bucket = bucketed ? [g('bucket', bucketType(statement.query))] : [];
+  const query = ir.select({
+    ctes: [{ name: 'grouped', query: statement.query }],
+    columns: [...bucket.map((expr) => ({ expr, name: 'bucket' })), ...cut.map((expr, i) => ({ expr, name: `b${i}` })), { expr: ir.call('sum', [value], value.type), name: 'value' }],
+    from: { kind: 'cte', name: 'grouped', alias: 'g' },
+    joins: [{ type: 'INNER', item: { kind: 'subquery', query: ranks, alias: 'r' }, on: ir.allOf(values.map((v, i) => ir.op('=', [v, ir.column('r', null, `b${i}`, 'String')]))) }],
+    groupBy: [...bucket, ...cut],
+  });
+  return { query, span: statement.span };
+}
+
+const outputType = (query: ir.IrQuery) => ir.outputColumns(query).find((c) => c.name === 'value')!.expr.type;
+const bucketType = (query: ir.IrQuery) => ir.outputColumns(query).find((c) => c.name === 'bucket')!.expr.type;
