@@ -28,8 +28,10 @@ const FUNCTIONS: Record<string, Print> = {
   // Exact, linearly interpolated (ClickHouse's quantile samples); the level is a checked constant, which DuckDB requires.
   quantile: (_p, c, [x]) => `quantile_cont(${x}, ${quantileLevel(c)})`,
 
-  /** Only inside a window (IrWindow). */
+  // Only inside a window (IrWindow).
   row_number: () => 'row_number()',
+  lag: (_p, _c, [x]) => `lag(${x})`,
+  lead: (_p, _c, [x]) => `lead(${x})`,
 
   // --- dates (the last argument of the calendar functions is the time zone)
   toDateTime: (p, c, [x]) => p.local.instant(`CAST(${x} AS TIMESTAMP)`, tzArg(c, 1)),
@@ -86,6 +88,8 @@ const FUNCTIONS: Record<string, Print> = {
   __jsonRaw: (p, c, [json]) => `json_extract(${json}, ${p.bind(jsonPointer(c.args.slice(1).map((arg) => constText(arg, 'JSON key'))), 'String')})`,
   /** A JSON value's text: a list's items one by one, anything else as a one-item list. */
   __jsonTexts: (_p, _c, [j]) => `(CASE WHEN json_type(${j}) = 'ARRAY' THEN json_extract_string(${j}, '$[*]') ELSE [json_extract_string(${j}, '$')] END)`,
+  /** NULL for an empty string: the argument is printed (and computed) once. */
+  __nullIfEmpty: (_p, _c, [s]) => `nullif(${s}, '')`,
   /** How far the store has taken ingestion flushes (rows are stamped with theirs). */
   __storeSeq: () => "(SELECT value FROM sync_state WHERE key = 'flush_seq')",
 };

@@ -3,13 +3,13 @@
  * matching event), read from one interval before the range; per interval in the range a person
  * is new (the interval of their created_at), returning (active in the interval before), or
  * resurrecting, and dormant (negative) in the interval after an active one without activity.
- * The engine returns the distinct (person, interval) pairs; the statuses are derived per person.
+ * The statuses are decided in the engine (statement.ts).
  */
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import type { InsightContext, KindResponse, QueryKind } from '../types.js';
 import { addUnits, bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, resolveDateRange, toInstant, type DateRangeInput, type Interval } from '../time/index.js';
-import { bucketExpr, bucketWall } from '../series/bucket.js';
+import { lifecycleStatement } from './statement.js';
 import { InsightScope } from '../series/scope.js';
 import { choice, optionalBoolean, parseDateRange, parseSeries, seriesName, type SeriesNode } from '../series/node.js';
 
@@ -49,50 +49,22 @@ async function runLifecycle(node: LifecycleNode, ctx: InsightContext): Promise<K
   if (bucketCount(range) > MAX_BUCKETS) throw validationError(`The range holds more than ${MAX_BUCKETS} intervals; use a longer interval or a shorter range.`, 'interval');
   const list = buckets(range);
   const series = node.series[0];
-  const index = new Map(list.map((b, i) => [b.wall, i]));
   const before = addUnits(range.interval, -1, list[0].wall);
-  index.set(before, -1);
 
   const scope = new InsightScope(ctx);
-  const person = scope.personId;
-  const bucket = bucketExpr(range.interval, timeZone, weekStartDay);
-  const created = bucketExpr(range.interval, timeZone, weekStartDay, scope.field(['person', 'created_at']));
+  const where = ir.allOf([
+    scope.seriesCondition(series, 'series.0'),
+    scope.filters(node.properties, 'properties'),
+    scope.testAccounts(node.filterTestAccounts),
+  ]);
   const readFrom = toInstant(before, timeZone);
-  const query = ir.select({
-    distinct: true,
-    columns: [
-      { expr: ir.cast(person, 'String'), name: 'person' },
-      { expr: bucket, name: 'bucket' },
-      { expr: created, name: 'created' },
-    ],
-    ...scope.from(),
-    where: ir.allOf([
-      scope.timeWindow(readFrom, range.to),
-      scope.seriesCondition(series, 'series.0'),
-      scope.filters(node.properties, 'properties'),
-      scope.testAccounts(node.filterTestAccounts),
-    ]),
-  });
-  const rows = await ctx.run(query, { timeSpan: { from: new Date(readFrom), to: new Date(range.to) } });
-
-  const people = new Map<string, { active: Set<number>; created: number | null }>();
-  for (const row of rows) {
-    const at = index.get(bucketWall(row.bucket, timeZone));
-    if (at === undefined) continue;
-    const id = String(row.person);
-    let p = people.get(id);
-    if (!p) people.set(id, (p = { active: new Set(), created: row.created === null || row.created === undefined ? null : bucketWall(row.created, timeZone) }));
-    p.active.add(at);
-  }
+  const statement = lifecycleStatement(scope, where, range, [before, ...list.map((b) => b.wall)], readFrom);
+  const rows = await ctx.run(statement, { timeSpan: { from: new Date(readFrom), to: new Date(range.to) } });
   const counts = Object.fromEntries(STATUSES.map((s) => [s, list.map(() => 0)])) as Record<(typeof STATUSES)[number], number[]>;
-  for (const p of people.values()) {
-    for (const at of p.active) {
-      if (at >= 0) {
-        const status = p.created === list[at].wall ? 'new' : p.active.has(at - 1) ? 'returning' : 'resurrecting';
-        counts[status][at] += 1;
-      }
-      if (at + 1 < list.length && !p.active.has(at + 1)) counts.dormant[at + 1] -= 1;
-    }
+  for (const row of rows) {
+    const at = Number(row.idx);
+    const status = row.status as (typeof STATUSES)[number];
+    if (at >= 0 && at < list.length && counts[status]) counts[status][at] += status === 'dormant' ? -Number(row.n) : Number(row.n);
   }
   const name = series.custom_name ?? seriesName(series);
   const results = STATUSES.map((status) => ({
