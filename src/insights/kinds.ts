@@ -3,7 +3,10 @@ import { actorsQuery } from './actors/kind.js';
 import { eventsQuery } from './events-query/kind.js';
 import { hogqlQuery } from './hogql/kind.js';
 import type { QueryKind } from './types.js';
+import { trendsKind } from './trends/kind.js';
+import { stickinessKind } from './stickiness/kind.js';
+import { lifecycleKind } from './lifecycle/kind.js';
 
-const KINDS: QueryKind<any>[] = [hogqlQuery, eventsQuery, actorsQuery(() => queryKinds)];
+const KINDS: QueryKind<any>[] = [hogqlQuery, eventsQuery, trendsKind, stickinessKind, lifecycleKind, actorsQuery(() => queryKinds)];
 
 export const queryKinds: ReadonlyMap<string, QueryKind<unknown>> = new Map(KINDS.map((k) => [k.kind, k]));
