@@ -67,6 +67,12 @@ export interface IntervalExpr extends Span {
   unit: string;
 }
 
+/** `{filters}`, `{name}`, `{variables.code}`: filled in by the HogQLQuery's filters and values. */
+export interface Placeholder extends Span {
+  kind: 'placeholder';
+  name: string;
+}
+
 /** A SELECT used as a value: `(SELECT max(timestamp) FROM events)`, `x IN (SELECT …)`. */
 export interface SubqueryExpr extends Span {
   kind: 'subquery';
@@ -144,7 +150,8 @@ export type Expr =
   | IsNull
   | Logical
   | IntervalExpr
-  | SubqueryExpr;
+  | SubqueryExpr
+  | Placeholder;
 
 /** One entry of a `select` list: an expression with an optional `AS alias`. */
 export interface SelectItem {
@@ -197,6 +204,7 @@ export function children(expr: Expr): Expr[] {
     case 'constant':
     case 'field':
     case 'star':
+    case 'placeholder':
       return [];
     case 'index':
       return [expr.target, expr.index];

@@ -31,6 +31,8 @@ export function formatExpr(expr: Expr): string {
       return `INTERVAL ${formatExpr(expr.amount)} ${expr.unit.toUpperCase()}`;
     case 'subquery':
       return '(SELECT …)';
+    case 'placeholder':
+      return `{${expr.name}}`;
     case 'negate':
       return `-(${formatExpr(expr.expr)})`;
     case 'not':

@@ -16,7 +16,7 @@ export { HogQLError } from './errors.js';
 export type { CompileContext, PropertyKind, PropertyValueType } from './context.js';
 export { decodeRows, type PrintOptions, type PrintedQuery, type SqlDialect } from './dialect.js';
 export { parseExpression, parseSelect, parseSelectItem, MAX_DEPTH, MAX_EXPRESSION_LENGTH, MAX_QUERY_LENGTH } from './parser.js';
-export { StatementCompiler, type CompiledStatement } from './statement.js';
+export { StatementCompiler, type CompiledStatement, type Placeholders } from './statement.js';
 export { parseLiteral, timestampMs, timestampText } from './dates.js';
 export { formatExpr } from './format.js';
 export { re2SyntaxError } from './re2.js';

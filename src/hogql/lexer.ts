@@ -5,7 +5,7 @@
  */
 import { errorAt } from './errors.js';
 
-export type TokenKind = 'number' | 'string' | 'identifier' | 'operator' | 'end';
+export type TokenKind = 'number' | 'string' | 'identifier' | 'operator' | 'placeholder' | 'end';
 
 export interface Token {
   kind: TokenKind;
@@ -55,6 +55,12 @@ export function tokenize(source: string): Token[] {
       const [text, end] = scanQuoted(source, pos, "'", 'string');
       tokens.push({ kind: 'string', text, start: pos, end });
       pos = end;
+    } else if (c === '{') {
+      // `{name}` / `{a.b}`: a placeholder; only the HogQLQuery compiler fills them in.
+      const match = /^\{\s*([A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*)\s*\}/.exec(source.slice(pos, pos + 300));
+      if (!match) throw errorAt("Unexpected character '{'", pos);
+      tokens.push({ kind: 'placeholder', text: match[1], start: pos, end: pos + match[0].length });
+      pos += match[0].length;
     } else if (c === '`' || c === '"') {
       const [text, end] = scanQuoted(source, pos, c, 'identifier');
       tokens.push({ kind: 'identifier', text, start: pos, end, quoted: true });

@@ -458,6 +458,8 @@ class Parser {
         throw this.unexpected(token);
       case 'identifier':
         return this.identifier(token);
+      case 'placeholder':
+        return { kind: 'placeholder', name: token.text, start: token.start, end: token.end };
       case 'end':
         throw this.unexpected(token);
     }

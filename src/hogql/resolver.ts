@@ -17,6 +17,8 @@ export interface FieldScope {
   field(names: string[], start: number): IrExpr;
   /** A SELECT used as a value; absent where only expressions are allowed (the events API). */
   subquery?(query: SelectStatement, start: number): IrExpr;
+  /** `{name}`: absent where there is nothing to fill it with. */
+  placeholder?(name: string, start: number, resolver: ExprResolver): IrExpr;
 }
 
 export class ExprResolver {
@@ -76,6 +78,9 @@ export class ExprResolver {
         if (!isNumeric(amount.type) && amount.type !== 'String') throw errorAt(`INTERVAL needs a number, got ${amount.type}`, expr.amount.start);
         return { kind: 'interval', amount: asNumber(amount), unit, type: 'Interval' };
       }
+      case 'placeholder':
+        if (!this.scope.placeholder) throw errorAt(`Placeholder {${expr.name}} is only allowed in a HogQL query`, expr.start);
+        return this.scope.placeholder(expr.name, expr.start, this);
       case 'subquery':
         if (!this.scope.subquery) throw errorAt('Subqueries are only allowed in a HogQL query', expr.start);
         return this.scope.subquery(expr.query, expr.start);

@@ -13,13 +13,22 @@ import { errorAt, quoteForMessage } from './errors.js';
 import { type TableBinding, binding, lazyJoins, resolveTableField, unknownField } from './fields.js';
 import { formatExpr } from './format.js';
 import type { IrExpr, IrFromItem, IrJoin, IrQuery, IrSelectColumn } from './ir.js';
-import { column, outputColumns, select } from './ir.js';
-import { ExprResolver, type FieldScope } from './resolver.js';
+import { TRUE, allOf, column, constant, op, outputColumns, select } from './ir.js';
+import { compilePropertyFilters } from './property-filters.js';
+import { ExprResolver, type FieldScope, literal } from './resolver.js';
 import { TABLES, isTableName } from './schema.js';
 import type { HogQLType } from './types.js';
 
 /** More FROM items, CTEs or subqueries than this in one statement is not a real query. */
 const MAX_SOURCES = 50;
+
+/** What fills a statement's placeholders (HogQLQuery's `filters`, `values` and `variables`). */
+export interface Placeholders {
+  /** `{filters}`: property filters and time bounds (DateTime text) on the statement's events table. */
+  filters: { properties: unknown[]; after: string | null; before: string | null } | null;
+  /** `{name}` → a constant; variables are here as `variables.<code_name>`. */
+  values: Record<string, unknown>;
+}
 
 export interface CompiledStatement {
   query: IrQuery;
@@ -48,6 +57,7 @@ export class StatementCompiler {
   constructor(
     private readonly ctx: CompileContext,
     private readonly projectId: number,
+    readonly placeholders: Placeholders | null = null,
   ) {}
 
   compile(statement: SelectStatement, ctes: ReadonlyMap<string, Derived & { irName: string }> = new Map()): CompiledStatement {
@@ -198,6 +208,36 @@ class StatementScope implements FieldScope {
 
   subquery(query: SelectStatement, start: number): IrExpr {
     return this.compiler.subquery(query, start, this.ctes);
+  }
+
+  placeholder(name: string, start: number, resolver: ExprResolver): IrExpr {
+    const fill = this.compiler.placeholders;
+    if (!fill) throw errorAt(`Placeholder {${name}} has no value here`, start);
+    if (name === 'filters') return this.filters(fill.filters, start, resolver);
+    if (!Object.hasOwn(fill.values, name)) throw errorAt(`Placeholder {${name}} has no value: give it in values (or variables)`, start);
+    const value = fill.values[name];
+    if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) throw errorAt(`Placeholder {${name}} must be a string, number, boolean or null`, start);
+    return literal(value as string | number | boolean | null, Number.isSafeInteger(value));
+  }
+
+  /** `{filters}`: the query's property filters and date range, on the first events table in FROM. */
+  private filters(filters: Placeholders['filters'], start: number, resolver: ExprResolver): IrExpr {
+    const events = this.sources.find((s) => s.table?.table === 'events')?.table;
+    if (!events) throw errorAt('{filters} needs the events table in FROM', start);
+    if (!filters) return TRUE;
+    const timestamp = column(events.alias, 'events', 'timestamp', 'DateTime');
+    const reader = (names: string[]) => ({
+      typed: resolveTableField(events, names, (access) => typedProperty(this.ctx, access))!,
+      text: resolveTableField(events, names, (access) => access.ir)!,
+    });
+    const properties = compilePropertyFilters(filters.properties, { resolver, event: (key) => reader(['properties', key]), person: (key) => reader(['person', 'properties', key]) }, 'query');
+    return (
+      allOf([
+        filters.after ? op('>=', [timestamp, constant(filters.after, 'DateTime')]) : null,
+        filters.before ? op('<=', [timestamp, constant(filters.before, 'DateTime')]) : null,
+        properties,
+      ]) ?? TRUE
+    );
   }
 
   private lookup(source: Source, names: string[]): IrExpr | null {

@@ -178,6 +178,29 @@ describe('HogQLQuery', () => {
     });
   });
 
+  test('{filters} takes the node’s properties and date range; {name} and {variables.x} take values', async () => {
+    const filtered = await expectOk(
+      await hogql('select count() from events where {filters}', {
+        filters: { properties: [{ type: 'event', key: '$browser', value: 'Chrome', operator: 'exact' }], dateRange: { date_from: '-7d' } },
+      }),
+    );
+    assert.deepEqual(filtered.results, [[2]]);
+    const old = await expectOk(await hogql("select count() from events e where {filters} and e.event = 'signup'", { filters: { dateRange: { date_from: '-30d', date_to: '-10d' } } }));
+    assert.deepEqual(old.results, [[1]]);
+    assert.deepEqual((await expectOk(await hogql('select count() from events where {filters}'))).results, [[125]]);
+    const values = await expectOk(
+      await hogql("select {n} + 1, {name}, {variables.plan} from events where properties.plan = {variables.plan} limit 1", {
+        values: { n: 41, name: "x' or 1=1 --" },
+        variables: { v1: { variableId: 'v1', code_name: 'plan', value: 'pro' } },
+      }),
+    );
+    assert.deepEqual(values.results, [[42, "x' or 1=1 --", 'pro']]);
+    await expectError(await hogql('select {missing}'), 400, 'invalid_input', 'query');
+    await expectError(await hogql('select {n}', { values: { n: { nested: true } } }), 400, 'invalid_input', 'query');
+    await expectError(await hogql('select {filters}'), 400, 'invalid_input', 'query');
+    await expectError(await hogql('select 1', { filters: { properties: 'x' } }), 400, 'not_a_list', 'filters.properties');
+  });
+
   test('another project’s rows are unreachable, whatever the statement says', async () => {
     const hostile = [
       "select count() from events where properties.secret = 'theirs' or 1 = 1 and properties.secret = 'theirs'",
@@ -234,6 +257,7 @@ describe('HogQLQuery', () => {
       'select ' + Array.from({ length: 2000 }, () => '1').join(' + '),
       "select quantile(2)(1)",
       'select {filters}',
+      'select { oops',
     ];
     for (const query of bad) {
       const response = await hogql(query);

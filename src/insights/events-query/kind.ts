@@ -7,10 +7,9 @@
 import { buildPlan } from '../../events/plan.js';
 import { groupedQuery, pageQuery } from '../../events/statements.js';
 import type { EventsQuery } from '../../events/types.js';
-import { HogQLError, parseLiteral, timestampText } from '../../hogql/index.js';
+import { HogQLError } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
-import { parseRelativeDate } from '../../util/relative-date.js';
-import { clickHouseType, countField, dateTimeText, displayName, parseObject } from '../tabular/columns.js';
+import { clickHouseType, countField, dateBound, dateTimeText, displayName, parseObject } from '../tabular/columns.js';
 import type { InsightContext, QueryKind, Row } from '../types.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../hogql/kind.js';
 
@@ -76,8 +75,8 @@ export const eventsQuery: QueryKind<EventsNode> = {
     const query: EventsQuery = {
       projectId: ctx.project.id,
       now: ctx.now,
-      after: node.after === 'all' ? null : bound(node.after, 'after', ctx.now),
-      before: bound(node.before ?? new Date(ctx.now.getTime() + 5_000).toISOString(), 'before', ctx.now),
+      after: node.after === 'all' ? null : dateBound(node.after, 'after', ctx.now),
+      before: dateBound(node.before ?? new Date(ctx.now.getTime() + 5_000).toISOString(), 'before', ctx.now),
       distinctId: null,
       event: node.event,
       personId: node.personId,
@@ -174,14 +173,6 @@ function postHogOrder(text: string): string {
   return match[2].toLowerCase() === 'desc' ? `-${match[1]}` : match[1];
 }
 
-/** A relative (`-24h`) or ISO date as DateTime text. */
-function bound(value: string, attr: string, now: Date): string {
-  const relative = parseRelativeDate(value, now);
-  const literal = relative ? { ms: relative.getTime(), micros: 0 } : parseLiteral(value);
-  const year = literal ? new Date(literal.ms).getUTCFullYear() : 0;
-  if (!literal || year < 1 || year > 9999) throw validationError(`${attr} must be an ISO 8601 date-time, a relative date such as -24h, or "all".`, attr, 'invalid_date');
-  return timestampText(new Date(literal.ms), literal.micros);
-}
 
 function stringList(value: unknown, attr: string, required: boolean): string[] | null {
   if (value === undefined || value === null) {

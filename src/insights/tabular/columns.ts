@@ -3,8 +3,9 @@
  * an array in column order, date-times as ISO text with the project zone's offset, and the
  * ClickHouse type name of each column, which scripts read.
  */
-import { type HogQLType, type ir, timestampMs } from '../../hogql/index.js';
+import { type HogQLType, type ir, parseLiteral, timestampMs, timestampText } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
+import { parseRelativeDate } from '../../util/relative-date.js';
 import { isoWithOffset } from '../time/index.js';
 import type { Row } from '../types.js';
 
@@ -72,4 +73,13 @@ export function countField(value: unknown, attr: string, fallback: number, max: 
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw validationError(`${attr} must be a non-negative integer.`, attr, 'invalid');
   return Math.min(value, max);
+}
+
+/** A relative (`-24h`, `-7d`) or ISO date as DateTime text (naive ISO = UTC, as the events API reads it). */
+export function dateBound(value: string, attr: string, now: Date): string {
+  const relative = parseRelativeDate(value, now);
+  const literal = relative ? { ms: relative.getTime(), micros: 0 } : parseLiteral(value);
+  const year = literal ? new Date(literal.ms).getUTCFullYear() : 0;
+  if (!literal || year < 1 || year > 9999) throw validationError(`${attr} must be an ISO 8601 date-time, a relative date such as -24h, or "all".`, attr, 'invalid_date');
+  return timestampText(new Date(literal.ms), literal.micros);
 }
