@@ -55,6 +55,27 @@ describe('ActorsQuery', () => {
     assert.equal(rest.hasMore, false);
   });
 
+  test('an InsightActorsQuery source lists the persons behind a trend’s point, as many as its DAU', async () => {
+    const trend = {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'a', math: 'dau' }],
+      interval: 'day',
+      dateRange: { date_from: '2025-03-01', date_to: '2025-03-03' },
+    };
+    const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: trend } }));
+    const [series] = answer.results;
+    for (const [i, day] of series.days.entries()) {
+      const body = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: trend, day, series: 0 } }));
+      assert.equal(body.results.length, series.data[i], day);
+    }
+    const first = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: trend, day: series.days[0] } }));
+    assert.deepEqual(first.results[0][0].distinct_ids, ['alice', 'anon-1']);
+    const all = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: trend } }));
+    assert.equal(all.results.length, 3);
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: trend, day: '1999-01-01' } }), 400, 'invalid_input', 'source.day');
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: trend, series: 3 } }), 400, 'invalid_input', 'source.series');
+  });
+
   test('bad input is a 400', async () => {
     await expectError(await actors({ select: 'id' }), 400, 'invalid', 'select');
     await expectError(await actors({ select: ['nope'] }), 400, 'invalid_input', 'select');
