@@ -132,10 +132,11 @@ function parseFilters(value: unknown): HogQLNode['filters'] {
 
 /** `values: {name: value}` and `variables: {id: {code_name, value}}` as one map of placeholders. */
 function parseValues(values: unknown, variables: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // No prototype: a `__proto__` key is just a name here.
+  const out: Record<string, unknown> = Object.create(null);
   if (values !== undefined && values !== null) {
     if (typeof values !== 'object' || Array.isArray(values)) throw validationError('values must be an object.', 'values', 'invalid');
-    Object.assign(out, values);
+    for (const [name, value] of Object.entries(values)) out[name] = value;
   }
   if (variables !== undefined && variables !== null) {
     if (typeof variables !== 'object' || Array.isArray(variables)) throw validationError('variables must be an object.', 'variables', 'invalid');
