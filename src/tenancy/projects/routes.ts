@@ -69,6 +69,8 @@ export async function registerProjectRoutes(app: FastifyInstance, { api, project
     body: object({ ...settingsSchema, organization: { type: 'string', description: 'Organization id (default: your current one)' } }, [
       'timezone',
       'anonymize_ips',
+      'week_start_day',
+      'test_account_filters',
       'organization',
     ]),
     response: { 201: projectSchema },
