@@ -91,6 +91,19 @@ describe('TrendsQuery', () => {
     assert.deepEqual(body.results[0].data, [0, 1]);
   });
 
+  test('minute and hour intervals on the project wall clock (Europe/Paris)', async () => {
+    await setTimeZone('Europe/Paris');
+    const p = fresh();
+    await send([ev(p, `${p}-u`, '2025-03-01T09:01:30Z'), ev(p, `${p}-u`, '2025-03-01T09:01:59Z'), ev(p, `${p}-u`, '2025-03-01T09:04:00Z')]);
+    const minutes = await trends({ series: [{ kind: 'EventsNode', event: p }], interval: 'minute', dateRange: { date_from: '2025-03-01T10:00:00', date_to: '2025-03-01T10:04:00' } });
+    assert.deepEqual(minutes.results[0].days, ['2025-03-01 10:00:00', '2025-03-01 10:01:00', '2025-03-01 10:02:00', '2025-03-01 10:03:00', '2025-03-01 10:04:00']);
+    assert.deepEqual(minutes.results[0].data, [0, 2, 0, 0, 1]);
+    assert.equal(minutes.results[0].labels[1], '1-Mar 10:01');
+    const hours = await trends({ series: [{ kind: 'EventsNode', event: p }], interval: 'hour', dateRange: { date_from: '2025-03-01T09:00:00', date_to: '2025-03-01T10:30:00' } });
+    assert.deepEqual(hours.results[0].data, [0, 3]);
+    await setTimeZone('UTC');
+  });
+
   test('breakdowns: top N, the null marker after regular values, other last; hasMore', async () => {
     await setTimeZone('UTC');
     const p = fresh();

@@ -134,6 +134,8 @@ const FUNCTIONS: Record<string, Print> = {
   /** A JSON value's text: a list's items one by one, anything else as a one-item list. */
   __jsonTexts: (_p, _c, [j]) => `(CASE WHEN json_type(${j}) = 'ARRAY' THEN json_extract_string(${j}, '$[*]') ELSE [json_extract_string(${j}, '$')] END)`,
   /** How far the store has taken ingestion flushes (rows are stamped with theirs). */
+  /** NULL for an empty string, the argument printed (and computed) once: insight breakdown values. */
+  __nullIfEmpty: (_p, _c, [s]) => `nullif(${s}, '')`,
   __storeSeq: () => "(SELECT value FROM sync_state WHERE key = 'flush_seq')",
 };
 
