@@ -104,6 +104,25 @@ describe('TrendsQuery', () => {
     await setTimeZone('UTC');
   });
 
+  test('project settings: weeks starting on Monday, and filterTestAccounts with the project filters', async () => {
+    await setTimeZone('UTC');
+    const p = fresh();
+    await send([ev(p, `${p}-u`, '2025-03-10T12:00:00Z'), ev(p, `${p}-staff`, '2025-03-10T13:00:00Z', { internal: 'true' })]);
+    await expectOk(
+      await server.api('/api/projects/@current/', { method: 'PATCH', body: { week_start_day: 1, test_account_filters: [{ key: 'internal', value: ['true'], operator: 'is_not', type: 'event' }] } }),
+    );
+    try {
+      const base = { series: [{ kind: 'EventsNode', event: p }], interval: 'week', dateRange: { date_from: '2025-03-03', date_to: '2025-03-16' } };
+      const all = await trends(base);
+      assert.deepEqual(all.results[0].days, ['2025-03-03', '2025-03-10']);
+      assert.deepEqual(all.results[0].data, [0, 2]);
+      const filtered = await trends({ ...base, filterTestAccounts: true });
+      assert.deepEqual(filtered.results[0].data, [0, 1]);
+    } finally {
+      await expectOk(await server.api('/api/projects/@current/', { method: 'PATCH', body: { week_start_day: 0, test_account_filters: [] } }));
+    }
+  });
+
   test('breakdowns: top N, the null marker after regular values, other last; hasMore', async () => {
     await setTimeZone('UTC');
     const p = fresh();
@@ -222,6 +241,13 @@ describe('TrendsQuery', () => {
     );
     const groups = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'unique_group', math_group_type_index: 0 }], dateRange: range });
     assert.deepEqual(groups.results[0].data, [1]);
+    const hogql = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'hogql', math_hogql: 'count(distinct properties.$session_id)' }], dateRange: range });
+    // HogQL counts the empty session id too (unique_session does not).
+    assert.deepEqual(hogql.results[0].data, [3]);
+    const firstTime = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'first_time_for_user' }], dateRange: { date_from: '2025-02-28', date_to: '2025-03-01' } });
+    assert.deepEqual(firstTime.results[0].data, [0, 1]);
+    await expectError(await query({ series: [{ kind: 'EventsNode', event: p, math: 'hogql', math_hogql: 'properties.x' }] }), 400, 'invalid_input', 'series.0.math_hogql');
+    await expectError(await query({ series: [{ kind: 'EventsNode', event: p, math: 'hogql' }] }), 400, 'required', 'series.0.math_hogql');
     const byPlan = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'dau' }], dateRange: range, breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' } });
     assert.deepEqual(byPlan.results.map((r: any) => [r.breakdown_value, r.data[0]]), [['pro', 1]]);
   });
@@ -255,7 +281,7 @@ describe('TrendsQuery', () => {
       { from: '2025-03-03', to: '2025-04-02' },
       { from: '2025-10-20', to: '2025-11-08' },
     ];
-    const maths = ['total', 'dau', 'weekly_active', 'monthly_active', 'sum', 'avg', 'min', 'max', 'median', 'p90'];
+    const maths = ['total', 'dau', 'weekly_active', 'monthly_active', 'sum', 'avg', 'min', 'max', 'median', 'p90', 'first_time_for_user'];
     const intervals = ['hour', 'day', 'week', 'month'] as const;
     await fc.assert(
       fc.asyncProperty(
@@ -280,6 +306,7 @@ describe('TrendsQuery', () => {
         }),
         async (c) => {
           if (c.interval === 'hour' && c.math === 'monthly_active') return;
+          if (c.math === 'first_time_for_user') c.breakdown = false;
           const p = fresh();
           const center = at(`${c.window.from}T12:00:00Z`) + 14 * 86_400_000;
           const events: RefEvent[] = c.events.map((e) => ({
