@@ -281,6 +281,12 @@ describe('TrendsQuery', () => {
       { from: '2025-03-03', to: '2025-04-02' },
       { from: '2025-10-20', to: '2025-11-08' },
     ];
+    const hourRanges = [
+      { from: '2025-03-08', to: '2025-03-10' },
+      { from: '2025-03-29', to: '2025-03-31' },
+      { from: '2025-10-25', to: '2025-10-27' },
+      { from: '2025-11-01', to: '2025-11-03' },
+    ];
     const maths = ['total', 'dau', 'weekly_active', 'monthly_active', 'sum', 'avg', 'min', 'max', 'median', 'p90', 'first_time_for_user'];
     const intervals = ['hour', 'day', 'week', 'month'] as const;
     await fc.assert(
@@ -288,6 +294,7 @@ describe('TrendsQuery', () => {
         fc.record({
           zone: fc.constantFrom(...zones),
           window: fc.constantFrom(...windows),
+          hourRange: fc.constantFrom(...hourRanges),
           math: fc.constantFrom(...maths),
           interval: fc.constantFrom(...intervals),
           breakdown: fc.boolean(),
@@ -308,11 +315,14 @@ describe('TrendsQuery', () => {
           if (c.interval === 'hour' && c.math === 'monthly_active') return;
           if (c.math === 'first_time_for_user') c.breakdown = false;
           const p = fresh();
-          const center = at(`${c.window.from}T12:00:00Z`) + 14 * 86_400_000;
+          // Hour ranges are three days around a DST change (of either zone); the events crowd into them.
+          const hourRange = c.hourRange;
+          const center = c.interval === 'hour' ? at(`${hourRange.from}T12:00:00Z`) + 86_400_000 : at(`${c.window.from}T12:00:00Z`) + 14 * 86_400_000;
+          const spread = c.interval === 'hour' ? 1 / 14 : 1;
           const events: RefEvent[] = c.events.map((e) => ({
             event: e.other ? `${p}-other` : p,
             distinct_id: `${p}-d${e.who}`,
-            ts: center + e.minutes * 60_000,
+            ts: center + Math.round(e.minutes * spread) * 60_000,
             properties: { ...(e.v !== undefined && { v: e.v }), ...(e.amount !== undefined && { amount: e.amount }) },
           }));
           // Anonymous ids d3..d5 identified into d0..d2.
@@ -321,7 +331,7 @@ describe('TrendsQuery', () => {
           });
           await setTimeZone(c.zone);
           await send(events);
-          const dateRange = c.interval === 'hour' ? { date_from: c.window.from, date_to: addDaysIso(c.window.from, 3) } : { date_from: c.window.from, date_to: c.window.to };
+          const dateRange = c.interval === 'hour' ? { date_from: hourRange.from, date_to: hourRange.to } : { date_from: c.window.from, date_to: c.window.to };
           const math = c.math;
           const body = await trends({
             series: [{ kind: 'EventsNode', event: p, math, ...(math.length <= 6 && !['total', 'dau'].includes(math) && { math_property: 'amount' }) }],
@@ -353,7 +363,3 @@ describe('TrendsQuery', () => {
     );
   });
 });
-
-function addDaysIso(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
