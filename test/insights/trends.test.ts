@@ -325,9 +325,11 @@ describe('TrendsQuery', () => {
             ts: center + Math.round(e.minutes * spread) * 60_000,
             properties: { ...(e.v !== undefined && { v: e.v }), ...(e.amount !== undefined && { amount: e.amount }) },
           }));
-          // Anonymous ids d3..d5 identified into d0..d2.
+          // Anonymous ids d3..d5 identified into d0..d2, each at most once (an id already merged
+          // into an identified person is not merged again, as in PostHog).
+          const merged = new Set<number>();
           c.merges.forEach((m, i) => {
-            if (m >= 3) events.push({ event: '$identify', distinct_id: `${p}-d${i}`, ts: center - 50 * 86_400_000 + i, properties: { $anon_distinct_id: `${p}-d${m}` } });
+            if (m >= 3 && !merged.has(m) && merged.add(m)) events.push({ event: '$identify', distinct_id: `${p}-d${i}`, ts: center - 50 * 86_400_000 + i, properties: { $anon_distinct_id: `${p}-d${m}` } });
           });
           await setTimeZone(c.zone);
           await send(events);
