@@ -123,6 +123,16 @@ describe('TrendsQuery', () => {
     }
   });
 
+  test('date_from "all" starts at the series\' first event', async () => {
+    await setTimeZone('UTC');
+    const p = fresh();
+    await send([ev(p, `${p}-u`, '2024-11-20T10:00:00Z'), ev(p, `${p}-u`, '2025-01-15T10:00:00Z')]);
+    const body = await trends({ series: [{ kind: 'EventsNode', event: p }], interval: 'month', dateRange: { date_from: 'all', date_to: '2025-01-31' } });
+    assert.deepEqual(body.results[0].days, ['2024-11-01', '2024-12-01', '2025-01-01']);
+    assert.deepEqual(body.results[0].data, [1, 0, 1]);
+    assert.equal(body.resolved_date_range.date_from, '2024-11-20T00:00:00+00:00');
+  });
+
   test('breakdowns: top N, the null marker after regular values, other last; hasMore', async () => {
     await setTimeZone('UTC');
     const p = fresh();
