@@ -54,18 +54,21 @@ describe('LifecycleQuery and StickinessQuery', () => {
       ev(p, `${p}-a`, '2025-03-02T10:00:00Z'),
       ev(p, `${p}-a`, '2025-03-02T11:00:00Z'),
       ev(p, `${p}-b`, '2025-03-03T10:00:00Z'),
+      { ...ev(p, `${p}-c`, '2025-03-03T11:00:00Z'), properties: { $groups: { company: `${p}-acme` } } },
     ]);
     const base = { series: [{ kind: 'EventsNode', event: p }], dateRange: { date_from: '2025-03-01', date_to: '2025-03-03' } };
     const body = await expectOk(await query('StickinessQuery', base));
     const r = body.results[0];
-    assert.deepEqual([r.data, r.days, r.labels, r.count, r.label], [[1, 1, 0], [1, 2, 3], ['1 day', '2 days', '3 days'], 2, p]);
+    assert.deepEqual([r.data, r.days, r.labels, r.count, r.label], [[2, 1, 0], [1, 2, 3], ['1 day', '2 days', '3 days'], 3, p]);
     const cumulative = await expectOk(await query('StickinessQuery', { ...base, stickinessFilter: { computedAs: 'cumulative' } }));
-    assert.deepEqual(cumulative.results[0].data, [2, 1, 0]);
+    assert.deepEqual(cumulative.results[0].data, [3, 1, 0]);
     assert.equal(cumulative.results[0].labels[0], '1 day or more');
     const twice = await expectOk(await query('StickinessQuery', { ...base, stickinessFilter: { stickinessCriteria: { operator: 'gte', value: 2 } } }));
     assert.deepEqual(twice.results[0].data, [1, 0, 0]);
+    const groups = await expectOk(await query('StickinessQuery', { ...base, aggregation_group_type_index: 0 }));
+    assert.deepEqual(groups.results[0].data, [1, 0, 0]);
     const compared = await expectOk(await query('StickinessQuery', { ...base, compareFilter: { compare: true } }));
-    assert.deepEqual(compared.results.map((x: any) => [x.compare_label, x.data]), [['current', [1, 1, 0]], ['previous', [0, 0, 0]]]);
+    assert.deepEqual(compared.results.map((x: any) => [x.compare_label, x.data]), [['current', [2, 1, 0]], ['previous', [0, 0, 0]]]);
   });
 
   test('bad input is a 400 naming the field', async () => {
@@ -73,6 +76,7 @@ describe('LifecycleQuery and StickinessQuery', () => {
     await expectError(await query('LifecycleQuery', { series: [{ kind: 'ActionsNode', id: 3 }] }), 400, 'invalid_choice', 'series.0.kind');
     await expectError(await query('StickinessQuery', { series: [{ kind: 'EventsNode' }], stickinessFilter: { stickinessCriteria: { operator: 'about' } } }), 400, 'invalid_choice', 'stickinessFilter.stickinessCriteria.operator');
     await expectError(await query('StickinessQuery', { series: [{ kind: 'EventsNode' }], interval: 'year' }), 400, 'invalid_choice', 'interval');
+    await expectError(await query('LifecycleQuery', { series: [{ kind: 'EventsNode' }], aggregation_group_type_index: 0 }), 400, 'invalid_choice', 'aggregation_group_type_index');
   });
 
   test('match the reference implementations (fast-check, DST, merges)', { timeout: 600_000 }, async () => {

@@ -91,6 +91,48 @@ describe('TrendsQuery', () => {
     assert.deepEqual(body.results[0].data, [0, 1]);
   });
 
+  test('minute and hour intervals on the project wall clock (Europe/Paris)', async () => {
+    await setTimeZone('Europe/Paris');
+    const p = fresh();
+    await send([ev(p, `${p}-u`, '2025-03-01T09:01:30Z'), ev(p, `${p}-u`, '2025-03-01T09:01:59Z'), ev(p, `${p}-u`, '2025-03-01T09:04:00Z')]);
+    const minutes = await trends({ series: [{ kind: 'EventsNode', event: p }], interval: 'minute', dateRange: { date_from: '2025-03-01T10:00:00', date_to: '2025-03-01T10:04:00' } });
+    assert.deepEqual(minutes.results[0].days, ['2025-03-01 10:00:00', '2025-03-01 10:01:00', '2025-03-01 10:02:00', '2025-03-01 10:03:00', '2025-03-01 10:04:00']);
+    assert.deepEqual(minutes.results[0].data, [0, 2, 0, 0, 1]);
+    assert.equal(minutes.results[0].labels[1], '1-Mar 10:01');
+    const hours = await trends({ series: [{ kind: 'EventsNode', event: p }], interval: 'hour', dateRange: { date_from: '2025-03-01T09:00:00', date_to: '2025-03-01T10:30:00' } });
+    assert.deepEqual(hours.results[0].data, [0, 3]);
+    await setTimeZone('UTC');
+  });
+
+  test('project settings: weeks starting on Monday, and filterTestAccounts with the project filters', async () => {
+    await setTimeZone('UTC');
+    const p = fresh();
+    await send([ev(p, `${p}-u`, '2025-03-10T12:00:00Z'), ev(p, `${p}-staff`, '2025-03-10T13:00:00Z', { internal: 'true' })]);
+    await expectOk(
+      await server.api('/api/projects/@current/', { method: 'PATCH', body: { week_start_day: 1, test_account_filters: [{ key: 'internal', value: ['true'], operator: 'is_not', type: 'event' }] } }),
+    );
+    try {
+      const base = { series: [{ kind: 'EventsNode', event: p }], interval: 'week', dateRange: { date_from: '2025-03-03', date_to: '2025-03-16' } };
+      const all = await trends(base);
+      assert.deepEqual(all.results[0].days, ['2025-03-03', '2025-03-10']);
+      assert.deepEqual(all.results[0].data, [0, 2]);
+      const filtered = await trends({ ...base, filterTestAccounts: true });
+      assert.deepEqual(filtered.results[0].data, [0, 1]);
+    } finally {
+      await expectOk(await server.api('/api/projects/@current/', { method: 'PATCH', body: { week_start_day: 0, test_account_filters: [] } }));
+    }
+  });
+
+  test('date_from "all" starts at the series\' first event', async () => {
+    await setTimeZone('UTC');
+    const p = fresh();
+    await send([ev(p, `${p}-u`, '2024-11-20T10:00:00Z'), ev(p, `${p}-u`, '2025-01-15T10:00:00Z')]);
+    const body = await trends({ series: [{ kind: 'EventsNode', event: p }], interval: 'month', dateRange: { date_from: 'all', date_to: '2025-01-31' } });
+    assert.deepEqual(body.results[0].days, ['2024-11-01', '2024-12-01', '2025-01-01']);
+    assert.deepEqual(body.results[0].data, [1, 0, 1]);
+    assert.equal(body.resolved_date_range.date_from, '2024-11-20T00:00:00+00:00');
+  });
+
   test('breakdowns: top N, the null marker after regular values, other last; hasMore', async () => {
     await setTimeZone('UTC');
     const p = fresh();
@@ -209,6 +251,13 @@ describe('TrendsQuery', () => {
     );
     const groups = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'unique_group', math_group_type_index: 0 }], dateRange: range });
     assert.deepEqual(groups.results[0].data, [1]);
+    const hogql = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'hogql', math_hogql: 'count(distinct properties.$session_id)' }], dateRange: range });
+    // HogQL counts the empty session id too (unique_session does not).
+    assert.deepEqual(hogql.results[0].data, [3]);
+    const firstTime = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'first_time_for_user' }], dateRange: { date_from: '2025-02-28', date_to: '2025-03-01' } });
+    assert.deepEqual(firstTime.results[0].data, [0, 1]);
+    await expectError(await query({ series: [{ kind: 'EventsNode', event: p, math: 'hogql', math_hogql: 'properties.x' }] }), 400, 'invalid_input', 'series.0.math_hogql');
+    await expectError(await query({ series: [{ kind: 'EventsNode', event: p, math: 'hogql' }] }), 400, 'required', 'series.0.math_hogql');
     const byPlan = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'dau' }], dateRange: range, breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' } });
     assert.deepEqual(byPlan.results.map((r: any) => [r.breakdown_value, r.data[0]]), [['pro', 1]]);
   });
@@ -242,13 +291,20 @@ describe('TrendsQuery', () => {
       { from: '2025-03-03', to: '2025-04-02' },
       { from: '2025-10-20', to: '2025-11-08' },
     ];
-    const maths = ['total', 'dau', 'weekly_active', 'monthly_active', 'sum', 'avg', 'min', 'max', 'median', 'p90'];
+    const hourRanges = [
+      { from: '2025-03-08', to: '2025-03-10' },
+      { from: '2025-03-29', to: '2025-03-31' },
+      { from: '2025-10-25', to: '2025-10-27' },
+      { from: '2025-11-01', to: '2025-11-03' },
+    ];
+    const maths = ['total', 'dau', 'weekly_active', 'monthly_active', 'sum', 'avg', 'min', 'max', 'median', 'p90', 'first_time_for_user'];
     const intervals = ['hour', 'day', 'week', 'month'] as const;
     await fc.assert(
       fc.asyncProperty(
         fc.record({
           zone: fc.constantFrom(...zones),
           window: fc.constantFrom(...windows),
+          hourRange: fc.constantFrom(...hourRanges),
           math: fc.constantFrom(...maths),
           interval: fc.constantFrom(...intervals),
           breakdown: fc.boolean(),
@@ -267,21 +323,27 @@ describe('TrendsQuery', () => {
         }),
         async (c) => {
           if (c.interval === 'hour' && c.math === 'monthly_active') return;
+          if (c.math === 'first_time_for_user') c.breakdown = false;
           const p = fresh();
-          const center = at(`${c.window.from}T12:00:00Z`) + 14 * 86_400_000;
+          // Hour ranges are three days around a DST change (of either zone); the events crowd into them.
+          const hourRange = c.hourRange;
+          const center = c.interval === 'hour' ? at(`${hourRange.from}T12:00:00Z`) + 86_400_000 : at(`${c.window.from}T12:00:00Z`) + 14 * 86_400_000;
+          const spread = c.interval === 'hour' ? 1 / 14 : 1;
           const events: RefEvent[] = c.events.map((e) => ({
             event: e.other ? `${p}-other` : p,
             distinct_id: `${p}-d${e.who}`,
-            ts: center + e.minutes * 60_000,
+            ts: center + Math.round(e.minutes * spread) * 60_000,
             properties: { ...(e.v !== undefined && { v: e.v }), ...(e.amount !== undefined && { amount: e.amount }) },
           }));
-          // Anonymous ids d3..d5 identified into d0..d2.
+          // Anonymous ids d3..d5 identified into d0..d2, each at most once (an id already merged
+          // into an identified person is not merged again, as in PostHog).
+          const merged = new Set<number>();
           c.merges.forEach((m, i) => {
-            if (m >= 3) events.push({ event: '$identify', distinct_id: `${p}-d${i}`, ts: center - 50 * 86_400_000 + i, properties: { $anon_distinct_id: `${p}-d${m}` } });
+            if (m >= 3 && !merged.has(m) && merged.add(m)) events.push({ event: '$identify', distinct_id: `${p}-d${i}`, ts: center - 50 * 86_400_000 + i, properties: { $anon_distinct_id: `${p}-d${m}` } });
           });
           await setTimeZone(c.zone);
           await send(events);
-          const dateRange = c.interval === 'hour' ? { date_from: c.window.from, date_to: addDaysIso(c.window.from, 3) } : { date_from: c.window.from, date_to: c.window.to };
+          const dateRange = c.interval === 'hour' ? { date_from: hourRange.from, date_to: hourRange.to } : { date_from: c.window.from, date_to: c.window.to };
           const math = c.math;
           const body = await trends({
             series: [{ kind: 'EventsNode', event: p, math, ...(math.length <= 6 && !['total', 'dau'].includes(math) && { math_property: 'amount' }) }],
@@ -313,7 +375,3 @@ describe('TrendsQuery', () => {
     );
   });
 });
-
-function addDaysIso(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}

@@ -25,6 +25,10 @@ export interface LifecycleNode {
 const STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 
 export function parseLifecycle(node: Record<string, unknown>): LifecycleNode {
+  if (node.aggregation_group_type_index !== undefined && node.aggregation_group_type_index !== null) {
+    // Groups' lifecycles need their created_at, which the event store does not mirror yet.
+    throw validationError('Lifecycle by groups is not supported yet.', 'aggregation_group_type_index', 'invalid_choice');
+  }
   return {
     kind: 'LifecycleQuery',
     // Only the first series is used, as PostHog does.

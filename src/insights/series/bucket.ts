@@ -13,7 +13,7 @@ export function bucketExpr(interval: Interval, timeZone: string, weekStartDay: W
   const tz = ir.constant(timeZone, 'String');
   switch (interval) {
     case 'minute':
-      return ir.call('toStartOfMinute', [ts], 'DateTime');
+      return ir.call('dateTrunc', [ir.constant('minute', 'String'), ts, tz], 'DateTime');
     case 'hour':
       return ir.call('toStartOfHour', [ts, tz], 'DateTime');
     case 'day':

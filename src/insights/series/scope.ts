@@ -8,6 +8,7 @@ import { validationError } from '../../kernel/errors.js';
 import { EventsScope, HogQLError, ir, lazyJoins, parseExpression as parseHogQL, type CompileContext } from '../../hogql/index.js';
 import { compilePropertyFilters, type FilterSources } from '../../hogql/property-filters.js';
 import { timestampText } from '../../hogql/dates.js';
+import { checkAggregateFields } from '../../hogql/compile.js';
 import type { InsightContext } from '../types.js';
 import type { SeriesNode } from './node.js';
 
@@ -69,6 +70,17 @@ export class InsightScope {
       const resolver = this.events.resolver();
       const expr = resolver.resolve(parseHogQL(text));
       if (resolver.hasAggregate) throw new HogQLError('An aggregate function is not allowed here');
+      return expr;
+    });
+  }
+
+  /** An aggregate HogQL expression over the events (math hogql: `sum(properties.price)`). */
+  hogqlAggregate(text: string, attr: string): IrExpr {
+    return asRequestError(attr, () => {
+      const resolver = this.events.resolver();
+      const expr = resolver.resolve(parseHogQL(text));
+      if (!resolver.hasAggregate) throw new HogQLError('math_hogql must aggregate, e.g. "sum(properties.price)" or "count(distinct person_id)"');
+      checkAggregateFields(resolver);
       return expr;
     });
   }

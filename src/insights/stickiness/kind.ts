@@ -25,6 +25,8 @@ export interface StickinessNode {
   filterTestAccounts: boolean;
   criteria: { operator: (typeof OPERATORS)[number]; value: number };
   cumulative: boolean;
+  /** Actors are the groups of this type instead of persons. */
+  groupTypeIndex: number | null;
   compare: { compareTo: string | null } | null;
 }
 
@@ -43,6 +45,7 @@ export function parseStickiness(node: Record<string, unknown>): StickinessNode {
       operator: choice(criteria.operator, OPERATORS, 'gte', 'stickinessFilter.stickinessCriteria.operator'),
       value: optionalInteger(criteria.value, 'stickinessFilter.stickinessCriteria.value', 1, 1_000_000) ?? 1,
     },
+    groupTypeIndex: optionalInteger(node.aggregation_group_type_index, 'aggregation_group_type_index', 0, 4),
     cumulative: choice(filter.computedAs, ['non_cumulative', 'cumulative'] as const, 'non_cumulative', 'stickinessFilter.computedAs') === 'cumulative',
     compare: optionalBoolean(compare.compare, 'compareFilter.compare') ? { compareTo: typeof compare.compare_to === 'string' ? compare.compare_to : null } : null,
   };
@@ -75,14 +78,15 @@ async function runStickiness(node: StickinessNode, ctx: InsightContext): Promise
 /** data[n-1] = actors that qualified in exactly n intervals. */
 async function actorsPerIntervalCount(node: StickinessNode, series: SeriesNode, order: number, range: ResolvedDateRange, ctx: InsightContext): Promise<number[]> {
   const scope = new InsightScope(ctx);
-  const actor = series.math === 'unique_group' ? scope.groupKey(series.math_group_type_index ?? 0) : scope.personId;
+  const groupIndex = series.math === 'unique_group' ? series.math_group_type_index : node.groupTypeIndex;
+  const actor = groupIndex !== null ? scope.groupKey(groupIndex) : scope.personId;
   const bucket = bucketExpr(range.interval, range.timeZone, range.weekStartDay);
   const where = ir.allOf([
     scope.timeWindow(range.readFrom, range.to),
     scope.seriesCondition(series, `series.${order}`),
     scope.filters(node.properties, 'properties'),
     scope.testAccounts(node.filterTestAccounts),
-    series.math === 'unique_group' ? ir.op('!=', [actor, ir.constant('', 'String')]) : null,
+    groupIndex !== null ? ir.op('!=', [actor, ir.constant('', 'String')]) : null,
   ]);
   const count = ir.call('count', [], 'Integer');
   const cmp = { gte: '>=', lte: '<=', exact: '=' } as const;

@@ -12,7 +12,7 @@ import { bucketWall } from '../series/bucket.js';
 import { InsightScope } from '../series/scope.js';
 import { seriesName, type SeriesNode } from '../series/node.js';
 import { parseTrends, TOTAL_VALUE_DISPLAYS, type TrendsNode } from './node.js';
-import { ACTIVE_DAYS, activeUsersStatement, earliestStatement, firstSeenStatement, seriesStatement, topBreakdowns, type SeriesStatement } from './statements.js';
+import { ACTIVE_DAYS, activeUsersStatement, earliestStatement, firstSeenStatement, firstTimeStatement, seriesStatement, topBreakdowns, type SeriesStatement } from './statements.js';
 import { breakdownExpr, breakdownLabel, breakdownValue, OTHER_MARKER, rankBreakdowns, type Ranked } from './breakdown.js';
 import { trendsActors } from './actors.js';
 import { checkCompareTo, previousRange } from './compare.js';
@@ -94,7 +94,7 @@ async function computeSeries(node: TrendsNode, series: SeriesNode, index: number
   const breakdowns = node.breakdowns.map((b) => breakdownExpr(scope, b, b.attr));
   const where = ir.allOf([scope.seriesCondition(series, `series.${index}`), scope.filters(node.properties, 'properties'), scope.testAccounts(node.filterTestAccounts)]);
   const math = effectiveMath(series.math, range.interval, totalValue);
-  const input = { scope, series: { ...series, math }, where, breakdowns, range, bucketed: !totalValue };
+  const input = { scope, series: { ...series, math }, where, breakdowns, range, bucketed: !totalValue, attr: `series.${index}` };
 
   // Row bucket → index of the bucket it belongs to.
   const slot = new Map<number, number>();
@@ -105,10 +105,10 @@ async function computeSeries(node: TrendsNode, series: SeriesNode, index: number
     statement = activeUsersStatement(input, ACTIVE_DAYS[math], ends);
   } else {
     list.forEach((b, i) => slot.set(b.wall, i));
-    statement = countsFirstSeen(node, math) ? firstSeenStatement(input) : seriesStatement(input);
+    statement = math === 'first_time_for_user' ? firstTimeStatement(input) : countsFirstSeen(node, math) ? firstSeenStatement(input) : seriesStatement(input);
   }
   if (breakdowns.length > 0) statement = topBreakdowns(statement, breakdowns.length, node.breakdownLimit, !totalValue);
-  const rows = await ctx.run(statement.query, { timeSpan: statement.span });
+  const rows = await ctx.run(statement.query, statement.span ? { timeSpan: statement.span } : {});
 
   const groups = new Map<string, SeriesValues>();
   const groupOf = (values: string[]) => {

@@ -20,6 +20,8 @@ export const TRENDS_MATHS = [
   'p90',
   'p95',
   'p99',
+  'hogql',
+  'first_time_for_user',
 ] as const;
 export const PROPERTY_MATHS = new Set(['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99']);
 
@@ -78,10 +80,16 @@ export function parseTrends(node: Record<string, unknown>): TrendsNode {
     if (PROPERTY_MATHS.has(s.math) && !s.math_property) {
       throw validationError(`math ${s.math} needs math_property.`, `series.${i}.math_property`, 'required');
     }
+    if (s.math === 'hogql' && !s.math_hogql) throw validationError('math hogql needs math_hogql, an aggregate such as "sum(properties.price)".', `series.${i}.math_hogql`, 'required');
   });
   const trendsFilter = record(node.trendsFilter, 'trendsFilter');
   const display = choice(trendsFilter.display, DISPLAYS, 'ActionsLineGraph', 'trendsFilter.display');
   const breakdownFilter = record(node.breakdownFilter, 'breakdownFilter');
+  const breakdowns = parseBreakdowns(breakdownFilter);
+  const firstTime = series.findIndex((s) => s.math === 'first_time_for_user');
+  if (firstTime >= 0 && breakdowns.length > 0) {
+    throw validationError('math first_time_for_user cannot be combined with a breakdown yet.', `series.${firstTime}.math`, 'invalid_choice');
+  }
   return {
     kind: 'TrendsQuery',
     series,
@@ -89,7 +97,7 @@ export function parseTrends(node: Record<string, unknown>): TrendsNode {
     dateRange: parseDateRange(node.dateRange),
     properties: node.properties ?? null,
     filterTestAccounts: optionalBoolean(node.filterTestAccounts, 'filterTestAccounts'),
-    breakdowns: parseBreakdowns(breakdownFilter),
+    breakdowns,
     breakdownLimit: optionalInteger(breakdownFilter.breakdown_limit, 'breakdownFilter.breakdown_limit', 1, MAX_BREAKDOWN_LIMIT) ?? DEFAULT_BREAKDOWN_LIMIT,
     hideOther: optionalBoolean(breakdownFilter.breakdown_hide_other_aggregation, 'breakdownFilter.breakdown_hide_other_aggregation'),
     compare: parseCompare(node.compareFilter),

@@ -19,12 +19,12 @@ export const ACTIVE_DAYS: Record<string, number> = { weekly_active: 7, monthly_a
 
 export interface SeriesStatement {
   query: ir.IrQuery;
-  /** Span every timestamp read lies in (PrintOptions.timeSpan). */
-  span: { from: Date; to: Date };
+  /** Span every timestamp read lies in (PrintOptions.timeSpan); absent when reads are unbounded. */
+  span?: { from: Date; to: Date };
 }
 
 /** The aggregate of a series' math over the rows of a group, and the condition rows must meet to count. */
-function aggregate(scope: InsightScope, series: SeriesNode): { value: IrExpr; condition: IrExpr | null } {
+function aggregate(scope: InsightScope, series: SeriesNode, attr: string): { value: IrExpr; condition: IrExpr | null } {
   const distinct = (x: IrExpr) => ir.call('count', [x], 'Integer', { distinct: true });
   const present = (x: IrExpr) => ir.op('and', [ir.op('isNotNull', [x]), ir.op('!=', [x, ir.constant('', 'String')])]);
   switch (series.math) {
@@ -37,6 +37,10 @@ function aggregate(scope: InsightScope, series: SeriesNode): { value: IrExpr; co
     case 'unique_session': {
       const session = scope.field(['properties', '$session_id']);
       return { value: distinct(session), condition: present(session) };
+    }
+    case 'hogql': {
+      const value = scope.hogqlAggregate(series.math_hogql ?? '', `${attr}.math_hogql`);
+      return { value, condition: null };
     }
     case 'unique_group': {
       const key = scope.groupKey(series.math_group_type_index ?? 0);
@@ -60,6 +64,8 @@ export interface StatementInput {
   where: IrExpr | null;
   breakdowns: IrExpr[];
   range: ResolvedDateRange;
+  /** The series' request field (`series.0`), for errors. */
+  attr: string;
   /** null: one value over the whole range (total-value displays). */
   bucketed: boolean;
 }
@@ -69,7 +75,7 @@ const breakdownColumns = (breakdowns: IrExpr[]): ir.IrSelectColumn[] => breakdow
 /** `bucket?, b0…, value` rows: the math per bucket and breakdown value. */
 export function seriesStatement(input: StatementInput): SeriesStatement {
   const { scope, series, range } = input;
-  const { value, condition } = aggregate(scope, series);
+  const { value, condition } = aggregate(scope, series, input.attr);
   const bucket = input.bucketed ? bucketExpr(range.interval, range.timeZone, range.weekStartDay) : null;
   const where = ir.allOf([scope.timeWindow(range.readFrom, range.to), input.where, condition]);
   const query = ir.select({
@@ -130,7 +136,7 @@ export function firstSeenStatement(input: StatementInput): SeriesStatement {
   const { scope, series, range } = input;
   const actor = series.math === 'unique_group' ? scope.groupKey(series.math_group_type_index ?? 0) : scope.personId;
   const bucket = bucketExpr(range.interval, range.timeZone, range.weekStartDay);
-  const { condition } = aggregate(scope, series);
+  const { condition } = aggregate(scope, series, input.attr);
   const first = ir.call('min', [bucket], bucket.type);
   const perActor = ir.select({
     columns: [{ expr: first, name: 'bucket' }, ...breakdownColumns(input.breakdowns)],
@@ -188,3 +194,30 @@ export function topBreakdowns(statement: SeriesStatement, breakdowns: number, li
 
 const outputType = (query: ir.IrQuery) => ir.outputColumns(query).find((c) => c.name === 'value')!.expr.type;
 const bucketType = (query: ir.IrQuery) => ir.outputColumns(query).find((c) => c.name === 'bucket')!.expr.type;
+
+/**
+ * first_time_for_user: persons counted in the bucket of their first matching event ever (before
+ * the range end; all history, not only the range), when that falls inside the range.
+ */
+export function firstTimeStatement(input: StatementInput): SeriesStatement {
+  const { scope, range } = input;
+  // The person is resolved before the FROM clause is built: it needs its join.
+  const person = scope.personId;
+  const first = ir.select({
+    columns: [{ expr: ir.call('min', [TIMESTAMP], 'DateTime'), name: 'first' }],
+    ...scope.from(),
+    where: ir.allOf([ir.op('<', [TIMESTAMP, instantConst(range.to)]), input.where]),
+    groupBy: [person],
+  });
+  const firstColumn = ir.column('f', null, 'first', 'DateTime');
+  const bucket = bucketExpr(range.interval, range.timeZone, range.weekStartDay, firstColumn);
+  const bucketed = input.bucketed ? [{ expr: bucket, name: 'bucket' }] : [];
+  const query = ir.select({
+    columns: [...bucketed, { expr: ir.call('count', [], 'Integer'), name: 'value' }],
+    from: { kind: 'subquery', query: first, alias: 'f' },
+    where: ir.op('>=', [firstColumn, instantConst(range.readFrom)]),
+    groupBy: input.bucketed ? [bucket] : [],
+  });
+  // Earlier rows are read too (the first event may be long before): no span to promise.
+  return { query };
+}

@@ -68,6 +68,12 @@ export function referenceTrends(all: RefEvent[], q: RefTrendsQuery): RefSeries[]
     return quantile(numbers, QUANTILES[math]);
   };
 
+  if (math === 'first_time_for_user') {
+    const first = new Map<string, number>();
+    for (const e of matching) first.set(personOf(e.distinct_id), Math.min(first.get(personOf(e.distinct_id)) ?? Infinity, e.ts));
+    const data = list.map((bucket) => [...first.values()].filter((ts) => ts >= range.readFrom && bucketWallOf(range, ts) === bucket.wall).length);
+    return [{ data, days: list.map((b) => b.day) }];
+  }
   const values = [...new Set(matching.map(valueOf))];
   const series = values.flatMap((value) => {
     const events = matching.filter((e) => valueOf(e) === value);
