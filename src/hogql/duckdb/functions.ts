@@ -72,6 +72,20 @@ const FUNCTIONS: Record<string, Print> = {
   /** One row per element (ClickHouse's arrayJoin in a select list). */
   arrayJoin: (_p, _c, [x]) => `unnest(${x})`,
 
+  // --- for the insights' own statements (HogQL text cannot call these; ClickHouse has each name)
+  /** Microseconds since the epoch, exact (window frames and differences stay integral). */
+  toUnixTimestamp64Micro: (_p, _c, [x]) => `epoch_us(${x})`,
+  /** Exact median (the mean of the two middle values for an even count). */
+  median: (_p, _c, [x]) => `quantile_cont(${x}, 0.5)`,
+  argMin: (_p, _c, [value, key]) => `arg_min(${value}, ${key})`,
+  row_number: () => 'row_number()',
+  /** The value `n` rows later in the window's order (its frame is ignored, as ClickHouse's whole-partition frame). */
+  leadInFrame: (_p, _c, [x, n]) => `lead(${x}, CAST(${n} AS BIGINT))`,
+  /** Ascending, NULLs last (ClickHouse's order). */
+  arraySort: (_p, _c, [x]) => `list_sort(${x}, 'ASC', 'NULLS LAST')`,
+  /** 1-based; NULL past the end. */
+  arrayElement: (_p, _c, [x, i]) => `${x}[CAST(${i} AS BIGINT)]`,
+
   // --- Sightline's own
   /** Case-insensitive substring; % and _ stay literal. */
   __icontains: (_p, _c, [s, part]) => `contains(lower(${s}), lower(${part}))`,
