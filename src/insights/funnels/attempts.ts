@@ -90,7 +90,7 @@ export interface AttemptsOptions {
 export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext, options: AttemptsOptions): ir.IrQuery {
   const n = node.steps.length;
   const base = eventRows(node, range, ctx);
-  const attributed = node.breakdown ? attributeBreakdown(base) : base;
+  const attributed = node.breakdown ? attributeBreakdown(node, base) : base;
   const attempts = node.order === 'ordered' ? orderedAttempts(node, attributed) : node.order === 'strict' ? strictAttempts(node, attributed) : unorderedAttempts(node, attributed);
 
   const times = Array.from({ length: n }, (_, k) => `t${k}`);
@@ -159,7 +159,8 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
     });
     columns.push({ name: 'b', expr: { kind: 'array', items, type: 'Array', item: 'String' } });
   }
-  if (node.order === 'strict') columns.push({ name: 'uid', expr: ir.column('e', 'events', 'uuid', 'UUID') });
+  // Orders events of one moment (strict funnels, first touch) the same way every time.
+  columns.push({ name: 'uid', expr: ir.column('e', 'events', 'uuid', 'UUID') });
 
   const where = ir.allOf([
     ir.op('>=', [timestamp, ir.constant(timestampText(range.readFrom), 'DateTime')]),
@@ -177,10 +178,17 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
 
 const timestampText = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ') + '000';
 
-/** First touch: every row of an actor carries the breakdown value of the actor's first entry event. */
-function attributeBreakdown(rows: Relation): Relation {
+/**
+ * First touch: every row of an actor carries the breakdown value of the actor's first entry
+ * event (a step-0 event; for unordered funnels any step's), the event id breaking ties.
+ */
+function attributeBreakdown(node: FunnelsNode, rows: Relation): Relation {
   const keep = [...rows.columns.keys()].filter((name) => name !== 'b');
-  return rows.next(keep, (c) => [['bd', window(ir.call('argMin', [c('b'), when(c('s0'), c('us'))], 'Array', { item: 'String' }), [c('a')], [])]]);
+  return rows.next(keep, (c) => {
+    const entry = node.order === 'unordered' ? or(...node.steps.map((_, m) => c(`s${m}`))) : c('s0');
+    const key = when(entry, { kind: 'tuple', items: [c('us'), c('uid')], type: 'Tuple' });
+    return [['bd', window(ir.call('argMin', [c('b'), key], 'Array', { item: 'String' }), [c('a')], [])]];
+  });
 }
 
 const stepFlags = (rows: Relation) => [...rows.columns.keys()].filter((name) => /^[sx]\d+$/.test(name));
