@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import fc from 'fast-check';
-import { buckets, resolveDateRange, toInstant, startOf, toWall, wallDate, DAY_MS } from '../../src/insights/time/index.js';
+import { buckets, resolveDateRange, startOf, toWall, wallDate, DAY_MS } from '../../src/insights/time/index.js';
 import { type RefEvent, type RefFunnel, referenceSteps, referenceTimeToConvert, referenceTrends } from '../unit/insights/reference/funnels.js';
 
 const DAY = 86_400_000;
@@ -62,6 +62,125 @@ describe('FunnelsQuery', () => {
     ]);
     const body = await expectOk(await query({ series: series(n('A'), n('B')), dateRange: { date_from: '2025-03-01', date_to: '2025-03-03' } }));
     assert.deepEqual(counts(body), [1, 0]);
+  });
+
+  test('strict: any other event between two steps breaks the attempt; unordered counts steps in any order', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 's1', at: t0 },
+      { event: n('X'), distinct_id: 's1', at: t0 + HOUR },
+      { event: n('B'), distinct_id: 's1', at: t0 + 2 * HOUR },
+      { event: n('A'), distinct_id: 's2', at: t0 },
+      { event: n('B'), distinct_id: 's2', at: t0 + HOUR },
+      { event: n('B'), distinct_id: 's3', at: t0 },
+      { event: n('A'), distinct_id: 's3', at: t0 + HOUR },
+    ]);
+    const base = { series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY) };
+    assert.deepEqual(counts(await expectOk(await query({ ...base, funnelsFilter: { funnelOrderType: 'strict' } }))), [3, 1]);
+    assert.deepEqual(counts(await expectOk(await query({ ...base, funnelsFilter: { funnelOrderType: 'ordered' } }))), [3, 2]);
+    const unordered = await expectOk(await query({ ...base, funnelsFilter: { funnelOrderType: 'unordered' } }));
+    assert.deepEqual(counts(unordered), [3, 3]);
+    assert.deepEqual(unordered.results.map((s: any) => [s.action_id, s.name]), [
+      [null, 'Completed 1 step'],
+      [null, 'Completed 2 steps'],
+    ]);
+  });
+
+  test('an exclusion between the steps removes the person from every step', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'x1', at: t0 },
+      { event: n('no'), distinct_id: 'x1', at: t0 + HOUR },
+      { event: n('B'), distinct_id: 'x1', at: t0 + 2 * HOUR },
+      { event: n('A'), distinct_id: 'x2', at: t0 },
+      { event: n('B'), distinct_id: 'x2', at: t0 + 2 * HOUR },
+      { event: n('no'), distinct_id: 'x2', at: t0 + 3 * HOUR },
+    ]);
+    const body = await expectOk(
+      await query({
+        series: series(n('A'), n('B')),
+        dateRange: range(t0 - DAY, t0 + DAY),
+        funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: n('no'), funnelFromStep: 0, funnelToStep: 1 }] },
+      }),
+    );
+    assert.deepEqual(counts(body), [1, 1]);
+  });
+
+  test('the same event as two consecutive steps needs two events at later times; a person merged later counts once', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'anon-m', at: t0 },
+      { event: n('A'), distinct_id: 'm1', at: t0 + HOUR },
+      { event: n('B'), distinct_id: 'm1', at: t0 + 2 * HOUR },
+      { event: n('A'), distinct_id: 'm2', at: t0 },
+      { event: n('B'), distinct_id: 'm2', at: t0 },
+    ]);
+    await send([{ event: '$identify', distinct_id: 'm1', at: t0 - 30 * DAY, properties: { $anon_distinct_id: 'anon-m' } }]);
+    const body = await expectOk(await query({ series: series(n('A'), n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY) }));
+    assert.deepEqual(counts(body), [2, 1, 1]);
+    assert.equal(body.results[1].average_conversion_time, 3600);
+    // Distinct event names may share a moment.
+    assert.deepEqual(counts(await expectOk(await query({ series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY) }))), [2, 2]);
+  });
+
+  test('breakdowns: PostHog’s funnel-per-value shape, first touch, "" for a missing value, Other beyond the limit', async () => {
+    const n = names();
+    const people = ['Chrome', 'Chrome', 'Firefox', null, 'Safari'];
+    await send(
+      people.flatMap((browser, i) => [
+        { event: n('A'), distinct_id: `b${i}`, at: t0, properties: browser ? { $browser: browser } : {} },
+        { event: n('A'), distinct_id: `b${i}`, at: t0 + HOUR, properties: { $browser: 'Later' } },
+        ...(i % 2 === 0 ? [{ event: n('B'), distinct_id: `b${i}`, at: t0 + 2 * HOUR }] : []),
+      ]),
+    );
+    const body = await expectOk(
+      await query({ series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY), breakdownFilter: { breakdown_type: 'event', breakdown: '$browser', breakdown_limit: 2 } }),
+    );
+    const summary = body.results.map((funnel: any[]) => [funnel[0].breakdown_value, funnel.map((s) => s.count)]);
+    assert.deepEqual(summary, [
+      [['Other'], [2, 2]],
+      [['Chrome'], [2, 1]],
+      [[''], [1, 0]],
+    ]);
+    assert.deepEqual(body.results[1][1].breakdown, ['Chrome']);
+    assert.equal(body.results[0][1].order, 1);
+  });
+
+  test('trends view: conversion % per entry day with days and labels; time to convert: bins', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'tr1', at: t0 },
+      { event: n('B'), distinct_id: 'tr1', at: t0 + HOUR },
+      { event: n('A'), distinct_id: 'tr2', at: t0 },
+      { event: n('A'), distinct_id: 'tr3', at: t0 + DAY },
+      { event: n('B'), distinct_id: 'tr3', at: t0 + DAY + 3 * HOUR },
+    ]);
+    const base = { series: series(n('A'), n('B')), dateRange: { date_from: '2025-03-02', date_to: '2025-03-05' } };
+    const trends = await expectOk(await query({ ...base, funnelsFilter: { funnelVizType: 'trends' } }));
+    assert.equal(trends.results.length, 1);
+    assert.deepEqual(trends.results[0].days, ['2025-03-02', '2025-03-03', '2025-03-04', '2025-03-05']);
+    assert.deepEqual(trends.results[0].data, [0, 50, 100, 0]);
+    assert.equal(trends.results[0].count, 4);
+    assert.equal(trends.results[0].labels[1], '3-Mar-2025');
+    const ttc = await expectOk(await query({ ...base, funnelsFilter: { funnelVizType: 'time_to_convert' } }));
+    // Two values, 3600 and 10800: ceil(cbrt(2)) = 2 bins of 3600 s from 3600, and the closing bin.
+    assert.deepEqual(ttc.results, { average_conversion_time: 7200, bins: [[3600, 1], [7200, 0], [10800, 1]] });
+    assert.ok(ttc.resolved_date_range.date_from.startsWith('2025-03-02T00:00:00'));
+  });
+
+  test('bad input is a 400 naming the field', async () => {
+    const two = series('a', 'b');
+    await expectError(await query({ series: series('a') }), 400, 'invalid_input', 'series');
+    await expectError(await query({ series: [{ kind: 'ActionsNode', id: 1 }, ...two] }), 400, 'invalid_choice', 'series.0.kind');
+    await expectError(await query({ series: [{ kind: 'EventsNode', event: 'a', math: 'dau' }, ...two] }), 400, 'invalid_choice', 'series.0.math');
+    await expectError(await query({ series: two, funnelsFilter: { funnelOrderType: 'sideways' } }), 400, 'invalid_choice', 'funnelsFilter.funnelOrderType');
+    await expectError(await query({ series: two, funnelsFilter: { funnelWindowIntervalUnit: 'fortnight' } }), 400, 'invalid_choice', 'funnelsFilter.funnelWindowIntervalUnit');
+    await expectError(await query({ series: two, funnelsFilter: { funnelWindowInterval: -1 } }), 400, 'invalid_input', 'funnelsFilter.funnelWindowInterval');
+    await expectError(await query({ series: series('a', 'b', 'c'), funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 1, funnelToStep: 1 }] } }), 400, 'invalid_input', 'funnelsFilter.exclusions.0.funnelToStep');
+    await expectError(await query({ series: two, funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'b', funnelFromStep: 0, funnelToStep: 1 }] } }), 400, 'invalid_input', 'funnelsFilter.exclusions.0.event');
+    await expectError(await query({ series: [{ kind: 'EventsNode', event: 'a', properties: [{ key: 'x', operator: 'regex', value: '(' }] }, ...two] }), 400, 'invalid_input', 'series.0.properties');
+    await expectError(await query({ series: two, dateRange: { date_from: 'yesterday-ish' } }), 400, 'invalid_date', 'dateRange.date_from');
+    await expectError(await query({ series: two, breakdownFilter: { breakdown_type: 'cohort', breakdown: [1] } }), 400, 'invalid_choice', 'breakdownFilter.breakdown_type');
   });
 
   // --- property: the API against the reference implementation --------------------------------
