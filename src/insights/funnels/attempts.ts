@@ -21,6 +21,7 @@ import type { HogQLType } from '../../hogql/index.js';
 import type { ResolvedDateRange } from '../time/index.js';
 import type { InsightContext } from '../types.js';
 import type { FunnelsNode } from './parse.js';
+import { periodOf } from '../period-ir.js';
 
 type Expr = ir.IrExpr;
 
@@ -95,28 +96,12 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
 
   const times = Array.from({ length: n }, (_, k) => `t${k}`);
   const carried = ['a', ...(node.breakdown ? ['bd'] : []), 'ts0', ...times, 'steps'];
-  const withPeriod = options.perPeriod ? attempts.next([...carried, 'excluded'], (c) => [['period', periodOf(c('ts0'), range)]]) : attempts;
+  const withPeriod = options.perPeriod ? attempts.next([...carried, 'excluded'], (c) => [['period', periodOf(c('ts0'), range.interval, range.timeZone, range.weekStartDay)]]) : attempts;
   const partition = options.perPeriod ? ['a', 'period'] : ['a'];
   const ranked = withPeriod.next([...carried, 'excluded', ...(options.perPeriod ? ['period'] : [])], (c) => [
     ['rn', window(ir.call('row_number', [], 'Integer'), partition.map(c), [{ expr: c('steps'), desc: true }, { expr: c('t0'), desc: false }])],
   ]);
   return ranked.next([...carried, ...(options.perPeriod ? ['period'] : [])], () => [], (c) => and(ir.op('=', [c('rn'), int(1)]), not(c('excluded')))).query;
-}
-
-/** The interval bucket of an instant, on the project's wall clock. */
-export function periodOf(ts: Expr, range: ResolvedDateRange): Expr {
-  const tz = ir.constant(range.timeZone, 'String');
-  switch (range.interval) {
-    case 'minute':
-    case 'hour':
-      return ir.call('toStartOfHour', [ts, tz], 'DateTime');
-    case 'day':
-      return ir.call('toStartOfDay', [ts, tz], 'DateTime');
-    case 'week':
-      return ir.call('toStartOfWeek', [ts, tz, int(range.weekStartDay)], 'Date');
-    case 'month':
-      return ir.call('toStartOfMonth', [ts, tz], 'Date');
-  }
 }
 
 /**

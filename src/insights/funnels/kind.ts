@@ -5,7 +5,8 @@
  */
 import { ir, type HogQLType } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
-import { type Bucket, type ResolvedDateRange, buckets, describeRange, resolveDateRange, wallDate } from '../time/index.js';
+import { type ResolvedDateRange, buckets, describeRange, resolveDateRange } from '../time/index.js';
+import { periodKey, periodType } from '../period-ir.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
 import { bestAttempts } from './attempts.js';
 import { type FunnelsNode, parseFunnelsQuery } from './parse.js';
@@ -69,7 +70,7 @@ function aggregate(node: FunnelsNode, best: ir.IrQuery, perPeriod: boolean, meas
       expr: { kind: 'case', branches: [[ir.op('<=', [ref('k', 'rk', 'Integer'), int(node.breakdown.limit)]), { ...ref(p, 'bd', 'Array'), item: 'String' }]], otherwise: other, type: 'Array', item: 'String' },
     });
   }
-  if (perPeriod) group.push({ name: 'period', expr: ref(p, 'period', node.interval === 'week' || node.interval === 'month' ? 'Date' : 'DateTime') });
+  if (perPeriod) group.push({ name: 'period', expr: ref(p, 'period', periodType(node.interval)) });
   const columns = [...group, ...measures(p).map(([name, expr]) => ({ name, expr }))];
   return ir.select({ ctes, columns, from: { kind: 'cte', name: 'best', alias: p }, joins, groupBy: group.map((g) => g.expr) });
 }
@@ -137,7 +138,6 @@ async function trends(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightC
   const best = bestAttempts(node, range, ctx, { perPeriod: true });
   const rows = await run(aggregate(node, best, true, (p) => [['entered', reachedCount(p, node.fromStep)], ['converted', reachedCount(p, node.toStep)]]));
   const list = buckets(range);
-  const key = periodKey(range);
   const series = new Map<string, { breakdown: string[] | null; byPeriod: Map<string, Row>; entered: number }>();
   for (const row of rows) {
     const breakdown = breakdownKey(row);
@@ -152,7 +152,7 @@ async function trends(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightC
   return ordered.map(({ breakdown, byPeriod }) => ({
     count: list.length,
     data: list.map((bucket) => {
-      const row = byPeriod.get(key(bucket));
+      const row = byPeriod.get(periodKey(range.interval, bucket.start, bucket.wall));
       const entered = Number(row?.entered ?? 0);
       return entered === 0 ? 0 : Math.round((Number(row!.converted) / entered) * 10_000) / 100;
     }),
@@ -160,12 +160,6 @@ async function trends(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightC
     labels: list.map((b) => b.label),
     ...(breakdown && { breakdown_value: breakdown }),
   }));
-}
-
-/** The text a bucket's `period` value decodes to: a UTC timestamp for hour/day, a wall date for week/month. */
-function periodKey(range: ResolvedDateRange): (bucket: Bucket) => string {
-  if (range.interval === 'week' || range.interval === 'month') return (bucket) => wallDate(bucket.wall);
-  return (bucket) => `${new Date(bucket.start).toISOString().slice(0, 19).replace('T', ' ')}.000000`;
 }
 
 // --- time to convert --------------------------------------------------------------------------
