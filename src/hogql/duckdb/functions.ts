@@ -81,12 +81,16 @@ const FUNCTIONS: Record<string, Print> = {
   row_number: () => 'row_number()',
   /** The value `n` rows later in the window's order (its frame is ignored, as ClickHouse's whole-partition frame). */
   leadInFrame: (_p, _c, [x, n]) => `lead(${x}, CAST(${n} AS BIGINT))`,
+  /** The value `n` rows earlier in the window's order. */
+  lagInFrame: (_p, _c, [x, n]) => `lag(${x}, CAST(${n} AS BIGINT))`,
   /** Ascending, NULLs last (ClickHouse's order). */
   arraySort: (_p, _c, [x]) => `list_sort(${x}, 'ASC', 'NULLS LAST')`,
   /** 1-based; NULL past the end. */
   arrayElement: (_p, _c, [x, i]) => `${x}[CAST(${i} AS BIGINT)]`,
 
   // --- Sightline's own
+  /** A URL without its one trailing slash (`/` itself stays), as paths name pageviews. */
+  __trimTrailingSlash: (_p, _c, [x]) => `regexp_replace(${x}, '(.)/$', '\\1')`,
   /** Case-insensitive substring; % and _ stay literal. */
   __icontains: (_p, _c, [s, part]) => `contains(lower(${s}), lower(${part}))`,
   /** The JSON value at a key path (constant keys after the column). */
