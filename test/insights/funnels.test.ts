@@ -1,11 +1,23 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { v7 as uuidv7 } from 'uuid';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import fc from 'fast-check';
+import type { TestServer } from '../helpers/server.js';
+import { expectError, expectOk } from '../helpers/api-fixtures.js';
+import {
+  type CaseOf,
+  DST_MOMENTS,
+  arbZone,
+  asReferenceEvents,
+  eventAt,
+  generatedPersons,
+  queryOf,
+  reportingFailures,
+  sendEvents,
+  setTimeZone,
+  startInsightsServer,
+} from '../helpers/insights.js';
 import { buckets, resolveDateRange, startOf, toWall, wallDate, DAY_MS } from '../../src/insights/time/index.js';
-import { type RefEvent, type RefFunnel, referenceSteps, referenceTimeToConvert, referenceTrends } from '../unit/insights/reference/funnels.js';
+import { type RefFunnel, referenceSteps, referenceTimeToConvert, referenceTrends } from '../unit/insights/reference/funnels.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -14,7 +26,7 @@ describe('FunnelsQuery', () => {
   let server: TestServer;
   let run = 0;
   before(async () => {
-    server = await startServer({ env: { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false' } });
+    server = await startInsightsServer();
   });
   after(async () => {
     await server?.stop();
@@ -26,13 +38,9 @@ describe('FunnelsQuery', () => {
     return (name: string) => prefix + name;
   };
 
-  async function send(events: Array<{ event: string; distinct_id: string; at: number; properties?: Record<string, unknown> }>) {
-    const batch = events.map((e) => ({ uuid: uuidv7(), event: e.event, distinct_id: e.distinct_id, timestamp: new Date(e.at).toISOString(), properties: e.properties ?? {} }));
-    const response = await server.post('/batch/', { api_key: server.projectKey, batch });
-    assert.equal(response.status, 200, await response.text());
-  }
-
-  const query = (q: Record<string, unknown>) => server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'FunnelsQuery', ...q }, refresh: 'force_blocking' } });
+  const send = (events: Array<{ event: string; distinct_id: string; at: number; properties?: Record<string, unknown> }>) =>
+    sendEvents(server, events.map((e) => eventAt(e.event, e.distinct_id, e.at, e.properties)));
+  const query = (q: Record<string, unknown>) => queryOf(server, 'FunnelsQuery')(q);
   const series = (...events: string[]) => events.map((event) => ({ kind: 'EventsNode', event }));
   const range = (from: number, to: number) => ({ date_from: new Date(from).toISOString(), date_to: new Date(to).toISOString(), explicitDate: true });
   const counts = (body: any) => body.results.map((s: any) => s.count);
@@ -185,11 +193,8 @@ describe('FunnelsQuery', () => {
 
   // --- property: the API against the reference implementation --------------------------------
 
-  const DST = { 'Europe/Paris': Date.UTC(2025, 2, 30, 1), 'America/New_York': Date.UTC(2025, 10, 2, 6), UTC: Date.UTC(2025, 5, 1, 0) } as const;
-  type Zone = keyof typeof DST;
-
   const arbCase = fc.record({
-    zone: fc.constantFrom<Zone>('UTC', 'Europe/Paris', 'America/New_York'),
+    zone: arbZone,
     persons: fc.integer({ min: 1, max: 4 }),
     merged: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
     events: fc.array(
@@ -211,97 +216,76 @@ describe('FunnelsQuery', () => {
 
   test('property: steps, trends and time to convert equal the reference (persons merged, DST, window edges, exclusions, breakdowns)', async () => {
     await fc.assert(
-      fc.asyncProperty(arbCase, async (c) => {
-        try {
-          await checkCase(c);
-        } catch (error) {
-          console.error(String((error as Error).message).slice(0, 2000));
-          throw error;
-        }
-      }),
+      fc.asyncProperty(arbCase, reportingFailures(checkCase)),
       { numRuns: Number(process.env.FUNNEL_RUNS ?? 25), endOnFailure: true },
     );
   });
 
   async function checkCase(c: CaseOf<typeof arbCase>) {
-        {
-        const r = `p${run++}_`;
-        const name = (step: number) => r + 'ABCD'[step];
-        const shapeSteps = [...c.shape].map((letter) => r + letter);
-        const n = shapeSteps.length;
-        const exclusion = c.exclusion && c.order !== 'unordered' ? { fromStep: Math.min(c.exclusion.fromStep, n - 2), toStep: Math.min(n - 1, Math.min(c.exclusion.fromStep, n - 2) + c.exclusion.span) } : c.order === 'unordered' && c.exclusion ? { fromStep: 0, toStep: n - 1 } : null;
-        const base = DST[c.zone];
-        const distinct = (who: number) => (who % 2 === 0 ? `${r}u${(who / 2) % c.persons}` : `${r}anon${((who - 1) / 2) % c.persons}`);
-        const personOf = (id: string) => {
-          const anon = /anon(\d+)$/.exec(id);
-          return anon && c.merged[Number(anon[1])] ? `${r}u${anon[1]}` : id;
-        };
-        const sent = c.events.map((e) => ({
-          uuid: uuidv7(),
-          event: name(e.step),
-          distinct_id: distinct(e.who),
-          timestamp: new Date(base + e.slot * 1_800_000).toISOString(),
-          properties: e.prop === null ? {} : { prop: e.prop },
-        }));
-        await expectOk(await server.api('/api/projects/@current/', { method: 'PATCH', body: { timezone: c.zone } }));
-        if (sent.length > 0) await expectOk(await server.post('/batch/', { api_key: server.projectKey, batch: sent }));
-        const merges = c.merged.slice(0, c.persons).flatMap((m, i) =>
-          m ? [{ uuid: uuidv7(), event: '$identify', distinct_id: `${r}u${i}`, timestamp: new Date(base - 20 * DAY).toISOString(), properties: { $anon_distinct_id: `${r}anon${i}` } }] : [],
-        );
-        if (merges.length > 0) await expectOk(await server.post('/batch/', { api_key: server.projectKey, batch: merges }));
+    const r = `p${run++}_`;
+    const name = (step: number) => r + 'ABCD'[step];
+    const shapeSteps = [...c.shape].map((letter) => r + letter);
+    const n = shapeSteps.length;
+    const exclusion = c.exclusion && c.order !== 'unordered' ? { fromStep: Math.min(c.exclusion.fromStep, n - 2), toStep: Math.min(n - 1, Math.min(c.exclusion.fromStep, n - 2) + c.exclusion.span) } : c.order === 'unordered' && c.exclusion ? { fromStep: 0, toStep: n - 1 } : null;
+    const base = DST_MOMENTS[c.zone];
+    const persons = generatedPersons(r, c.persons, c.merged);
+    const sent = c.events.map((e) => eventAt(name(e.step), persons.distinct(e.who), base + e.slot * 1_800_000, e.prop === null ? {} : { prop: e.prop }));
+    await setTimeZone(server, c.zone);
+    await sendEvents(server, sent);
+    const merges = persons.identifies(base - 20 * DAY);
+    await sendEvents(server, merges);
 
-        const localDay = (offsetDays: number) => wallDate(startOf('day', toWall(base, c.zone)) + offsetDays * DAY_MS);
-        const dateRange = { date_from: localDay(-1), date_to: localDay(1) };
-        const range = resolveDateRange(dateRange, { interval: 'day', timeZone: c.zone, weekStartDay: 0, now: new Date(base) });
-        const events: RefEvent[] = [...sent, ...merges].map((e) => ({ uuid: e.uuid, event: e.event, person: personOf(e.distinct_id), ts: Date.parse(e.timestamp), properties: e.properties }));
-        const f: RefFunnel = {
-          steps: shapeSteps.map((event) => ({ event })),
-          order: c.order,
-          windowMs: c.windowHours * HOUR,
-          exclusions: exclusion ? [{ event: name(3), ...exclusion }] : [],
-          range,
-          ...(c.breakdown && { breakdown: { property: 'prop', limit: 2 } }),
-        };
-        const q = {
-          series: series(...shapeSteps),
-          dateRange,
-          funnelsFilter: {
-            funnelOrderType: c.order,
-            funnelWindowInterval: c.windowHours,
-            funnelWindowIntervalUnit: 'hour',
-            exclusions: exclusion ? [{ kind: 'EventsNode', event: name(3), funnelFromStep: exclusion.fromStep, funnelToStep: exclusion.toStep }] : [],
-          },
-          ...(c.breakdown && { breakdownFilter: { breakdown_type: 'event', breakdown: 'prop', breakdown_limit: 2 } }),
-        };
+    const localDay = (offsetDays: number) => wallDate(startOf('day', toWall(base, c.zone)) + offsetDays * DAY_MS);
+    const dateRange = { date_from: localDay(-1), date_to: localDay(1) };
+    const range = resolveDateRange(dateRange, { interval: 'day', timeZone: c.zone, weekStartDay: 0, now: new Date(base) });
+    const events = asReferenceEvents([...sent, ...merges], persons.personOf);
+    const f: RefFunnel = {
+      steps: shapeSteps.map((event) => ({ event })),
+      order: c.order,
+      windowMs: c.windowHours * HOUR,
+      exclusions: exclusion ? [{ event: name(3), ...exclusion }] : [],
+      range,
+      ...(c.breakdown && { breakdown: { property: 'prop', limit: 2 } }),
+    };
+    const q = {
+      series: series(...shapeSteps),
+      dateRange,
+      funnelsFilter: {
+        funnelOrderType: c.order,
+        funnelWindowInterval: c.windowHours,
+        funnelWindowIntervalUnit: 'hour',
+        exclusions: exclusion ? [{ kind: 'EventsNode', event: name(3), funnelFromStep: exclusion.fromStep, funnelToStep: exclusion.toStep }] : [],
+      },
+      ...(c.breakdown && { breakdownFilter: { breakdown_type: 'event', breakdown: 'prop', breakdown_limit: 2 } }),
+    };
 
-        // steps
-        const stepsBody = await expectOk(await query(q));
-        const expected = referenceSteps(f, events);
-        const funnels: any[][] = c.breakdown ? stepsBody.results : [stepsBody.results];
-        const actual = new Map(funnels.map((fn) => [c.breakdown ? fn[0].breakdown_value[0] : '', fn]));
-        if (c.breakdown) assert.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort(), 'breakdown values');
-        for (const [key, steps] of expected) {
-          const got = actual.get(key)!;
-          assert.deepEqual(got.map((s) => s.count), steps.map((s) => s.count), `counts ${key}`);
-          steps.forEach((s, k) => {
-            close(got[k].average_conversion_time, s.average, `average ${key} ${k}`);
-            close(got[k].median_conversion_time, s.median, `median ${key} ${k}`);
-          });
-        }
+    // steps
+    const stepsBody = await expectOk(await query(q));
+    const expected = referenceSteps(f, events);
+    const funnels: any[][] = c.breakdown ? stepsBody.results : [stepsBody.results];
+    const actual = new Map(funnels.map((fn) => [c.breakdown ? fn[0].breakdown_value[0] : '', fn]));
+    if (c.breakdown) assert.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort(), 'breakdown values');
+    for (const [key, steps] of expected) {
+      const got = actual.get(key)!;
+      assert.deepEqual(got.map((s) => s.count), steps.map((s) => s.count), `counts ${key}`);
+      steps.forEach((s, k) => {
+        close(got[k].average_conversion_time, s.average, `average ${key} ${k}`);
+        close(got[k].median_conversion_time, s.median, `median ${key} ${k}`);
+      });
+    }
 
-        // trends (conversion per entry day, first to last step)
-        const trendsBody = await expectOk(await query({ ...q, breakdownFilter: undefined, funnelsFilter: { ...q.funnelsFilter, funnelVizType: 'trends' } }));
-        const percentages = referenceTrends({ ...f, breakdown: undefined }, events, 0, n - 1);
-        const list = buckets(range);
-        assert.deepEqual(trendsBody.results[0].days, list.map((b) => b.day));
-        assert.deepEqual(trendsBody.results[0].data, list.map((b) => percentages.get(b.wall) ?? 0), 'trends data');
+    // trends (conversion per entry day, first to last step)
+    const trendsBody = await expectOk(await query({ ...q, breakdownFilter: undefined, funnelsFilter: { ...q.funnelsFilter, funnelVizType: 'trends' } }));
+    const percentages = referenceTrends({ ...f, breakdown: undefined }, events, 0, n - 1);
+    const list = buckets(range);
+    assert.deepEqual(trendsBody.results[0].days, list.map((b) => b.day));
+    assert.deepEqual(trendsBody.results[0].data, list.map((b) => percentages.get(b.wall) ?? 0), 'trends data');
 
-        // time to convert
-        const ttcBody = await expectOk(await query({ ...q, breakdownFilter: undefined, funnelsFilter: { ...q.funnelsFilter, funnelVizType: 'time_to_convert' } }));
-        const ttc = referenceTimeToConvert({ ...f, breakdown: undefined }, events, 0, n - 1);
-        assert.deepEqual(ttcBody.results.bins, ttc.bins, 'bins');
-        close(ttcBody.results.average_conversion_time, ttc.average_conversion_time, 'average time to convert', 0.011);
-        }
+    // time to convert
+    const ttcBody = await expectOk(await query({ ...q, breakdownFilter: undefined, funnelsFilter: { ...q.funnelsFilter, funnelVizType: 'time_to_convert' } }));
+    const ttc = referenceTimeToConvert({ ...f, breakdown: undefined }, events, 0, n - 1);
+    assert.deepEqual(ttcBody.results.bins, ttc.bins, 'bins');
+    close(ttcBody.results.average_conversion_time, ttc.average_conversion_time, 'average time to convert', 0.011);
   }
 });
 
@@ -309,5 +293,3 @@ function close(actual: number | null, expected: number | null, what: string, tol
   if (expected === null || actual === null) return assert.equal(actual, expected, what);
   assert.ok(Math.abs(actual - expected) <= tolerance * Math.max(1, Math.abs(expected)), `${what}: ${actual} vs ${expected}`);
 }
-
-type CaseOf<A> = A extends fc.Arbitrary<infer T> ? T : never;

@@ -1,10 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { v7 as uuidv7 } from 'uuid';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
-import type { RefEvent } from '../unit/insights/reference/funnels.js';
+import { asReferenceEvents, eventAt, queryOf, sendEvents, startInsightsServer } from '../helpers/insights.js';
 import { referencePaths } from '../unit/insights/reference/paths.js';
 
 const MINUTE = 60_000;
@@ -13,24 +12,15 @@ describe('PathsQuery', () => {
   let server: TestServer;
   let run = 0;
   before(async () => {
-    server = await startServer({ env: { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false' } });
+    server = await startInsightsServer();
   });
   after(async () => {
     await server?.stop();
   });
 
-  type Sent = { uuid: string; event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> };
-  const pageview = (url: string, distinctId: string, at: number, event = '$pageview'): Sent => ({
-    uuid: uuidv7(),
-    event,
-    distinct_id: distinctId,
-    timestamp: new Date(at).toISOString(),
-    properties: event === '$pageview' ? { $current_url: url } : {},
-  });
-  async function send(batch: Sent[]) {
-    if (batch.length > 0) await expectOk(await server.post('/batch/', { api_key: server.projectKey, batch }));
-  }
-  const query = (q: Record<string, unknown>) => server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'PathsQuery', ...q }, refresh: 'force_blocking' } });
+  const pageview = (url: string, distinctId: string, at: number, event = '$pageview') => eventAt(event, distinctId, at, event === '$pageview' ? { $current_url: url } : {});
+  const send = (batch: ReturnType<typeof pageview>[]) => sendEvents(server, batch);
+  const query = (q: Record<string, unknown>) => queryOf(server, 'PathsQuery')(q);
   const t0 = Date.UTC(2025, 3, 10, 12);
   const range = (from: number, to: number) => ({ date_from: new Date(from).toISOString(), date_to: new Date(to).toISOString(), explicitDate: true });
 
@@ -83,7 +73,7 @@ describe('PathsQuery', () => {
         const body = await expectOk(
           await query({ dateRange: range(spec.from, spec.to), pathsFilter: { startPoint: spec.startPoint, endPoint: spec.endPoint, stepLimit: spec.stepLimit, edgeLimit: 1000 } }),
         );
-        const events: RefEvent[] = sent.map((e) => ({ uuid: e.uuid, event: e.event, person: e.distinct_id, ts: Date.parse(e.timestamp), properties: e.properties }));
+        const events = asReferenceEvents(sent, (id) => id);
         const expected = referencePaths(spec, events);
         const mine = (body.results as any[]).filter((edge) => edge.source.includes(u));
         const key = (e: any) => `${e.source} ${e.target}`;

@@ -1,29 +1,37 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { v7 as uuidv7 } from 'uuid';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
+import {
+  type CaseOf,
+  DST_MOMENTS,
+  arbZone,
+  asReferenceEvents,
+  eventAt as event,
+  generatedPersons,
+  queryOf,
+  reportingFailures,
+  sendEvents,
+  setTimeZone,
+  startInsightsServer,
+  type SentEvent,
+} from '../helpers/insights.js';
 import { type Interval, addUnits, resolveDateRange, startOf, toInstant, toWall, wallDate, DAY_MS, HOUR_MS } from '../../src/insights/time/index.js';
-import type { RefEvent } from '../unit/insights/reference/funnels.js';
 import { referenceRetention } from '../unit/insights/reference/retention.js';
 
 describe('RetentionQuery', () => {
   let server: TestServer;
   let run = 0;
   before(async () => {
-    server = await startServer({ env: { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false' } });
+    server = await startInsightsServer();
   });
   after(async () => {
     await server?.stop();
   });
 
-  type Sent = { uuid: string; event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> };
-  async function send(batch: Sent[]) {
-    if (batch.length > 0) await expectOk(await server.post('/batch/', { api_key: server.projectKey, batch }));
-  }
-  const event = (name: string, distinctId: string, at: number, properties: Record<string, unknown> = {}): Sent => ({ uuid: uuidv7(), event: name, distinct_id: distinctId, timestamp: new Date(at).toISOString(), properties });
-  const query = (q: Record<string, unknown>) => server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'RetentionQuery', ...q }, refresh: 'force_blocking' } });
+  const send = (batch: SentEvent[]) => sendEvents(server, batch);
+  const query = (q: Record<string, unknown>) => queryOf(server, 'RetentionQuery')(q);
   const counts = (row: any) => row.values.map((v: any) => v.count);
 
   test('vector: recurring Day, target and return on day 0, return on day 2 → [1, 0, 1, 0, …]', async () => {
@@ -81,13 +89,11 @@ describe('RetentionQuery', () => {
 
   // --- property: the API against the reference implementation ----------------------------------
 
-  const DST = { 'Europe/Paris': Date.UTC(2025, 2, 30, 1), 'America/New_York': Date.UTC(2025, 10, 2, 6), UTC: Date.UTC(2025, 5, 1, 0) } as const;
-  type Zone = keyof typeof DST;
   const PERIODS = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' } as const;
   const STEP_MS = { Hour: HOUR_MS / 2, Day: 3 * HOUR_MS, Week: DAY_MS, Month: 4 * DAY_MS } as const;
 
   const arbCase = fc.record({
-    zone: fc.constantFrom<Zone>('UTC', 'Europe/Paris', 'America/New_York'),
+    zone: arbZone,
     period: fc.constantFrom<keyof typeof PERIODS>('Hour', 'Day', 'Week', 'Month'),
     persons: fc.integer({ min: 1, max: 4 }),
     merged: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
@@ -101,14 +107,7 @@ describe('RetentionQuery', () => {
 
   test('property: cohorts and returns equal the reference (persons merged, DST, every period, first time, cumulative)', async () => {
     await fc.assert(
-      fc.asyncProperty(arbCase, async (c) => {
-        try {
-          await checkCase(c);
-        } catch (error) {
-          console.error(String((error as Error).message).slice(0, 2000));
-          throw error;
-        }
-      }),
+      fc.asyncProperty(arbCase, reportingFailures(checkCase)),
       { numRuns: Number(process.env.RETENTION_RUNS ?? 25), endOnFailure: true },
     );
   });
@@ -117,16 +116,12 @@ describe('RetentionQuery', () => {
     const r = `p${run++}_`;
     const target = `${r}T`;
     const returning = c.sameEvent ? target : `${r}R`;
-    const base = DST[c.zone];
-    const distinct = (who: number) => (who % 2 === 0 ? `${r}u${(who / 2) % c.persons}` : `${r}anon${((who - 1) / 2) % c.persons}`);
-    const personOf = (id: string) => {
-      const anon = /anon(\d+)$/.exec(id);
-      return anon && c.merged[Number(anon[1])] ? `${r}u${anon[1]}` : id;
-    };
-    const sent = c.events.map((e) => event(e.returning ? returning : target, distinct(e.who), base + e.slot * STEP_MS[c.period]));
-    await expectOk(await server.api('/api/projects/@current/', { method: 'PATCH', body: { timezone: c.zone } }));
+    const base = DST_MOMENTS[c.zone];
+    const persons = generatedPersons(r, c.persons, c.merged);
+    const sent = c.events.map((e) => event(e.returning ? returning : target, persons.distinct(e.who), base + e.slot * STEP_MS[c.period]));
+    await setTimeZone(server, c.zone);
     await send(sent);
-    const merges = c.merged.slice(0, c.persons).flatMap((m, i) => (m ? [event('$identify', `${r}u${i}`, base - 400 * DAY_MS, { $anon_distinct_id: `${r}anon${i}` })] : []));
+    const merges = persons.identifies(base - 400 * DAY_MS);
     await send(merges);
 
     const interval: Interval = PERIODS[c.period];
@@ -154,7 +149,7 @@ describe('RetentionQuery', () => {
     const lastWall = startOf(interval, toWall(bucketing.to - 1, c.zone), 0);
     const rowWalls: number[] = [];
     for (let wall = firstWall; wall <= lastWall; wall = addUnits(interval, 1, wall)) rowWalls.push(wall);
-    const events: RefEvent[] = [...sent, ...merges].map((e) => ({ uuid: e.uuid, event: e.event, person: personOf(e.distinct_id), ts: Date.parse(e.timestamp), properties: e.properties }));
+    const events = asReferenceEvents([...sent, ...merges], persons.personOf);
     const expected = referenceRetention(
       {
         target,
@@ -174,5 +169,3 @@ describe('RetentionQuery', () => {
     assert.deepEqual(body.results.map(counts), expected);
   }
 });
-
-type CaseOf<A> = A extends fc.Arbitrary<infer T> ? T : never;

@@ -15,12 +15,12 @@
  * met an exclusion are left out. Times are microseconds since the epoch, so frames and
  * differences stay exact integers.
  */
-import { EventsScope, HogQLError, compileFilters, ir, lazyJoins } from '../../hogql/index.js';
-import { validationError } from '../../kernel/errors.js';
+import { ir, lazyJoins } from '../../hogql/index.js';
+import { insightEvents, instantConstant } from '../events-scope.js';
 import type { HogQLType } from '../../hogql/index.js';
 import type { ResolvedDateRange } from '../time/index.js';
 import type { InsightContext } from '../types.js';
-import type { FunnelsNode } from './parse.js';
+import type { FunnelExclusion, FunnelsNode } from './parse.js';
 import { periodOf } from '../period-ir.js';
 
 type Expr = ir.IrExpr;
@@ -110,15 +110,7 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
  * Ordered and unordered funnels read only events some step or exclusion matches.
  */
 function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext): Relation {
-  const scope = new EventsScope({ propertyType: () => null, now: ctx.now, timeZone: ctx.project.timeZone }, ctx.project.id, 'e');
-  const filters = (json: unknown, attr: string): Expr | null => {
-    try {
-      return compileFilters(json, scope);
-    } catch (error) {
-      if (error instanceof HogQLError) throw validationError(error.message, attr);
-      throw error;
-    }
-  };
+  const { scope, filters } = insightEvents(ctx);
   const eventColumn = ir.column('e', 'events', 'event', 'String');
   const matches = (event: string | null, properties: unknown, attr: string) =>
     and(...[event === null ? null : ir.op('=', [eventColumn, ir.constant(event, 'String')]), filters(properties, attr)].filter((x): x is Expr => x !== null));
@@ -148,8 +140,8 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
   columns.push({ name: 'uid', expr: ir.column('e', 'events', 'uuid', 'UUID') });
 
   const where = ir.allOf([
-    ir.op('>=', [timestamp, ir.constant(timestampText(range.readFrom), 'DateTime')]),
-    ir.op('<', [timestamp, ir.constant(timestampText(range.to), 'DateTime')]),
+    ir.op('>=', [timestamp, instantConstant(range.readFrom)]),
+    ir.op('<', [timestamp, instantConstant(range.to)]),
     filters(node.properties, 'properties'),
     node.filterTestAccounts ? filters(ctx.project.testAccountFilters, 'filterTestAccounts') : null,
     groupColumn ? ir.op('!=', [groupColumn, ir.constant('', 'String')]) : null,
@@ -160,8 +152,6 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
   const query = ir.select({ columns, from: { kind: 'table', table: 'events', alias: 'e', projectId: ctx.project.id }, joins: lazyJoins(scope.binding), where });
   return new Relation(query, new Map(columns.map((c) => [c.name, typeOf(c.expr)])));
 }
-
-const timestampText = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ') + '000';
 
 /**
  * First touch: every row of an actor carries the breakdown value of the actor's first entry
@@ -208,11 +198,7 @@ function orderedAttempts(node: FunnelsNode, rows: Relation): Relation {
   return level.next([], (c) => {
     const reached = (k: number): Expr => (k === 0 ? ir.TRUE : and(isSet(c(`c${k}`)), ir.op('<=', [minus(c(`c${k}`), c('us')), window_])));
     const time = (k: number): Expr => (k === 0 ? c('us') : when(reached(k), c(`c${k}`)));
-    const excluded = node.exclusions.map((x, i) => {
-      const e = c(`e${i}`);
-      const beforeEnd = or(and(reached(x.toStep), ir.op('<', [e, c(`c${x.toStep}`)])), and(not(reached(x.toStep)), ir.op('<=', [minus(e, c('us')), window_])));
-      return and(reached(x.fromStep), isSet(e), beforeEnd);
-    });
+    const excluded = node.exclusions.map((x, i) => exclusionMet(x, c(`e${i}`), c('us'), window_, reached, (k) => c(`c${k}`)));
     return attemptColumns(node, c, time, reached, or(...excluded));
   }, (c) => c('s0'));
 }
@@ -237,13 +223,18 @@ function strictAttempts(node: FunnelsNode, rows: Relation): Relation {
     for (let k = 1; k < n; k++) reachedList.push(and(reachedList[k - 1], ir.call('coalesce', [c(`ls${k}`), ir.constant(false, 'Boolean')], 'Boolean'), ir.op('<=', [minus(c(`lu${k}`), c('us')), window_])));
     const reached = (k: number) => reachedList[k];
     const time = (k: number): Expr => (k === 0 ? c('us') : when(reached(k), c(`lu${k}`)));
-    const excluded = node.exclusions.map((x, i) => {
-      const e = c(`e${i}`);
-      const beforeEnd = or(and(reached(x.toStep), ir.op('<', [e, c(`lu${x.toStep}`)])), and(not(reached(x.toStep)), ir.op('<=', [minus(e, c('us')), window_])));
-      return and(reached(x.fromStep), isSet(e), beforeEnd);
-    });
+    const excluded = node.exclusions.map((x, i) => exclusionMet(x, c(`e${i}`), c('us'), window_, reached, (k) => c(`lu${k}`)));
     return attemptColumns(node, c, time, reached, or(...excluded));
   }, (c) => c('s0'));
+}
+
+/**
+ * Did exclusion `x` spoil the attempt? `next` is the first exclusion event after the attempt's
+ * fromStep event; it counts before the toStep event, or within the window when toStep was not reached.
+ */
+function exclusionMet(x: FunnelExclusion, next: Expr, entry: Expr, window_: Expr, reached: (k: number) => Expr, stepTime: (k: number) => Expr): Expr {
+  const beforeEnd = or(and(reached(x.toStep), ir.op('<', [next, stepTime(x.toStep)])), and(not(reached(x.toStep)), ir.op('<=', [minus(next, entry), window_])));
+  return and(reached(x.fromStep), isSet(next), beforeEnd);
 }
 
 function unorderedAttempts(node: FunnelsNode, rows: Relation): Relation {

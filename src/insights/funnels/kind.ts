@@ -6,7 +6,7 @@
 import { ir, type HogQLType } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { type ResolvedDateRange, buckets, describeRange, resolveDateRange } from '../time/index.js';
-import { periodKey, periodType } from '../period-ir.js';
+import { periodType, periodWall } from '../period-ir.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
 import { bestAttempts } from './attempts.js';
 import { type FunnelsNode, parseFunnelsQuery } from './parse.js';
@@ -138,12 +138,12 @@ async function trends(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightC
   const best = bestAttempts(node, range, ctx, { perPeriod: true });
   const rows = await run(aggregate(node, best, true, (p) => [['entered', reachedCount(p, node.fromStep)], ['converted', reachedCount(p, node.toStep)]]));
   const list = buckets(range);
-  const series = new Map<string, { breakdown: string[] | null; byPeriod: Map<string, Row>; entered: number }>();
+  const series = new Map<string, { breakdown: string[] | null; byPeriod: Map<number, Row>; entered: number }>();
   for (const row of rows) {
     const breakdown = breakdownKey(row);
     const id = JSON.stringify(breakdown);
     const entry = series.get(id) ?? { breakdown, byPeriod: new Map(), entered: 0 };
-    entry.byPeriod.set(String(row.period), row);
+    entry.byPeriod.set(periodWall(range.interval, row.period, range.timeZone), row);
     entry.entered += Number(row.entered);
     series.set(id, entry);
   }
@@ -152,7 +152,7 @@ async function trends(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightC
   return ordered.map(({ breakdown, byPeriod }) => ({
     count: list.length,
     data: list.map((bucket) => {
-      const row = byPeriod.get(periodKey(range.interval, bucket.start, bucket.wall));
+      const row = byPeriod.get(bucket.wall);
       const entered = Number(row?.entered ?? 0);
       return entered === 0 ? 0 : Math.round((Number(row!.converted) / entered) * 10_000) / 100;
     }),

@@ -6,6 +6,7 @@
  */
 import { validationError } from '../../kernel/errors.js';
 import { type DateRangeInput, type Interval, INTERVALS } from '../time/index.js';
+import { type Obj, choiceField, integerField, isObject } from '../node-fields.js';
 
 export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
 export type FunnelViz = 'steps' | 'trends' | 'time_to_convert';
@@ -68,28 +69,9 @@ export const MAX_STEPS = 20;
 const MAX_EXCLUSIONS = 20;
 const BREAKDOWN_LIMIT = 25;
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function optionalObject(v: unknown, attr: string): Obj | null {
   if (v === undefined || v === null) return null;
   if (!isObject(v)) throw validationError(`${attr} must be an object.`, attr);
-  return v;
-}
-
-function choice<T extends string>(v: unknown, allowed: readonly T[], fallback: T, attr: string): T {
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-    throw validationError(`${attr} must be one of ${allowed.join(', ')}.`, attr, 'invalid_choice');
-  }
-  return v as T;
-}
-
-function integer(v: unknown, fallback: number | null, min: number, max: number, attr: string): number | null {
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw validationError(`${attr} must be an integer from ${min} to ${max}.`, attr);
-  }
   return v;
 }
 
@@ -115,8 +97,8 @@ function parseStep(raw: unknown, index: number): FunnelStep {
 function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
   if (!raw) return null;
   const attr = 'breakdownFilter';
-  const limit = integer(raw.breakdown_limit, BREAKDOWN_LIMIT, 1, 1000, `${attr}.breakdown_limit`)!;
-  const partType = (v: unknown, at: string) => choice(v, ['event', 'person'] as const, 'event', at);
+  const limit = integerField(raw.breakdown_limit, BREAKDOWN_LIMIT, 1, 1000, `${attr}.breakdown_limit`)!;
+  const partType = (v: unknown, at: string) => choiceField(v, ['event', 'person'] as const, 'event', at);
   const property = (v: unknown, at: string) => {
     if (typeof v !== 'string' || v === '' || v.length > 400) throw validationError(`${at} must be a property name.`, at);
     return v;
@@ -145,8 +127,8 @@ function parseExclusion(raw: unknown, index: number, steps: FunnelStep[], order:
   if (!isObject(raw)) throw validationError(`${attr} must be an EventsNode.`, attr);
   if (raw.kind === 'ActionsNode') throw validationError('Actions do not exist in Sightline yet; use an EventsNode.', `${attr}.kind`, 'invalid_choice');
   const last = steps.length - 1;
-  const fromStep = integer(raw.funnelFromStep, 0, 0, last - 1, `${attr}.funnelFromStep`)!;
-  const toStep = integer(raw.funnelToStep, last, 1, last, `${attr}.funnelToStep`)!;
+  const fromStep = integerField(raw.funnelFromStep, 0, 0, last - 1, `${attr}.funnelFromStep`)!;
+  const toStep = integerField(raw.funnelToStep, last, 1, last, `${attr}.funnelToStep`)!;
   if (fromStep >= toStep) throw validationError('An exclusion must end at a later step than it starts.', `${attr}.funnelToStep`);
   if (order === 'unordered' && (fromStep !== 0 || toStep !== last)) {
     throw validationError('Unordered funnels only allow exclusions spanning all steps.', `${attr}.funnelFromStep`);
@@ -167,12 +149,12 @@ export function parseFunnelsQuery(node: Obj): FunnelsNode {
   const steps = node.series.map(parseStep);
   const last = steps.length - 1;
   const filter = optionalObject(node.funnelsFilter, 'funnelsFilter') ?? {};
-  const order = choice(filter.funnelOrderType, ['ordered', 'strict', 'unordered'] as const, 'ordered', 'funnelsFilter.funnelOrderType');
-  const viz = choice(filter.funnelVizType, ['steps', 'trends', 'time_to_convert'] as const, 'steps', 'funnelsFilter.funnelVizType');
-  const windowInterval = integer(filter.funnelWindowInterval, 14, 1, 100_000, 'funnelsFilter.funnelWindowInterval')!;
-  const unit = choice(filter.funnelWindowIntervalUnit, Object.keys(WINDOW_UNIT_SECONDS) as WindowUnit[], 'day', 'funnelsFilter.funnelWindowIntervalUnit');
-  const fromStep = integer(filter.funnelFromStep, 0, 0, last - 1, 'funnelsFilter.funnelFromStep')!;
-  const toStep = integer(filter.funnelToStep, last, 1, last, 'funnelsFilter.funnelToStep')!;
+  const order = choiceField(filter.funnelOrderType, ['ordered', 'strict', 'unordered'] as const, 'ordered', 'funnelsFilter.funnelOrderType');
+  const viz = choiceField(filter.funnelVizType, ['steps', 'trends', 'time_to_convert'] as const, 'steps', 'funnelsFilter.funnelVizType');
+  const windowInterval = integerField(filter.funnelWindowInterval, 14, 1, 100_000, 'funnelsFilter.funnelWindowInterval')!;
+  const unit = choiceField(filter.funnelWindowIntervalUnit, Object.keys(WINDOW_UNIT_SECONDS) as WindowUnit[], 'day', 'funnelsFilter.funnelWindowIntervalUnit');
+  const fromStep = integerField(filter.funnelFromStep, 0, 0, last - 1, 'funnelsFilter.funnelFromStep')!;
+  const toStep = integerField(filter.funnelToStep, last, 1, last, 'funnelsFilter.funnelToStep')!;
   if (fromStep >= toStep) throw validationError('funnelToStep must be after funnelFromStep.', 'funnelsFilter.funnelToStep');
   if (filter.funnelAggregateByHogQL !== undefined && filter.funnelAggregateByHogQL !== null && filter.funnelAggregateByHogQL !== 'person_id') {
     throw validationError('Aggregating funnels by a HogQL expression is not supported yet.', 'funnelsFilter.funnelAggregateByHogQL', 'invalid_choice');
@@ -190,10 +172,10 @@ export function parseFunnelsQuery(node: Obj): FunnelsNode {
     kind: 'FunnelsQuery',
     steps,
     dateRange,
-    interval: choice(node.interval, INTERVALS, 'day', 'interval'),
+    interval: choiceField(node.interval, INTERVALS, 'day', 'interval'),
     properties: node.properties ?? [],
     filterTestAccounts: node.filterTestAccounts === true,
-    groupTypeIndex: integer(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
+    groupTypeIndex: integerField(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
     breakdown: parseBreakdown(optionalObject(node.breakdownFilter, 'breakdownFilter')),
     order,
     viz,

@@ -6,13 +6,14 @@
  * row collapse; a path starts at `startPoint` and ends at `endPoint` when given and is at most
  * `stepLimit` items long. All of it is window functions in one statement; only the edges return.
  */
-import { EventsScope, HogQLError, compileFilters, ir, lazyJoins } from '../../hogql/index.js';
+import { ir, lazyJoins } from '../../hogql/index.js';
+import { insightEvents, instantConstant } from '../events-scope.js';
 import { validationError } from '../../kernel/errors.js';
 import { describeRange, resolveDateRange, type DateRangeInput } from '../time/index.js';
 import type { InsightContext, KindResponse, QueryKind } from '../types.js';
+import { type Obj, integerField, isObject } from '../node-fields.js';
 
 type Expr = ir.IrExpr;
-type Obj = Record<string, unknown>;
 
 export type PathEventType = '$pageview' | '$screen' | 'custom_event';
 
@@ -32,13 +33,6 @@ export interface PathsNode {
 }
 
 const SESSION_GAP_US = 30 * 60 * 1_000_000;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function integer(v: unknown, fallback: number | null, min: number, max: number, attr: string): number | null {
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw validationError(`${attr} must be an integer from ${min} to ${max}.`, attr);
-  return v;
-}
 
 function text(v: unknown, attr: string): string | null {
   if (v === undefined || v === null || v === '') return null;
@@ -70,11 +64,11 @@ export function parsePathsQuery(node: Obj): PathsNode {
     includeEventTypes: types as PathEventType[],
     startPoint: text(raw.startPoint, 'pathsFilter.startPoint'),
     endPoint: text(raw.endPoint, 'pathsFilter.endPoint'),
-    stepLimit: integer(raw.stepLimit, 5, 2, 20, 'pathsFilter.stepLimit')!,
-    edgeLimit: integer(raw.edgeLimit, 50, 1, 10_000, 'pathsFilter.edgeLimit')!,
+    stepLimit: integerField(raw.stepLimit, 5, 2, 20, 'pathsFilter.stepLimit')!,
+    edgeLimit: integerField(raw.edgeLimit, 50, 1, 10_000, 'pathsFilter.edgeLimit')!,
     excludeEvents: exclude as string[],
-    minEdgeWeight: integer(raw.minEdgeWeight, null, 0, Number.MAX_SAFE_INTEGER, 'pathsFilter.minEdgeWeight'),
-    maxEdgeWeight: integer(raw.maxEdgeWeight, null, 0, Number.MAX_SAFE_INTEGER, 'pathsFilter.maxEdgeWeight'),
+    minEdgeWeight: integerField(raw.minEdgeWeight, null, 0, Number.MAX_SAFE_INTEGER, 'pathsFilter.minEdgeWeight'),
+    maxEdgeWeight: integerField(raw.maxEdgeWeight, null, 0, Number.MAX_SAFE_INTEGER, 'pathsFilter.maxEdgeWeight'),
     dateRange: (node.dateRange ?? null) as DateRangeInput | null,
     properties: node.properties ?? [],
     filterTestAccounts: node.filterTestAccounts === true,
@@ -92,7 +86,6 @@ const int = (n: number) => ir.constant(n, 'Integer');
 const str = (s: string) => ir.constant(s, 'String');
 const when = (condition: Expr, then: Expr, otherwise: Expr = ir.NULL): Expr => ({ kind: 'case', branches: [[condition, then]], otherwise, type: then.type });
 const window = (call: ir.IrCall, partitionBy: Expr[], orderBy: ir.IrOrder[], frame: ir.IrFrame | null = null): Expr => ({ kind: 'window', call, partitionBy, orderBy, frame, type: call.type });
-const timestampText = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ') + '000';
 
 let aliases = 0;
 
@@ -114,15 +107,7 @@ function over(query: ir.IrQuery, build: (c: (name: string, type?: ir.IrColumn['t
 
 async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindResponse> {
   const range = resolveDateRange(node.dateRange, { interval: 'day', timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
-  const scope = new EventsScope({ propertyType: () => null, now: ctx.now, timeZone: ctx.project.timeZone }, ctx.project.id, 'e');
-  const filters = (json: unknown, attr: string): Expr | null => {
-    try {
-      return compileFilters(json, scope);
-    } catch (error) {
-      if (error instanceof HogQLError) throw validationError(error.message, attr);
-      throw error;
-    }
-  };
+  const { scope, filters } = insightEvents(ctx);
   const event = ir.column('e', 'events', 'event', 'String');
   const timestamp = ir.column('e', 'events', 'timestamp', 'DateTime');
   const property = (key: string) => scope.filterSources().event(key).text;
@@ -145,8 +130,8 @@ async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindRespo
     ],
     from: { kind: 'table', table: 'events', alias: 'e', projectId: ctx.project.id },
     where: ir.allOf([
-      ir.op('>=', [timestamp, ir.constant(timestampText(range.readFrom), 'DateTime')]),
-      ir.op('<', [timestamp, ir.constant(timestampText(range.to), 'DateTime')]),
+      ir.op('>=', [timestamp, instantConstant(range.readFrom)]),
+      ir.op('<', [timestamp, instantConstant(range.to)]),
       typeConditions.length === 0 ? null : ir.anyOf(typeConditions),
       filters(node.properties, 'properties'),
       node.filterTestAccounts ? filters(ctx.project.testAccountFilters, 'filterTestAccounts') : null,

@@ -5,11 +5,12 @@
  * period once per side and counts (cohort period, return period) pairs; only the small table
  * of pair counts comes back.
  */
-import { EventsScope, HogQLError, compileFilters, ir, lazyJoins } from '../../hogql/index.js';
+import { ir, lazyJoins } from '../../hogql/index.js';
+import { insightEvents, instantConstant } from '../events-scope.js';
 import { validationError } from '../../kernel/errors.js';
 import { type CalendarUnit, addInstant, addUnits, isoWithOffset, resolveDateRange, startOfInstant, toInstant, toWall } from '../time/index.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
-import { periodKey, periodOf, periodType } from '../period-ir.js';
+import { periodOf, periodType, periodWall } from '../period-ir.js';
 import { PERIOD_INTERVAL, type RetentionEntity, type RetentionNode, parseRetentionQuery } from './parse.js';
 
 type Expr = ir.IrExpr;
@@ -49,27 +50,17 @@ function periodsOf(node: RetentionNode, ctx: InsightContext): Periods {
   return { start, end, rows };
 }
 
-const timestampText = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ') + '000';
-
 /** `(a, p)`: each actor once per period in which `entity` happened (at least `minimum` times). */
 function actorPeriods(node: RetentionNode, ctx: InsightContext, entity: RetentionEntity, attr: string, bounds: { from: number; to: number }, firstEver: boolean, minimum: number): ir.IrQuery {
-  const scope = new EventsScope({ propertyType: () => null, now: ctx.now, timeZone: ctx.project.timeZone }, ctx.project.id, 'e');
-  const filters = (json: unknown, at: string): Expr | null => {
-    try {
-      return compileFilters(json, scope);
-    } catch (error) {
-      if (error instanceof HogQLError) throw validationError(error.message, at);
-      throw error;
-    }
-  };
+  const { scope, filters } = insightEvents(ctx);
   const timestamp = ir.column('e', 'events', 'timestamp', 'DateTime');
   const group = node.groupTypeIndex === null ? null : ir.column('e', 'events', `$group_${node.groupTypeIndex}`, 'String');
   const actor = group ?? scope.field(['person_id'], 0);
   const where = ir.allOf([
     entity.event === null ? null : ir.op('=', [ir.column('e', 'events', 'event', 'String'), ir.constant(entity.event, 'String')]),
     filters(entity.properties, `${attr}.properties`),
-    firstEver ? null : ir.op('>=', [timestamp, ir.constant(timestampText(bounds.from), 'DateTime')]),
-    ir.op('<', [timestamp, ir.constant(timestampText(bounds.to), 'DateTime')]),
+    firstEver ? null : ir.op('>=', [timestamp, instantConstant(bounds.from)]),
+    ir.op('<', [timestamp, instantConstant(bounds.to)]),
     filters(node.properties, 'properties'),
     node.filterTestAccounts ? filters(ctx.project.testAccountFilters, 'filterTestAccounts') : null,
     group ? ir.op('!=', [group, ir.constant('', 'String')]) : null,
@@ -88,7 +79,7 @@ function actorPeriods(node: RetentionNode, ctx: InsightContext, entity: Retentio
         { name: 'p', expr: periodOf(f, interval, timeZone, weekStartDay) },
       ],
       from: { kind: 'subquery', query: firsts, alias: 'f' },
-      where: ir.op('>=', [f, ir.constant(timestampText(bounds.from), 'DateTime')]),
+      where: ir.op('>=', [f, instantConstant(bounds.from)]),
     });
   }
   const period = periodOf(timestamp, interval, timeZone, weekStartDay);
@@ -148,15 +139,16 @@ async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<K
     : ir.select({ ctes, columns: [{ name: 'tp', expr: t('p', pType) }, { name: 'rp', expr: r('p', pType) }, { name: 'n', expr: count }], ...joined, groupBy: [t('p', pType), r('p', pType)] });
   const pairRows = await ctx.run(pairs, options);
 
-  const index = new Map(periods.rows.map((row, i) => [periodKey(interval, row.start, row.wall), i]));
+  const index = new Map(periods.rows.map((row, i) => [row.wall, i]));
+  const rowOf = (value: unknown) => index.get(periodWall(interval, value, ctx.project.timeZone));
   const values = periods.rows.map(() => new Array<number>(node.totalIntervals).fill(0));
   for (const row of cohorts) {
-    const i = index.get(String(row.p));
+    const i = rowOf(row.p);
     if (i !== undefined) values[i][0] = Number(row.n);
   }
   for (const row of pairRows as Row[]) {
-    const i = index.get(String(row.tp));
-    const j = index.get(String(row.rp));
+    const i = rowOf(row.tp);
+    const j = rowOf(row.rp);
     if (i === undefined || j === undefined) continue;
     const k = j - i;
     if (node.cumulative) for (let m = 1; m <= Math.min(k, node.totalIntervals - 1); m++) values[i][m] += Number(row.n);

@@ -1,6 +1,7 @@
 /** A RetentionQuery node (query-api.md §1.9) checked and given PostHog's defaults; 400s name the field. */
 import { validationError } from '../../kernel/errors.js';
 import type { DateRangeInput, Interval } from '../time/index.js';
+import { type Obj, integerField, isObject } from '../node-fields.js';
 
 export type RetentionPeriod = 'Hour' | 'Day' | 'Week' | 'Month';
 export const PERIOD_INTERVAL: Record<RetentionPeriod, Interval> = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' };
@@ -30,15 +31,6 @@ export interface RetentionNode {
 const DEFAULT_TOTAL_INTERVALS = 7;
 const MAX_TOTAL_INTERVALS = 400;
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function integer(v: unknown, fallback: number | null, min: number, max: number, attr: string): number | null {
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw validationError(`${attr} must be an integer from ${min} to ${max}.`, attr);
-  return v;
-}
-
 function entity(v: unknown, attr: string): RetentionEntity {
   if (v === undefined || v === null) return { event: '$pageview', properties: [] };
   if (!isObject(v)) throw validationError(`${attr} must be an object such as {"id": "$pageview", "type": "events"}.`, attr);
@@ -67,15 +59,15 @@ export function parseRetentionQuery(node: Obj): RetentionNode {
   return {
     kind: 'RetentionQuery',
     period: period as RetentionPeriod,
-    totalIntervals: integer(f.totalIntervals, DEFAULT_TOTAL_INTERVALS, 1, MAX_TOTAL_INTERVALS, 'retentionFilter.totalIntervals')!,
+    totalIntervals: integerField(f.totalIntervals, DEFAULT_TOTAL_INTERVALS, 1, MAX_TOTAL_INTERVALS, 'retentionFilter.totalIntervals')!,
     firstTime: type === 'retention_first_time',
     target: entity(f.targetEntity, 'retentionFilter.targetEntity'),
     returning: entity(f.returningEntity, 'retentionFilter.returningEntity'),
-    minimumOccurrences: integer(f.minimumOccurrences, 1, 1, 1_000_000, 'retentionFilter.minimumOccurrences')!,
+    minimumOccurrences: integerField(f.minimumOccurrences, 1, 1, 1_000_000, 'retentionFilter.minimumOccurrences')!,
     cumulative: f.cumulative === true,
     dateRange: dateRange as DateRangeInput | null,
     properties: node.properties ?? [],
     filterTestAccounts: node.filterTestAccounts === true,
-    groupTypeIndex: integer(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
+    groupTypeIndex: integerField(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
   };
 }
