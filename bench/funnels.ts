@@ -6,7 +6,7 @@
  * Data: BENCH_INSIGHTS_EVENTS (10,000,000) events over 90 days, 50,000 persons (each with a
  * distinct id in the person mirror, as after identification), 30 event names ($pageview half of
  * them, signed_up 8 %, purchase 3 %), browser-like properties; written straight into the event
- * store with SQL and kept in BENCH_INSIGHTS_DIR (default <tmp>/sightline-insights-<events>).
+ * store with SQL and kept in BENCH_FUNNELS_DIR (default <tmp>/sightline-funnels-<events>).
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ import { fmt } from './format.js';
 import { startBenchServer } from './server.js';
 
 const EVENTS = Number(process.env.BENCH_INSIGHTS_EVENTS ?? 10_000_000);
-const DIR = process.env.BENCH_INSIGHTS_DIR ?? path.join(os.tmpdir(), `sightline-insights-${EVENTS}`);
+const DIR = process.env.BENCH_FUNNELS_DIR ?? path.join(os.tmpdir(), `sightline-funnels-${EVENTS}`);
 const KEYS = { projectKey: 'phc_insightsdataset00000000000', personalKey: 'phx_insightsdataset00000000000' };
 const PERSONS = 50_000;
 const CHUNK = 1_000_000;

@@ -211,7 +211,7 @@ function strictAttempts(node: FunnelsNode, rows: Relation): Relation {
     ? rows
     : rows.next(common, (c) => node.exclusions.map((_, i) => [`e${i}`, minFrom(c('a'), c('us'), when(c(`x${i}`), c('us')), 1)] as [string, Expr]));
   const order = (c: (name: string) => Expr): ir.IrOrder[] => [{ expr: c('us'), desc: false }, { expr: c('uid'), desc: false }];
-  const lead = (c: (name: string) => Expr, x: Expr, k: number) => window(ir.call('leadInFrame', [x, int(k)], x.type), [c('a')], order(c));
+  const lead = (c: (name: string) => Expr, x: Expr, k: number) => window(ir.call('lead', [x, int(k)], x.type), [c('a')], order(c));
   const ahead = withNext.next(['a', 'ts', 'us', 's0', ...(node.breakdown ? ['bd'] : [])], (c) => {
     const added: Array<[string, Expr]> = [];
     for (let k = 1; k < n; k++) added.push([`ls${k}`, lead(c, c(`s${k}`), k)], [`lu${k}`, lead(c, c('us'), k)]);

@@ -95,7 +95,7 @@ async function steps(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCo
       const out: Array<[string, Expr]> = [];
       for (let k = 0; k < n; k++) {
         out.push([`c${k}`, reachedCount(p, k)]);
-        if (k > 0) out.push([`avg${k}`, ir.call('avg', [secondsBetween(p, k - 1, k)], 'Float')], [`med${k}`, ir.call('median', [secondsBetween(p, k - 1, k)], 'Float')]);
+        if (k > 0) out.push([`avg${k}`, ir.call('avg', [secondsBetween(p, k - 1, k)], 'Float')], [`med${k}`, ir.call('quantile', [secondsBetween(p, k - 1, k)], 'Float', { params: [ir.constant(0.5, 'Float')] })]);
       }
       return out;
     }),

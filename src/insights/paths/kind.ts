@@ -144,7 +144,7 @@ async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindRespo
   // Sessions: a new one at the actor's first event and after every gap of 30 minutes or more.
   // (A window's value is read a level up: engines refuse windows inside TRY and similar.)
   const gaps = over(withoutExcluded, (c) => ({
-    columns: [...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previousUs', window(ir.call('lagInFrame', [c('us'), int(1)], 'Integer'), [c('a')], byTime(c))]],
+    columns: [...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previousUs', window(ir.call('lag', [c('us'), int(1)], 'Integer'), [c('a')], byTime(c))]],
   }));
   const sessions = over(gaps, (c) => {
     const starts = ir.anyOf([ir.op('isNull', [c('previousUs')]), ir.op('>=', [ir.op('-', [c('us'), c('previousUs')], 'Integer'), int(SESSION_GAP_US)])]);
@@ -157,7 +157,7 @@ async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindRespo
   });
   // Repeats of one item in a row collapse into the first.
   const withPrevious = over(sessions, (c) => ({
-    columns: [...['a', 'sid', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previous', window(ir.call('lagInFrame', [c('item'), int(1)], 'String'), [c('a'), c('sid')], byTime(c))]],
+    columns: [...['a', 'sid', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previous', window(ir.call('lag', [c('item'), int(1)], 'String'), [c('a'), c('sid')], byTime(c))]],
   }));
   const collapsed = over(withPrevious, (c) => ({
     columns: ['a', 'sid', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]),
@@ -198,7 +198,7 @@ async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindRespo
     };
   });
   const edges = over(kept, (c) => {
-    const next = (x: Expr, type: 'String' | 'Integer') => window(ir.call('leadInFrame', [x, int(1)], type), [c('a'), c('sid')], [{ expr: c('step'), desc: false }]);
+    const next = (x: Expr, type: 'String' | 'Integer') => window(ir.call('lead', [x, int(1)], type), [c('a'), c('sid')], [{ expr: c('step'), desc: false }]);
     return { columns: [...['step', 'item', 'us'].map((n) => [n, c(n)] as [string, Expr]), ['nextItem', next(c('item'), 'String')], ['nextUs', next(c('us'), 'Integer')]] };
   });
   const counted = over(edges, (c) => {

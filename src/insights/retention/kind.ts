@@ -44,6 +44,8 @@ function periodsOf(node: RetentionNode, ctx: InsightContext): Periods {
     const wall = addUnits(unit, i, firstWall);
     const instant = toInstant(wall, timeZone);
     if (instant >= end) break;
+    // An hour the clock skips when DST starts is no period (its wall time names no instant).
+    if (interval === 'hour' && toWall(instant, timeZone) !== wall) continue;
     if (rows.length >= MAX_ROWS) throw validationError(`A retention query covers at most ${MAX_ROWS} periods; shorten the date range.`, 'dateRange.date_from');
     rows.push({ start: instant, wall });
   }
