@@ -21,7 +21,7 @@ import type { HogQLType } from '../../hogql/index.js';
 import type { ResolvedDateRange } from '../time/index.js';
 import type { InsightContext } from '../types.js';
 import type { FunnelExclusion, FunnelsNode } from './parse.js';
-import { periodOf } from '../period-ir.js';
+import { bucketExpr } from '../series/bucket.js';
 
 type Expr = ir.IrExpr;
 
@@ -96,7 +96,7 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
 
   const times = Array.from({ length: n }, (_, k) => `t${k}`);
   const carried = ['a', ...(node.breakdown ? ['bd'] : []), 'ts0', ...times, 'steps'];
-  const withPeriod = options.perPeriod ? attempts.next([...carried, 'excluded'], (c) => [['period', periodOf(c('ts0'), range.interval, range.timeZone, range.weekStartDay)]]) : attempts;
+  const withPeriod = options.perPeriod ? attempts.next([...carried, 'excluded'], (c) => [['period', bucketExpr(range.interval, range.timeZone, range.weekStartDay, c('ts0'))]]) : attempts;
   const partition = options.perPeriod ? ['a', 'period'] : ['a'];
   const ranked = withPeriod.next([...carried, 'excluded', ...(options.perPeriod ? ['period'] : [])], (c) => [
     ['rn', window(ir.call('row_number', [], 'Integer'), partition.map(c), [{ expr: c('steps'), desc: true }, { expr: c('t0'), desc: false }])],

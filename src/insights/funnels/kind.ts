@@ -6,7 +6,7 @@
 import { ir, type HogQLType } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { type ResolvedDateRange, buckets, describeRange, resolveDateRange } from '../time/index.js';
-import { periodType, periodWall } from '../period-ir.js';
+import { bucketExpr, bucketWall } from '../series/bucket.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
 import { bestAttempts } from './attempts.js';
 import { type FunnelsNode, parseFunnelsQuery } from './parse.js';
@@ -42,9 +42,9 @@ const ref = (alias: string, name: string, type: HogQLType) => ir.column(alias, n
 /**
  * `SELECT <group>, <measures> FROM best GROUP BY <group>`, where a breakdown's values beyond
  * the limit (ranked by actors who entered, then by value) become "Other". Columns: `bd` (with a
- * breakdown), the `period` when asked, and the measures.
+ * breakdown), the `period` when its type is given, and the measures.
  */
-function aggregate(node: FunnelsNode, best: ir.IrQuery, perPeriod: boolean, measures: (p: string) => Array<[string, Expr]>): ir.IrQuery {
+function aggregate(node: FunnelsNode, best: ir.IrQuery, periodType: HogQLType | null, measures: (p: string) => Array<[string, Expr]>): ir.IrQuery {
   const p = 'p';
   const group: ir.IrSelectColumn[] = [];
   const ctes: Array<{ name: string; query: ir.IrQuery }> = [{ name: 'best', query: best }];
@@ -70,7 +70,7 @@ function aggregate(node: FunnelsNode, best: ir.IrQuery, perPeriod: boolean, meas
       expr: { kind: 'case', branches: [[ir.op('<=', [ref('k', 'rk', 'Integer'), int(node.breakdown.limit)]), { ...ref(p, 'bd', 'Array'), item: 'String' }]], otherwise: other, type: 'Array', item: 'String' },
     });
   }
-  if (perPeriod) group.push({ name: 'period', expr: ref(p, 'period', periodType(node.interval)) });
+  if (periodType) group.push({ name: 'period', expr: ref(p, 'period', periodType) });
   const columns = [...group, ...measures(p).map(([name, expr]) => ({ name, expr }))];
   return ir.select({ ctes, columns, from: { kind: 'cte', name: 'best', alias: p }, joins, groupBy: group.map((g) => g.expr) });
 }
@@ -91,7 +91,7 @@ async function steps(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCo
   const n = node.steps.length;
   const best = bestAttempts(node, range, ctx, { perPeriod: false });
   const rows = await run(
-    aggregate(node, best, false, (p) => {
+    aggregate(node, best, null, (p) => {
       const out: Array<[string, Expr]> = [];
       for (let k = 0; k < n; k++) {
         out.push([`c${k}`, reachedCount(p, k)]);
@@ -136,14 +136,15 @@ function stepIdentity(node: FunnelsNode, k: number) {
 
 async function trends(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext, run: Run): Promise<unknown> {
   const best = bestAttempts(node, range, ctx, { perPeriod: true });
-  const rows = await run(aggregate(node, best, true, (p) => [['entered', reachedCount(p, node.fromStep)], ['converted', reachedCount(p, node.toStep)]]));
+  const periodType = bucketExpr(range.interval, range.timeZone, range.weekStartDay).type;
+  const rows = await run(aggregate(node, best, periodType, (p) => [['entered', reachedCount(p, node.fromStep)], ['converted', reachedCount(p, node.toStep)]]));
   const list = buckets(range);
   const series = new Map<string, { breakdown: string[] | null; byPeriod: Map<number, Row>; entered: number }>();
   for (const row of rows) {
     const breakdown = breakdownKey(row);
     const id = JSON.stringify(breakdown);
     const entry = series.get(id) ?? { breakdown, byPeriod: new Map(), entered: 0 };
-    entry.byPeriod.set(periodWall(range.interval, row.period, range.timeZone), row);
+    entry.byPeriod.set(bucketWall(row.period, range.timeZone), row);
     entry.entered += Number(row.entered);
     series.set(id, entry);
   }

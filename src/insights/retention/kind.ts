@@ -10,7 +10,7 @@ import { insightEvents, instantConstant } from '../events-scope.js';
 import { validationError } from '../../kernel/errors.js';
 import { type CalendarUnit, addInstant, addUnits, isoWithOffset, resolveDateRange, startOfInstant, toInstant, toWall } from '../time/index.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
-import { periodOf, periodType, periodWall } from '../period-ir.js';
+import { bucketExpr, bucketWall } from '../series/bucket.js';
 import { PERIOD_INTERVAL, type RetentionEntity, type RetentionNode, parseRetentionQuery } from './parse.js';
 
 type Expr = ir.IrExpr;
@@ -78,13 +78,13 @@ function actorPeriods(node: RetentionNode, ctx: InsightContext, entity: Retentio
     return ir.select({
       columns: [
         { name: 'a', expr: ir.column('f', null, 'a', actor.type) },
-        { name: 'p', expr: periodOf(f, interval, timeZone, weekStartDay) },
+        { name: 'p', expr: bucketExpr(interval, timeZone, weekStartDay, f) },
       ],
       from: { kind: 'subquery', query: firsts, alias: 'f' },
       where: ir.op('>=', [f, instantConstant(bounds.from)]),
     });
   }
-  const period = periodOf(timestamp, interval, timeZone, weekStartDay);
+  const period = bucketExpr(interval, timeZone, weekStartDay, timestamp);
   return ir.select({
     columns: [
       { name: 'a', expr: actor },
@@ -101,7 +101,7 @@ function actorPeriods(node: RetentionNode, ctx: InsightContext, entity: Retentio
 async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<KindResponse> {
   const periods = periodsOf(node, ctx);
   const interval = PERIOD_INTERVAL[node.period];
-  const pType = periodType(interval);
+  const pType = bucketExpr(interval, ctx.project.timeZone, ctx.project.weekStartDay).type;
   const options = { timeSpan: { from: new Date(periods.start), to: new Date(periods.end) } };
   const inRange = { from: periods.start, to: periods.end };
   const targets = actorPeriods(node, ctx, node.target, 'retentionFilter.targetEntity', inRange, node.firstTime, 1);
@@ -142,7 +142,7 @@ async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<K
   const pairRows = await ctx.run(pairs, options);
 
   const index = new Map(periods.rows.map((row, i) => [row.wall, i]));
-  const rowOf = (value: unknown) => index.get(periodWall(interval, value, ctx.project.timeZone));
+  const rowOf = (value: unknown) => index.get(bucketWall(value, ctx.project.timeZone));
   const values = periods.rows.map(() => new Array<number>(node.totalIntervals).fill(0));
   for (const row of cohorts) {
     const i = rowOf(row.p);
