@@ -106,7 +106,8 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
 
 /**
  * The actor's events in range: `a`, `ts`, `us`, a flag per step (`s{i}`) and exclusion
- * (`x{i}`), the breakdown value of the event (`b`), and for strict funnels a tie-breaker (`uid`).
+ * (`x{i}`), the breakdown value of the event (`b`), and for strict funnels and first touch a
+ * tie-breaker (`uid`).
  * Ordered and unordered funnels read only events some step or exclusion matches.
  */
 function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext): Relation {
@@ -136,8 +137,8 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
     });
     columns.push({ name: 'b', expr: { kind: 'array', items, type: 'Array', item: 'String' } });
   }
-  // Orders events of one moment (strict funnels, first touch) the same way every time.
-  columns.push({ name: 'uid', expr: ir.column('e', 'events', 'uuid', 'UUID') });
+  // Orders events of one moment the same way every time, where the order matters.
+  if (node.order === 'strict' || node.breakdown) columns.push({ name: 'uid', expr: ir.column('e', 'events', 'uuid', 'UUID') });
 
   const where = ir.allOf([
     ir.op('>=', [timestamp, instantConstant(range.readFrom)]),
