@@ -90,12 +90,14 @@ export interface AttemptsOptions {
  */
 export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext, options: AttemptsOptions): ir.IrQuery {
   const n = node.steps.length;
-  const base = eventRows(node, range, ctx);
+  // The entry's timestamp is carried through the window passes only when a period needs it.
+  const timeColumns = options.perPeriod ? ['ts'] : [];
+  const base = eventRows(node, range, ctx, options.perPeriod);
   const attributed = node.breakdown ? attributeBreakdown(node, base) : base;
-  const attempts = node.order === 'ordered' ? orderedAttempts(node, attributed) : node.order === 'strict' ? strictAttempts(node, attributed) : unorderedAttempts(node, attributed);
+  const attempts = node.order === 'ordered' ? orderedAttempts(node, attributed, timeColumns) : node.order === 'strict' ? strictAttempts(node, attributed, timeColumns) : unorderedAttempts(node, attributed, timeColumns);
 
   const times = Array.from({ length: n }, (_, k) => `t${k}`);
-  const carried = ['a', ...(node.breakdown ? ['bd'] : []), 'ts0', ...times, 'steps'];
+  const carried = ['a', ...(node.breakdown ? ['bd'] : []), ...(options.perPeriod ? ['ts0'] : []), ...times, 'steps'];
   const withPeriod = options.perPeriod ? attempts.next([...carried, 'excluded'], (c) => [['period', bucketExpr(range.interval, range.timeZone, range.weekStartDay, c('ts0'))]]) : attempts;
   const partition = options.perPeriod ? ['a', 'period'] : ['a'];
   const ranked = withPeriod.next([...carried, 'excluded', ...(options.perPeriod ? ['period'] : [])], (c) => [
@@ -110,7 +112,7 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
  * tie-breaker (`uid`).
  * Ordered and unordered funnels read only events some step or exclusion matches.
  */
-function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext): Relation {
+function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext, withTime: boolean): Relation {
   const { scope, filters } = insightEvents(ctx);
   const eventColumn = ir.column('e', 'events', 'event', 'String');
   const matches = (event: string | null, properties: unknown, attr: string) =>
@@ -124,7 +126,7 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
 
   const columns: ir.IrSelectColumn[] = [
     { name: 'a', expr: actor },
-    { name: 'ts', expr: timestamp },
+    ...(withTime ? [{ name: 'ts', expr: timestamp }] : []),
     { name: 'us', expr: ir.call('toUnixTimestamp64Micro', [timestamp], 'Integer') },
     ...steps.map((expr, i) => ({ name: `s${i}`, expr })),
     ...exclusions.map((expr, i) => ({ name: `x${i}`, expr })),
@@ -176,10 +178,10 @@ function sameEventPossible(node: FunnelsNode, j: number, k: number): boolean {
   return a === null || b === null || a === b;
 }
 
-function orderedAttempts(node: FunnelsNode, rows: Relation): Relation {
+function orderedAttempts(node: FunnelsNode, rows: Relation, timeColumns: string[]): Relation {
   const n = node.steps.length;
   const window_ = int(node.windowSeconds * 1_000_000);
-  const common = ['a', 'ts', 'us', ...stepFlags(rows), ...(node.breakdown ? ['bd'] : [])];
+  const common = ['a', ...timeColumns, 'us', ...stepFlags(rows), ...(node.breakdown ? ['bd'] : [])];
   // Level j: for each step-j row, `c{m}` = the chain's step-m time (m > j), `e{i}` = the first
   // exclusion-i event after the chain's step fromStep event (for fromStep >= j).
   let level = rows;
@@ -200,20 +202,20 @@ function orderedAttempts(node: FunnelsNode, rows: Relation): Relation {
     const reached = (k: number): Expr => (k === 0 ? ir.TRUE : and(isSet(c(`c${k}`)), ir.op('<=', [minus(c(`c${k}`), c('us')), window_])));
     const time = (k: number): Expr => (k === 0 ? c('us') : when(reached(k), c(`c${k}`)));
     const excluded = node.exclusions.map((x, i) => exclusionMet(x, c(`e${i}`), c('us'), window_, reached, (k) => c(`c${k}`)));
-    return attemptColumns(node, c, time, reached, or(...excluded));
+    return attemptColumns(node, c, time, reached, or(...excluded), timeColumns.length > 0);
   }, (c) => c('s0'));
 }
 
-function strictAttempts(node: FunnelsNode, rows: Relation): Relation {
+function strictAttempts(node: FunnelsNode, rows: Relation, timeColumns: string[]): Relation {
   const n = node.steps.length;
   const window_ = int(node.windowSeconds * 1_000_000);
-  const common = ['a', 'ts', 'us', 'uid', ...stepFlags(rows), ...(node.breakdown ? ['bd'] : [])];
+  const common = ['a', ...timeColumns, 'us', 'uid', ...stepFlags(rows), ...(node.breakdown ? ['bd'] : [])];
   const withNext = node.exclusions.length === 0
     ? rows
     : rows.next(common, (c) => node.exclusions.map((_, i) => [`e${i}`, minFrom(c('a'), c('us'), when(c(`x${i}`), c('us')), 1)] as [string, Expr]));
   const order = (c: (name: string) => Expr): ir.IrOrder[] => [{ expr: c('us'), desc: false }, { expr: c('uid'), desc: false }];
   const lead = (c: (name: string) => Expr, x: Expr, k: number) => window(ir.call('lead', [x, int(k)], x.type), [c('a')], order(c));
-  const ahead = withNext.next(['a', 'ts', 'us', 's0', ...(node.breakdown ? ['bd'] : [])], (c) => {
+  const ahead = withNext.next(['a', ...timeColumns, 'us', 's0', ...(node.breakdown ? ['bd'] : [])], (c) => {
     const added: Array<[string, Expr]> = [];
     for (let k = 1; k < n; k++) added.push([`ls${k}`, lead(c, c(`s${k}`), k)], [`lu${k}`, lead(c, c('us'), k)]);
     node.exclusions.forEach((x, i) => added.push([`e${i}`, x.fromStep === 0 ? c(`e${i}`) : lead(c, c(`e${i}`), x.fromStep)]));
@@ -225,7 +227,7 @@ function strictAttempts(node: FunnelsNode, rows: Relation): Relation {
     const reached = (k: number) => reachedList[k];
     const time = (k: number): Expr => (k === 0 ? c('us') : when(reached(k), c(`lu${k}`)));
     const excluded = node.exclusions.map((x, i) => exclusionMet(x, c(`e${i}`), c('us'), window_, reached, (k) => c(`lu${k}`)));
-    return attemptColumns(node, c, time, reached, or(...excluded));
+    return attemptColumns(node, c, time, reached, or(...excluded), timeColumns.length > 0);
   }, (c) => c('s0'));
 }
 
@@ -238,18 +240,18 @@ function exclusionMet(x: FunnelExclusion, next: Expr, entry: Expr, window_: Expr
   return and(reached(x.fromStep), isSet(next), beforeEnd);
 }
 
-function unorderedAttempts(node: FunnelsNode, rows: Relation): Relation {
+function unorderedAttempts(node: FunnelsNode, rows: Relation, timeColumns: string[]): Relation {
   const n = node.steps.length;
   const window_ = int(node.windowSeconds * 1_000_000);
   const steps = Array.from({ length: n }, (_, m) => m);
   const exclusionFlags = node.exclusions.map((_, i) => `x${i}`);
-  const firsts = rows.next(['a', 'ts', 'us', ...(node.breakdown ? ['bd'] : [])], (c) => [
+  const firsts = rows.next(['a', ...timeColumns, 'us', ...(node.breakdown ? ['bd'] : [])], (c) => [
     ['entry', or(...steps.map((m) => c(`s${m}`)))],
     // Each step's first event from this moment on.
     ...steps.map((m) => [`n${m}`, minFrom(c('a'), c('us'), when(c(`s${m}`), c('us')), 0)] as [string, Expr]),
     ['e0', minFrom(c('a'), c('us'), when(or(...exclusionFlags.map(c)), c('us')), 1)],
   ]);
-  const sorted = firsts.next(['a', 'ts', 'us', 'e0', ...(node.breakdown ? ['bd'] : [])], (c) => {
+  const sorted = firsts.next(['a', ...timeColumns, 'us', 'e0', ...(node.breakdown ? ['bd'] : [])], (c) => {
     const within = steps.map((m) => when(and(isSet(c(`n${m}`)), ir.op('<=', [minus(c(`n${m}`), c('us')), window_])), c(`n${m}`)));
     return [
       ['sorted', ir.call('arraySort', [{ kind: 'array', items: within, type: 'Array', item: 'Integer' }], 'Array', { item: 'Integer' })],
@@ -264,15 +266,15 @@ function unorderedAttempts(node: FunnelsNode, rows: Relation): Relation {
       node.exclusions.length === 0
         ? ir.constant(false, 'Boolean')
         : and(isSet(e), or(and(reached(n - 1), ir.op('<', [e, time(n - 1)])), and(not(reached(n - 1)), ir.op('<=', [minus(e, c('us')), window_]))));
-    return attemptColumns(node, c, time, reached, excluded);
+    return attemptColumns(node, c, time, reached, excluded, timeColumns.length > 0);
   });
 }
 
-function attemptColumns(node: FunnelsNode, c: (name: string) => Expr, time: (k: number) => Expr, reached: (k: number) => Expr, excluded: Expr): Array<[string, Expr]> {
+function attemptColumns(node: FunnelsNode, c: (name: string) => Expr, time: (k: number) => Expr, reached: (k: number) => Expr, excluded: Expr, withEntryTime: boolean): Array<[string, Expr]> {
   const n = node.steps.length;
   const columns: Array<[string, Expr]> = [['a', c('a')]];
   if (node.breakdown) columns.push(['bd', c('bd')]);
-  columns.push(['ts0', c('ts')]);
+  if (withEntryTime) columns.push(['ts0', c('ts')]);
   for (let k = 0; k < n; k++) columns.push([`t${k}`, time(k)]);
   const count = Array.from({ length: n - 1 }, (_, i) => when(reached(i + 1), int(1), int(0))).reduce((x, y) => ir.op('+', [x, y], 'Integer'), int(1) as Expr);
   columns.push(['steps', count], ['excluded', excluded]);
