@@ -126,7 +126,18 @@ const FUNCTIONS: Record<string, Print> = {
   /** One row per element (ClickHouse's arrayJoin in a select list). */
   arrayJoin: (_p, _c, [x]) => `unnest(${x})`,
 
+  // --- for the insights' own statements (HogQL text cannot call these; ClickHouse has each name)
+  /** Microseconds since the epoch, exact (window frames and differences stay integral). */
+  toUnixTimestamp64Micro: (_p, _c, [x]) => `epoch_us(${x})`,
+  argMin: (_p, _c, [value, key]) => `arg_min(${value}, ${key})`,
+  /** Ascending, NULLs last (ClickHouse's order). */
+  arraySort: (_p, _c, [x]) => `list_sort(${x}, 'ASC', 'NULLS LAST')`,
+  /** 1-based; NULL past the end. */
+  arrayElement: (_p, _c, [x, i]) => `${x}[CAST(${i} AS BIGINT)]`,
+
   // --- Sightline's own
+  /** A URL without its one trailing slash (`/` itself stays), as paths name pageviews. */
+  __trimTrailingSlash: (_p, _c, [x]) => `regexp_replace(${x}, '(.)/$', '\\1')`,
   /** Case-insensitive substring; % and _ stay literal. */
   __icontains: (_p, _c, [s, part]) => `contains(lower(${s}), lower(${part}))`,
   /** The JSON value at a key path (constant keys after the column). */

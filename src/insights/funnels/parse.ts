@@ -1,0 +1,195 @@
+/**
+ * A FunnelsQuery node (query-api.md §1.8.1) checked and given its defaults. Every refusal is a
+ * 400 whose attr names the field (`series.1.event`, `funnelsFilter.exclusions.0.funnelToStep`).
+ * What Sightline does not compute yet (actions, optional steps, first-time math, other
+ * attributions) is refused by name rather than silently answered differently.
+ */
+import { validationError } from '../../kernel/errors.js';
+import { type DateRangeInput, type Interval, INTERVALS } from '../time/index.js';
+import { type Obj, choiceField, integerField, isObject } from '../node-fields.js';
+
+export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
+export type FunnelViz = 'steps' | 'trends' | 'time_to_convert';
+export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
+
+/** Fixed lengths, as PostHog's funnel UDF measures windows (a month is 31 days). */
+export const WINDOW_UNIT_SECONDS: Record<WindowUnit, number> = {
+  second: 1,
+  minute: 60,
+  hour: 3_600,
+  day: 86_400,
+  week: 7 * 86_400,
+  month: 31 * 86_400,
+};
+
+export interface FunnelStep {
+  /** null: any event. */
+  event: string | null;
+  customName: string | null;
+  properties: unknown;
+}
+
+export interface FunnelExclusion {
+  event: string | null;
+  properties: unknown;
+  fromStep: number;
+  toStep: number;
+}
+
+export interface BreakdownPart {
+  type: 'event' | 'person';
+  property: string;
+}
+
+export interface FunnelBreakdown {
+  parts: BreakdownPart[];
+  limit: number;
+}
+
+export interface FunnelsNode {
+  kind: 'FunnelsQuery';
+  steps: FunnelStep[];
+  dateRange: DateRangeInput | null;
+  interval: Interval;
+  properties: unknown;
+  filterTestAccounts: boolean;
+  /** `$group_N` instead of the person. */
+  groupTypeIndex: number | null;
+  breakdown: FunnelBreakdown | null;
+  order: FunnelOrder;
+  viz: FunnelViz;
+  windowSeconds: number;
+  fromStep: number;
+  toStep: number;
+  exclusions: FunnelExclusion[];
+  binCount: number | null;
+}
+
+export const MAX_STEPS = 20;
+const MAX_EXCLUSIONS = 20;
+const BREAKDOWN_LIMIT = 25;
+
+function optionalObject(v: unknown, attr: string): Obj | null {
+  if (v === undefined || v === null) return null;
+  if (!isObject(v)) throw validationError(`${attr} must be an object.`, attr);
+  return v;
+}
+
+function eventName(v: unknown, attr: string): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string' || v.length > 400) throw validationError(`${attr} must be an event name or null (any event).`, attr);
+  return v;
+}
+
+function parseStep(raw: unknown, index: number): FunnelStep {
+  const attr = `series.${index}`;
+  if (!isObject(raw)) throw validationError(`${attr} must be an EventsNode.`, attr);
+  if (raw.kind === 'ActionsNode') throw validationError('Actions do not exist in Sightline yet; use an EventsNode.', `${attr}.kind`, 'invalid_choice');
+  if (raw.kind !== 'EventsNode') throw validationError(`${attr}.kind must be EventsNode.`, `${attr}.kind`, 'invalid_choice');
+  const math = raw.math ?? 'total';
+  if (math !== 'total') throw validationError('Funnel steps count every matching event (math "total"); first-time math is not supported yet.', `${attr}.math`, 'invalid_choice');
+  if (raw.optionalInFunnel === true) throw validationError('Optional funnel steps are not supported yet.', `${attr}.optionalInFunnel`, 'invalid_choice');
+  const customName = raw.custom_name ?? null;
+  if (customName !== null && typeof customName !== 'string') throw validationError(`${attr}.custom_name must be a string.`, `${attr}.custom_name`);
+  return { event: eventName(raw.event, `${attr}.event`), customName, properties: raw.properties ?? [] };
+}
+
+function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
+  if (!raw) return null;
+  const attr = 'breakdownFilter';
+  const limit = integerField(raw.breakdown_limit, BREAKDOWN_LIMIT, 1, 1000, `${attr}.breakdown_limit`)!;
+  const partType = (v: unknown, at: string) => choiceField(v, ['event', 'person'] as const, 'event', at);
+  const property = (v: unknown, at: string) => {
+    if (typeof v !== 'string' || v === '' || v.length > 400) throw validationError(`${at} must be a property name.`, at);
+    return v;
+  };
+  let parts: BreakdownPart[] = [];
+  if (Array.isArray(raw.breakdowns) && raw.breakdowns.length > 0) {
+    if (raw.breakdowns.length > 3) throw validationError('At most 3 breakdowns.', `${attr}.breakdowns`);
+    parts = raw.breakdowns.map((b, i) => {
+      const at = `${attr}.breakdowns.${i}`;
+      if (!isObject(b)) throw validationError(`${at} must be an object.`, at);
+      return { type: partType(b.type, `${at}.type`), property: property(b.property, `${at}.property`) };
+    });
+  } else if (raw.breakdown !== undefined && raw.breakdown !== null) {
+    const type = partType(raw.breakdown_type, `${attr}.breakdown_type`);
+    const list = Array.isArray(raw.breakdown) ? raw.breakdown : [raw.breakdown];
+    if (list.length === 0 || list.length > 3) throw validationError('breakdown must name 1 to 3 properties.', `${attr}.breakdown`);
+    parts = list.map((p) => ({ type, property: property(p, `${attr}.breakdown`) }));
+  } else {
+    return null;
+  }
+  return { parts, limit };
+}
+
+function parseExclusion(raw: unknown, index: number, steps: FunnelStep[], order: FunnelOrder): FunnelExclusion {
+  const attr = `funnelsFilter.exclusions.${index}`;
+  if (!isObject(raw)) throw validationError(`${attr} must be an EventsNode.`, attr);
+  if (raw.kind === 'ActionsNode') throw validationError('Actions do not exist in Sightline yet; use an EventsNode.', `${attr}.kind`, 'invalid_choice');
+  const last = steps.length - 1;
+  const fromStep = integerField(raw.funnelFromStep, 0, 0, last - 1, `${attr}.funnelFromStep`)!;
+  const toStep = integerField(raw.funnelToStep, last, 1, last, `${attr}.funnelToStep`)!;
+  if (fromStep >= toStep) throw validationError('An exclusion must end at a later step than it starts.', `${attr}.funnelToStep`);
+  if (order === 'unordered' && (fromStep !== 0 || toStep !== last)) {
+    throw validationError('Unordered funnels only allow exclusions spanning all steps.', `${attr}.funnelFromStep`);
+  }
+  const event = eventName(raw.event, `${attr}.event`);
+  const properties = raw.properties ?? [];
+  for (let i = fromStep; i <= toStep; i++) {
+    if (steps[i].event === event && JSON.stringify(steps[i].properties) === JSON.stringify(properties)) {
+      throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", `${attr}.event`);
+    }
+  }
+  return { event, properties, fromStep, toStep };
+}
+
+export function parseFunnelsQuery(node: Obj): FunnelsNode {
+  if (!Array.isArray(node.series) || node.series.length < 2) throw validationError('A funnel needs at least 2 steps in series.', 'series');
+  if (node.series.length > MAX_STEPS) throw validationError(`A funnel has at most ${MAX_STEPS} steps.`, 'series');
+  const steps = node.series.map(parseStep);
+  const last = steps.length - 1;
+  const filter = optionalObject(node.funnelsFilter, 'funnelsFilter') ?? {};
+  const order = choiceField(filter.funnelOrderType, ['ordered', 'strict', 'unordered'] as const, 'ordered', 'funnelsFilter.funnelOrderType');
+  const viz = choiceField(filter.funnelVizType, ['steps', 'trends', 'time_to_convert'] as const, 'steps', 'funnelsFilter.funnelVizType');
+  const windowInterval = integerField(filter.funnelWindowInterval, 14, 1, 100_000, 'funnelsFilter.funnelWindowInterval')!;
+  const unit = choiceField(filter.funnelWindowIntervalUnit, Object.keys(WINDOW_UNIT_SECONDS) as WindowUnit[], 'day', 'funnelsFilter.funnelWindowIntervalUnit');
+  const fromStep = integerField(filter.funnelFromStep, 0, 0, last - 1, 'funnelsFilter.funnelFromStep')!;
+  const toStep = integerField(filter.funnelToStep, last, 1, last, 'funnelsFilter.funnelToStep')!;
+  if (fromStep >= toStep) throw validationError('funnelToStep must be after funnelFromStep.', 'funnelsFilter.funnelToStep');
+  if (filter.funnelAggregateByHogQL !== undefined && filter.funnelAggregateByHogQL !== null && filter.funnelAggregateByHogQL !== 'person_id') {
+    throw validationError('Aggregating funnels by a HogQL expression is not supported yet.', 'funnelsFilter.funnelAggregateByHogQL', 'invalid_choice');
+  }
+  const attribution = filter.breakdownAttributionType ?? 'first_touch';
+  if (attribution !== 'first_touch') {
+    throw validationError('Only first_touch breakdown attribution is supported.', 'funnelsFilter.breakdownAttributionType', 'invalid_choice');
+  }
+  const rawExclusions = filter.exclusions ?? [];
+  if (!Array.isArray(rawExclusions) || rawExclusions.length > MAX_EXCLUSIONS) {
+    throw validationError(`funnelsFilter.exclusions must be a list of at most ${MAX_EXCLUSIONS} EventsNodes.`, 'funnelsFilter.exclusions');
+  }
+  const dateRange = optionalObject(node.dateRange, 'dateRange') as DateRangeInput | null;
+  return {
+    kind: 'FunnelsQuery',
+    steps,
+    dateRange,
+    interval: choiceField(node.interval, INTERVALS, 'day', 'interval'),
+    properties: node.properties ?? [],
+    filterTestAccounts: node.filterTestAccounts === true,
+    groupTypeIndex: integerField(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
+    breakdown: parseBreakdown(optionalObject(node.breakdownFilter, 'breakdownFilter')),
+    order,
+    viz,
+    windowSeconds: windowInterval * WINDOW_UNIT_SECONDS[unit],
+    fromStep,
+    toStep,
+    exclusions: rawExclusions.map((raw, i) => parseExclusion(raw, i, steps, order)),
+    binCount: binCount(filter.binCount),
+  };
+}
+
+/** PostHog clamps binCount to 1–90 rather than refusing it. */
+function binCount(v: unknown): number | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw validationError('funnelsFilter.binCount must be a number.', 'funnelsFilter.binCount');
+  return Math.min(90, Math.max(1, Math.round(v)));
+}

@@ -1,0 +1,236 @@
+/**
+ * PathsQuery (query-api.md §1.12): the transitions between consecutive items of the actors'
+ * sessions, as edges `{source: "1_/home", target: "2_/pricing", value, average_conversion_time}`.
+ * An item is a pageview's URL without its trailing slash, a screen's name, or else the event's
+ * name. Sessions split an actor's events at gaps of 30 minutes or more; repeats of one item in a
+ * row collapse; a path starts at `startPoint` and ends at `endPoint` when given and is at most
+ * `stepLimit` items long. All of it is window functions in one statement; only the edges return.
+ */
+import { ir, lazyJoins } from '../../hogql/index.js';
+import { insightEvents, instantConstant } from '../events-scope.js';
+import { validationError } from '../../kernel/errors.js';
+import { describeRange, resolveDateRange, type DateRangeInput } from '../time/index.js';
+import type { InsightContext, KindResponse, QueryKind } from '../types.js';
+import { type Obj, integerField, isObject } from '../node-fields.js';
+
+type Expr = ir.IrExpr;
+
+export type PathEventType = '$pageview' | '$screen' | 'custom_event';
+
+export interface PathsNode {
+  kind: 'PathsQuery';
+  includeEventTypes: PathEventType[];
+  startPoint: string | null;
+  endPoint: string | null;
+  stepLimit: number;
+  edgeLimit: number;
+  excludeEvents: string[];
+  minEdgeWeight: number | null;
+  maxEdgeWeight: number | null;
+  dateRange: DateRangeInput | null;
+  properties: unknown;
+  filterTestAccounts: boolean;
+}
+
+const SESSION_GAP_US = 30 * 60 * 1_000_000;
+
+function text(v: unknown, attr: string): string | null {
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v !== 'string' || v.length > 2000) throw validationError(`${attr} must be a path item (a URL, screen or event name).`, attr);
+  return v;
+}
+
+export function parsePathsQuery(node: Obj): PathsNode {
+  const raw = node.pathsFilter ?? {};
+  if (!isObject(raw)) throw validationError('pathsFilter must be an object.', 'pathsFilter');
+  const types = raw.includeEventTypes ?? [];
+  if (!Array.isArray(types)) throw validationError('pathsFilter.includeEventTypes must be a list.', 'pathsFilter.includeEventTypes');
+  types.forEach((t, i) => {
+    if (t === 'hogql') throw validationError('HogQL path items are not supported yet.', `pathsFilter.includeEventTypes.${i}`, 'invalid_choice');
+    if (t !== '$pageview' && t !== '$screen' && t !== 'custom_event') {
+      throw validationError('pathsFilter.includeEventTypes items must be $pageview, $screen or custom_event.', `pathsFilter.includeEventTypes.${i}`, 'invalid_choice');
+    }
+  });
+  for (const field of ['pathGroupings', 'localPathCleaningFilters', 'pathsHogQLExpression'] as const) {
+    const v = raw[field];
+    if (v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0)) throw validationError(`pathsFilter.${field} is not supported yet.`, `pathsFilter.${field}`, 'invalid_choice');
+  }
+  if (node.funnelPathsFilter !== undefined && node.funnelPathsFilter !== null) throw validationError('Paths around funnel steps are not supported yet.', 'funnelPathsFilter', 'invalid_choice');
+  const exclude = raw.excludeEvents ?? [];
+  if (!Array.isArray(exclude) || exclude.some((e) => typeof e !== 'string')) throw validationError('pathsFilter.excludeEvents must be a list of path items.', 'pathsFilter.excludeEvents');
+  if (node.dateRange !== undefined && node.dateRange !== null && !isObject(node.dateRange)) throw validationError('dateRange must be an object.', 'dateRange');
+  return {
+    kind: 'PathsQuery',
+    includeEventTypes: types as PathEventType[],
+    startPoint: text(raw.startPoint, 'pathsFilter.startPoint'),
+    endPoint: text(raw.endPoint, 'pathsFilter.endPoint'),
+    stepLimit: integerField(raw.stepLimit, 5, 2, 20, 'pathsFilter.stepLimit')!,
+    edgeLimit: integerField(raw.edgeLimit, 50, 1, 10_000, 'pathsFilter.edgeLimit')!,
+    excludeEvents: exclude as string[],
+    minEdgeWeight: integerField(raw.minEdgeWeight, null, 0, Number.MAX_SAFE_INTEGER, 'pathsFilter.minEdgeWeight'),
+    maxEdgeWeight: integerField(raw.maxEdgeWeight, null, 0, Number.MAX_SAFE_INTEGER, 'pathsFilter.maxEdgeWeight'),
+    dateRange: (node.dateRange ?? null) as DateRangeInput | null,
+    properties: node.properties ?? [],
+    filterTestAccounts: node.filterTestAccounts === true,
+  };
+}
+
+export const pathsQuery: QueryKind<PathsNode> = {
+  kind: 'PathsQuery',
+  parse: parsePathsQuery,
+  run: runPaths,
+  freshForSeconds: () => 900,
+};
+
+const int = (n: number) => ir.constant(n, 'Integer');
+const str = (s: string) => ir.constant(s, 'String');
+const when = (condition: Expr, then: Expr, otherwise: Expr = ir.NULL): Expr => ({ kind: 'case', branches: [[condition, then]], otherwise, type: then.type });
+const window = (call: ir.IrCall, partitionBy: Expr[], orderBy: ir.IrOrder[], frame: ir.IrFrame | null = null): Expr => ({ kind: 'window', call, partitionBy, orderBy, frame, type: call.type });
+
+let aliases = 0;
+
+/** A SELECT over a subquery, its columns read through `c`. */
+function over(query: ir.IrQuery, build: (c: (name: string, type?: ir.IrColumn['type']) => Expr) => { columns: Array<[string, Expr]>; where?: Expr | null; groupBy?: Expr[]; orderBy?: ir.IrOrder[]; limit?: number }): ir.IrSelect {
+  const alias = `q${aliases++ % 1000}`;
+  const types = new Map(ir.outputColumns(query).map((col) => [col.name, col.expr.type]));
+  const c = (name: string) => ir.column(alias, null, name, types.get(name) ?? 'Any');
+  const parts = build(c);
+  return ir.select({
+    columns: parts.columns.map(([name, expr]) => ({ name, expr })),
+    from: { kind: 'subquery', query, alias },
+    where: parts.where ?? null,
+    groupBy: parts.groupBy ?? [],
+    orderBy: parts.orderBy ?? [],
+    limit: parts.limit === undefined ? null : int(parts.limit),
+  });
+}
+
+async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindResponse> {
+  const range = resolveDateRange(node.dateRange, { interval: 'day', timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
+  const { scope, filters } = insightEvents(ctx);
+  const event = ir.column('e', 'events', 'event', 'String');
+  const timestamp = ir.column('e', 'events', 'timestamp', 'DateTime');
+  const property = (key: string) => scope.filterSources().event(key).text;
+  const item = {
+    kind: 'case' as const,
+    branches: [
+      [ir.op('=', [event, str('$pageview')]), ir.call('__trimTrailingSlash', [ir.call('coalesce', [property('$current_url'), str('')], 'String')], 'String')],
+      [ir.op('=', [event, str('$screen')]), ir.call('coalesce', [property('$screen_name'), str('')], 'String')],
+    ] as Array<[Expr, Expr]>,
+    otherwise: event,
+    type: 'String' as const,
+  };
+  const typeConditions = node.includeEventTypes.map((t) => (t === 'custom_event' ? ir.op('notLike', [event, str('$%')]) : ir.op('=', [event, str(t)])));
+  const base = ir.select({
+    columns: [
+      { name: 'a', expr: scope.field(['person_id'], 0) },
+      { name: 'us', expr: ir.call('toUnixTimestamp64Micro', [timestamp], 'Integer') },
+      { name: 'uid', expr: ir.column('e', 'events', 'uuid', 'UUID') },
+      { name: 'item', expr: item },
+    ],
+    from: { kind: 'table', table: 'events', alias: 'e', projectId: ctx.project.id },
+    where: ir.allOf([
+      ir.op('>=', [timestamp, instantConstant(range.readFrom)]),
+      ir.op('<', [timestamp, instantConstant(range.to)]),
+      typeConditions.length === 0 ? null : ir.anyOf(typeConditions),
+      filters(node.properties, 'properties'),
+      node.filterTestAccounts ? filters(ctx.project.testAccountFilters, 'filterTestAccounts') : null,
+    ]),
+  });
+  base.joins = lazyJoins(scope.binding);
+  const withoutExcluded = node.excludeEvents.length === 0 ? base : over(base, (c) => ({ columns: ['a', 'us', 'uid', 'item'].map((n) => [n, c(n)]), where: ir.op('notIn', [c('item'), ...node.excludeEvents.map(str)]) }));
+
+  const byTime = (c: (name: string) => Expr): ir.IrOrder[] => [{ expr: c('us'), desc: false }, { expr: c('uid'), desc: false }];
+  // Sessions: a new one at the actor's first event and after every gap of 30 minutes or more.
+  // (A window's value is read a level up: engines refuse windows inside TRY and similar.)
+  const gaps = over(withoutExcluded, (c) => ({
+    columns: [...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previousUs', window(ir.call('lag', [c('us'), int(1)], 'Integer'), [c('a')], byTime(c))]],
+  }));
+  const sessions = over(gaps, (c) => {
+    const starts = ir.anyOf([ir.op('isNull', [c('previousUs')]), ir.op('>=', [ir.op('-', [c('us'), c('previousUs')], 'Integer'), int(SESSION_GAP_US)])]);
+    return {
+      columns: [
+        ...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]),
+        ['sid', window(ir.call('count', [when(starts, int(1))], 'Integer'), [c('a')], byTime(c), { unit: 'rows', start: null, end: 0 })],
+      ],
+    };
+  });
+  // Repeats of one item in a row collapse into the first.
+  const withPrevious = over(sessions, (c) => ({
+    columns: [...['a', 'sid', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previous', window(ir.call('lag', [c('item'), int(1)], 'String'), [c('a'), c('sid')], byTime(c))]],
+  }));
+  const collapsed = over(withPrevious, (c) => ({
+    columns: ['a', 'sid', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]),
+    where: ir.anyOf([ir.op('isNull', [c('previous')]), ir.op('!=', [c('previous'), c('item')])]),
+  }));
+  const numbered = over(collapsed, (c) => ({
+    columns: [...['a', 'sid', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['idx', window(ir.call('row_number', [], 'Integer'), [c('a'), c('sid')], byTime(c))]],
+  }));
+  // The first startPoint and the first endPoint (after the start) of each session.
+  const marked = over(numbered, (c) => {
+    const first = (value: string, after: Expr | null) =>
+      window(ir.call('min', [when(ir.allOf([ir.op('=', [c('item'), str(value)]), after]) ?? ir.TRUE, c('idx'))], 'Integer'), [c('a'), c('sid')], []);
+    const start = node.startPoint === null ? int(1) : first(node.startPoint, null);
+    return { columns: [...['a', 'sid', 'us', 'item', 'idx'].map((n) => [n, c(n)] as [string, Expr]), ['startIdx', start]] };
+  });
+  const ended = over(marked, (c) => {
+    const end =
+      node.endPoint === null
+        ? ir.NULL
+        : window(ir.call('min', [when(ir.allOf([ir.op('=', [c('item'), str(node.endPoint)]), ir.op('>=', [c('idx'), c('startIdx')])])!, c('idx'))], 'Integer'), [c('a'), c('sid')], []);
+    return { columns: [...['a', 'sid', 'us', 'item', 'idx', 'startIdx'].map((n) => [n, c(n)] as [string, Expr]), ['endIdx', end]] };
+  });
+  // Keep from the start point (or the first item) to the end point: the first stepLimit items,
+  // or with an end point the last stepLimit up to it; numbered from 1.
+  const kept = over(ended, (c) => {
+    const lastWindow = ir.op('+', [ir.op('-', [c('endIdx'), int(node.stepLimit)], 'Integer'), int(1)], 'Integer');
+    const firstKept = node.endPoint === null ? c('startIdx') : when(ir.op('>=', [c('startIdx'), lastWindow]), c('startIdx'), lastWindow);
+    const position = ir.op('+', [ir.op('-', [c('idx'), firstKept], 'Integer'), int(1)], 'Integer');
+    return {
+      columns: [...['a', 'sid', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['step', position]],
+      where: ir.allOf([
+        ir.op('isNotNull', [c('startIdx')]),
+        ir.op('>=', [c('idx'), firstKept]),
+        node.endPoint !== null ? ir.op('isNotNull', [c('endIdx')]) : null,
+        node.endPoint !== null ? ir.op('<=', [c('idx'), c('endIdx')]) : null,
+        ir.op('<=', [position, int(node.stepLimit)]),
+      ]),
+    };
+  });
+  const edges = over(kept, (c) => {
+    const next = (x: Expr, type: 'String' | 'Integer') => window(ir.call('lead', [x, int(1)], type), [c('a'), c('sid')], [{ expr: c('step'), desc: false }]);
+    return { columns: [...['step', 'item', 'us'].map((n) => [n, c(n)] as [string, Expr]), ['nextItem', next(c('item'), 'String')], ['nextUs', next(c('us'), 'Integer')]] };
+  });
+  const counted = over(edges, (c) => {
+    const value = ir.call('count', [], 'Integer');
+    const source = ir.call('concat', [ir.cast(c('step'), 'String'), str('_'), c('item')], 'String');
+    const target = ir.call('concat', [ir.cast(ir.op('+', [c('step'), int(1)], 'Integer'), 'String'), str('_'), c('nextItem')], 'String');
+    const ms = ir.op('/', [ir.cast(ir.op('-', [c('nextUs'), c('us')], 'Integer'), 'Float'), ir.constant(1000, 'Float')], 'Float');
+    return {
+      columns: [
+        ['source', source],
+        ['target', target],
+        ['value', value],
+        ['average_conversion_time', ir.call('avg', [ms], 'Float')],
+      ],
+      where: ir.op('isNotNull', [c('nextItem')]),
+      groupBy: [source, target],
+      orderBy: [
+        { expr: value, desc: true },
+        { expr: source, desc: false },
+        { expr: target, desc: false },
+      ],
+    };
+  });
+  const weights = ir.allOf([
+    node.minEdgeWeight === null ? null : ir.op('>=', [ir.call('count', [], 'Integer'), int(node.minEdgeWeight)]),
+    node.maxEdgeWeight === null ? null : ir.op('<=', [ir.call('count', [], 'Integer'), int(node.maxEdgeWeight)]),
+  ]);
+  counted.having = weights;
+  counted.limit = int(node.edgeLimit);
+  const rows = await ctx.run(counted, { timeSpan: { from: new Date(range.readFrom), to: new Date(range.to) } });
+  return {
+    results: rows.map((row) => ({ source: row.source, target: row.target, value: Number(row.value), average_conversion_time: Number(row.average_conversion_time) })),
+    resolved_date_range: describeRange(range),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * RetentionQuery (query-api.md §1.9). Cohort row i holds the actors who did the target event in
+ * period i (recurring), or whose first target event ever falls in it (first time); value k
+ * counts those of them who did the returning event in period i+k. The engine groups actors by
+ * period once per side and counts (cohort period, return period) pairs; only the small table
+ * of pair counts comes back.
+ */
+import { ir, lazyJoins } from '../../hogql/index.js';
+import { insightEvents, instantConstant } from '../events-scope.js';
+import { validationError } from '../../kernel/errors.js';
+import { type CalendarUnit, addInstant, addUnits, isoWithOffset, resolveDateRange, startOfInstant, toInstant, toWall } from '../time/index.js';
+import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
+import { bucketExpr, bucketWall } from '../series/bucket.js';
+import { PERIOD_INTERVAL, type RetentionEntity, type RetentionNode, parseRetentionQuery } from './parse.js';
+
+type Expr = ir.IrExpr;
+const MAX_ROWS = 1_000;
+
+export const retentionQuery: QueryKind<RetentionNode> = {
+  kind: 'RetentionQuery',
+  parse: parseRetentionQuery,
+  run: runRetention,
+  freshForSeconds: (node) => (node.period === 'Hour' ? 180 : 900),
+};
+
+interface Periods {
+  start: number;
+  end: number;
+  /** First instant and wall-clock start of each cohort row's period. */
+  rows: Array<{ start: number; wall: number }>;
+}
+
+/** `date_to` moves to the start of the next period; `date_from` to the start of its period, or totalIntervals periods before the end. */
+function periodsOf(node: RetentionNode, ctx: InsightContext): Periods {
+  const interval = PERIOD_INTERVAL[node.period];
+  const { timeZone, weekStartDay } = ctx.project;
+  const resolved = resolveDateRange(node.dateRange, { interval, timeZone, weekStartDay, now: ctx.now });
+  const unit = interval as CalendarUnit;
+  const end = addInstant(unit, 1, startOfInstant(unit, resolved.to - 1, timeZone, weekStartDay), timeZone);
+  const start = node.dateRange?.date_from ? startOfInstant(unit, resolved.from, timeZone, weekStartDay) : addInstant(unit, -node.totalIntervals, end, timeZone);
+  const rows: Periods['rows'] = [];
+  const firstWall = toWall(start, timeZone);
+  for (let i = 0; ; i++) {
+    const wall = addUnits(unit, i, firstWall);
+    const instant = toInstant(wall, timeZone);
+    if (instant >= end) break;
+    // An hour the clock skips when DST starts is no period (its wall time names no instant).
+    if (interval === 'hour' && toWall(instant, timeZone) !== wall) continue;
+    if (rows.length >= MAX_ROWS) throw validationError(`A retention query covers at most ${MAX_ROWS} periods; shorten the date range.`, 'dateRange.date_from');
+    rows.push({ start: instant, wall });
+  }
+  return { start, end, rows };
+}
+
+/** `(a, p)`: each actor once per period in which `entity` happened (at least `minimum` times). */
+function actorPeriods(node: RetentionNode, ctx: InsightContext, entity: RetentionEntity, attr: string, bounds: { from: number; to: number }, firstEver: boolean, minimum: number): ir.IrQuery {
+  const { scope, filters } = insightEvents(ctx);
+  const timestamp = ir.column('e', 'events', 'timestamp', 'DateTime');
+  const group = node.groupTypeIndex === null ? null : ir.column('e', 'events', `$group_${node.groupTypeIndex}`, 'String');
+  const actor = group ?? scope.field(['person_id'], 0);
+  const where = ir.allOf([
+    entity.event === null ? null : ir.op('=', [ir.column('e', 'events', 'event', 'String'), ir.constant(entity.event, 'String')]),
+    filters(entity.properties, `${attr}.properties`),
+    firstEver ? null : ir.op('>=', [timestamp, instantConstant(bounds.from)]),
+    ir.op('<', [timestamp, instantConstant(bounds.to)]),
+    filters(node.properties, 'properties'),
+    node.filterTestAccounts ? filters(ctx.project.testAccountFilters, 'filterTestAccounts') : null,
+    group ? ir.op('!=', [group, ir.constant('', 'String')]) : null,
+  ]);
+  const interval = PERIOD_INTERVAL[node.period];
+  const { timeZone, weekStartDay } = ctx.project;
+  const from = { kind: 'table' as const, table: 'events' as const, alias: 'e', projectId: ctx.project.id };
+  if (firstEver) {
+    // The first target event of all time, kept when it falls in the range.
+    const first = ir.call('min', [timestamp], 'DateTime');
+    const firsts = ir.select({ columns: [{ name: 'a', expr: actor }, { name: 'first', expr: first }], from, joins: lazyJoins(scope.binding), where, groupBy: [actor] });
+    const f = ir.column('f', null, 'first', 'DateTime');
+    return ir.select({
+      columns: [
+        { name: 'a', expr: ir.column('f', null, 'a', actor.type) },
+        { name: 'p', expr: bucketExpr(interval, timeZone, weekStartDay, f) },
+      ],
+      from: { kind: 'subquery', query: firsts, alias: 'f' },
+      where: ir.op('>=', [f, instantConstant(bounds.from)]),
+    });
+  }
+  const period = bucketExpr(interval, timeZone, weekStartDay, timestamp);
+  return ir.select({
+    columns: [
+      { name: 'a', expr: actor },
+      { name: 'p', expr: period },
+    ],
+    from,
+    joins: lazyJoins(scope.binding),
+    where,
+    groupBy: [actor, period],
+    having: minimum > 1 ? ir.op('>=', [ir.call('count', [], 'Integer'), ir.constant(minimum, 'Integer')]) : null,
+  });
+}
+
+async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<KindResponse> {
+  const periods = periodsOf(node, ctx);
+  const interval = PERIOD_INTERVAL[node.period];
+  const pType = bucketExpr(interval, ctx.project.timeZone, ctx.project.weekStartDay).type;
+  const options = { timeSpan: { from: new Date(periods.start), to: new Date(periods.end) } };
+  const inRange = { from: periods.start, to: periods.end };
+  const targets = actorPeriods(node, ctx, node.target, 'retentionFilter.targetEntity', inRange, node.firstTime, 1);
+  const returns = actorPeriods(node, ctx, node.returning, 'retentionFilter.returningEntity', inRange, false, node.minimumOccurrences);
+  const t = (name: string, type: ir.IrColumn['type']) => ir.column('t', null, name, type);
+  const r = (name: string, type: ir.IrColumn['type']) => ir.column('r', null, name, type);
+  const count = ir.call('count', [], 'Integer');
+
+  const cohorts = await ctx.run(
+    ir.select({ ctes: [{ name: 'targets', query: targets }], columns: [{ name: 'p', expr: t('p', pType) }, { name: 'n', expr: count }], from: { kind: 'cte', name: 'targets', alias: 't' }, groupBy: [t('p', pType)] }),
+    options,
+  );
+  const ctes = [
+    { name: 'targets', query: targets },
+    { name: 'returns', query: returns },
+  ];
+  const joined = {
+    from: { kind: 'cte' as const, name: 'targets', alias: 't' },
+    joins: [{ type: 'INNER' as const, item: { kind: 'cte' as const, name: 'returns', alias: 'r' }, on: ir.allOf([ir.op('=', [t('a', 'Any'), r('a', 'Any')]), ir.op('>', [r('p', pType), t('p', pType)])]) }],
+  };
+  // Non-cumulative: actors per (cohort period, return period). Cumulative: per (cohort period, last return period).
+  const pairs = node.cumulative
+    ? ir.select({
+        ctes,
+        columns: [
+          { name: 'tp', expr: ir.column('l', null, 'tp', pType) },
+          { name: 'rp', expr: ir.column('l', null, 'rp', pType) },
+          { name: 'n', expr: count },
+        ],
+        from: {
+          kind: 'subquery',
+          alias: 'l',
+          query: ir.select({ columns: [{ name: 'tp', expr: t('p', pType) }, { name: 'rp', expr: ir.call('max', [r('p', pType)], pType) }], ...joined, groupBy: [t('a', 'Any'), t('p', pType)] }),
+        },
+        groupBy: [ir.column('l', null, 'tp', pType), ir.column('l', null, 'rp', pType)],
+      })
+    : ir.select({ ctes, columns: [{ name: 'tp', expr: t('p', pType) }, { name: 'rp', expr: r('p', pType) }, { name: 'n', expr: count }], ...joined, groupBy: [t('p', pType), r('p', pType)] });
+  const pairRows = await ctx.run(pairs, options);
+
+  const index = new Map(periods.rows.map((row, i) => [row.wall, i]));
+  const rowOf = (value: unknown) => index.get(bucketWall(value, ctx.project.timeZone));
+  const values = periods.rows.map(() => new Array<number>(node.totalIntervals).fill(0));
+  for (const row of cohorts) {
+    const i = rowOf(row.p);
+    if (i !== undefined) values[i][0] = Number(row.n);
+  }
+  for (const row of pairRows as Row[]) {
+    const i = rowOf(row.tp);
+    const j = rowOf(row.rp);
+    if (i === undefined || j === undefined) continue;
+    const k = j - i;
+    if (node.cumulative) for (let m = 1; m <= Math.min(k, node.totalIntervals - 1); m++) values[i][m] += Number(row.n);
+    else if (k >= 1 && k < node.totalIntervals) values[i][k] += Number(row.n);
+  }
+  const results = periods.rows.map((row, i) => ({
+    date: isoWithOffset(row.start, ctx.project.timeZone),
+    label: `${node.period} ${i}`,
+    values: values[i].map((count, k) => ({ count, label: `${node.period} ${k}` })),
+  }));
+  return { results };
+}

@@ -1,0 +1,295 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { TestServer } from '../helpers/server.js';
+import { expectError, expectOk } from '../helpers/api-fixtures.js';
+import {
+  type CaseOf,
+  DST_MOMENTS,
+  arbZone,
+  asReferenceEvents,
+  eventAt,
+  generatedPersons,
+  queryOf,
+  reportingFailures,
+  sendEvents,
+  setTimeZone,
+  startInsightsServer,
+} from '../helpers/insights.js';
+import { buckets, resolveDateRange, startOf, toWall, wallDate, DAY_MS } from '../../src/insights/time/index.js';
+import { type RefFunnel, referenceSteps, referenceTimeToConvert, referenceTrends } from '../unit/insights/reference/funnels.js';
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+describe('FunnelsQuery', () => {
+  let server: TestServer;
+  let run = 0;
+  before(async () => {
+    server = await startInsightsServer();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  /** Event names unique to one test, so tests share the project without seeing each other. */
+  const names = () => {
+    const prefix = `t${run++}_`;
+    return (name: string) => prefix + name;
+  };
+
+  const send = (events: Array<{ event: string; distinct_id: string; at: number; properties?: Record<string, unknown> }>) =>
+    sendEvents(server, events.map((e) => eventAt(e.event, e.distinct_id, e.at, e.properties)));
+  const query = (q: Record<string, unknown>) => queryOf(server, 'FunnelsQuery')(q);
+  const series = (...events: string[]) => events.map((event) => ({ kind: 'EventsNode', event }));
+  const range = (from: number, to: number) => ({ date_from: new Date(from).toISOString(), date_to: new Date(to).toISOString(), explicitDate: true });
+  const counts = (body: any) => body.results.map((s: any) => s.count);
+
+  const t0 = Date.UTC(2025, 2, 3, 12);
+
+  test('vector: C outside the window measured from A, though only 5 days after B', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'v1', at: t0 },
+      { event: n('B'), distinct_id: 'v1', at: t0 + 10 * DAY },
+      { event: n('C'), distinct_id: 'v1', at: t0 + 15 * DAY },
+    ]);
+    const body = await expectOk(await query({ series: series(n('A'), n('B'), n('C')), dateRange: range(t0 - DAY, t0 + 30 * DAY) }));
+    assert.deepEqual(counts(body), [1, 1, 0]);
+    assert.equal(body.results[1].average_conversion_time, 10 * 86_400);
+    assert.equal(body.results[1].median_conversion_time, 10 * 86_400);
+    assert.equal(body.results[2].average_conversion_time, null);
+    assert.deepEqual(Object.keys(body.results[0]).sort(), ['action_id', 'average_conversion_time', 'count', 'custom_name', 'median_conversion_time', 'name', 'order', 'people', 'type']);
+  });
+
+  test('vector: a step after date_to is not counted', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'v2', at: t0 },
+      { event: n('B'), distinct_id: 'v2', at: t0 + DAY + HOUR },
+    ]);
+    const body = await expectOk(await query({ series: series(n('A'), n('B')), dateRange: { date_from: '2025-03-01', date_to: '2025-03-03' } }));
+    assert.deepEqual(counts(body), [1, 0]);
+  });
+
+  test('strict: any other event between two steps breaks the attempt; unordered counts steps in any order', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 's1', at: t0 },
+      { event: n('X'), distinct_id: 's1', at: t0 + HOUR },
+      { event: n('B'), distinct_id: 's1', at: t0 + 2 * HOUR },
+      { event: n('A'), distinct_id: 's2', at: t0 },
+      { event: n('B'), distinct_id: 's2', at: t0 + HOUR },
+      { event: n('B'), distinct_id: 's3', at: t0 },
+      { event: n('A'), distinct_id: 's3', at: t0 + HOUR },
+    ]);
+    const base = { series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY) };
+    assert.deepEqual(counts(await expectOk(await query({ ...base, funnelsFilter: { funnelOrderType: 'strict' } }))), [3, 1]);
+    assert.deepEqual(counts(await expectOk(await query({ ...base, funnelsFilter: { funnelOrderType: 'ordered' } }))), [3, 2]);
+    const unordered = await expectOk(await query({ ...base, funnelsFilter: { funnelOrderType: 'unordered' } }));
+    assert.deepEqual(counts(unordered), [3, 3]);
+    assert.deepEqual(unordered.results.map((s: any) => [s.action_id, s.name]), [
+      [null, 'Completed 1 step'],
+      [null, 'Completed 2 steps'],
+    ]);
+  });
+
+  test('an exclusion between the steps removes the person from every step', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'x1', at: t0 },
+      { event: n('no'), distinct_id: 'x1', at: t0 + HOUR },
+      { event: n('B'), distinct_id: 'x1', at: t0 + 2 * HOUR },
+      { event: n('A'), distinct_id: 'x2', at: t0 },
+      { event: n('B'), distinct_id: 'x2', at: t0 + 2 * HOUR },
+      { event: n('no'), distinct_id: 'x2', at: t0 + 3 * HOUR },
+    ]);
+    const body = await expectOk(
+      await query({
+        series: series(n('A'), n('B')),
+        dateRange: range(t0 - DAY, t0 + DAY),
+        funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: n('no'), funnelFromStep: 0, funnelToStep: 1 }] },
+      }),
+    );
+    assert.deepEqual(counts(body), [1, 1]);
+  });
+
+  test('the same event as two consecutive steps needs two events at later times; a person merged later counts once', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'anon-m', at: t0 },
+      { event: n('A'), distinct_id: 'm1', at: t0 + HOUR },
+      { event: n('B'), distinct_id: 'm1', at: t0 + 2 * HOUR },
+      { event: n('A'), distinct_id: 'm2', at: t0 },
+      { event: n('B'), distinct_id: 'm2', at: t0 },
+    ]);
+    await send([{ event: '$identify', distinct_id: 'm1', at: t0 - 30 * DAY, properties: { $anon_distinct_id: 'anon-m' } }]);
+    const body = await expectOk(await query({ series: series(n('A'), n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY) }));
+    assert.deepEqual(counts(body), [2, 1, 1]);
+    assert.equal(body.results[1].average_conversion_time, 3600);
+    // Distinct event names may share a moment.
+    assert.deepEqual(counts(await expectOk(await query({ series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY) }))), [2, 2]);
+  });
+
+  test('breakdowns: PostHog’s funnel-per-value shape, first touch, "" for a missing value, Other beyond the limit', async () => {
+    const n = names();
+    const people = ['Chrome', 'Chrome', 'Firefox', null, 'Safari'];
+    await send(
+      people.flatMap((browser, i) => [
+        { event: n('A'), distinct_id: `b${i}`, at: t0, properties: browser ? { $browser: browser } : {} },
+        { event: n('A'), distinct_id: `b${i}`, at: t0 + HOUR, properties: { $browser: 'Later' } },
+        ...(i % 2 === 0 ? [{ event: n('B'), distinct_id: `b${i}`, at: t0 + 2 * HOUR }] : []),
+      ]),
+    );
+    const body = await expectOk(
+      await query({ series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY), breakdownFilter: { breakdown_type: 'event', breakdown: '$browser', breakdown_limit: 2 } }),
+    );
+    const summary = body.results.map((funnel: any[]) => [funnel[0].breakdown_value, funnel.map((s) => s.count)]);
+    assert.deepEqual(summary, [
+      [['Other'], [2, 2]],
+      [['Chrome'], [2, 1]],
+      [[''], [1, 0]],
+    ]);
+    assert.deepEqual(body.results[1][1].breakdown, ['Chrome']);
+    assert.equal(body.results[0][1].order, 1);
+  });
+
+  test('trends view: conversion % per entry day with days and labels; time to convert: bins', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'tr1', at: t0 },
+      { event: n('B'), distinct_id: 'tr1', at: t0 + HOUR },
+      { event: n('A'), distinct_id: 'tr2', at: t0 },
+      { event: n('A'), distinct_id: 'tr3', at: t0 + DAY },
+      { event: n('B'), distinct_id: 'tr3', at: t0 + DAY + 3 * HOUR },
+    ]);
+    const base = { series: series(n('A'), n('B')), dateRange: { date_from: '2025-03-02', date_to: '2025-03-05' } };
+    const trends = await expectOk(await query({ ...base, funnelsFilter: { funnelVizType: 'trends' } }));
+    assert.equal(trends.results.length, 1);
+    assert.deepEqual(trends.results[0].days, ['2025-03-02', '2025-03-03', '2025-03-04', '2025-03-05']);
+    assert.deepEqual(trends.results[0].data, [0, 50, 100, 0]);
+    assert.equal(trends.results[0].count, 4);
+    assert.equal(trends.results[0].labels[1], '3-Mar-2025');
+    const ttc = await expectOk(await query({ ...base, funnelsFilter: { funnelVizType: 'time_to_convert' } }));
+    // Two values, 3600 and 10800: ceil(cbrt(2)) = 2 bins of 3600 s from 3600, and the closing bin.
+    assert.deepEqual(ttc.results, { average_conversion_time: 7200, bins: [[3600, 1], [7200, 0], [10800, 1]] });
+    assert.ok(ttc.resolved_date_range.date_from.startsWith('2025-03-02T00:00:00'));
+  });
+
+  test('bad input is a 400 naming the field', async () => {
+    const two = series('a', 'b');
+    await expectError(await query({ series: series('a') }), 400, 'invalid_input', 'series');
+    await expectError(await query({ series: [{ kind: 'ActionsNode', id: 1 }, ...two] }), 400, 'invalid_choice', 'series.0.kind');
+    await expectError(await query({ series: [{ kind: 'EventsNode', event: 'a', math: 'dau' }, ...two] }), 400, 'invalid_choice', 'series.0.math');
+    await expectError(await query({ series: two, funnelsFilter: { funnelOrderType: 'sideways' } }), 400, 'invalid_choice', 'funnelsFilter.funnelOrderType');
+    await expectError(await query({ series: two, funnelsFilter: { funnelWindowIntervalUnit: 'fortnight' } }), 400, 'invalid_choice', 'funnelsFilter.funnelWindowIntervalUnit');
+    await expectError(await query({ series: two, funnelsFilter: { funnelWindowInterval: -1 } }), 400, 'invalid_input', 'funnelsFilter.funnelWindowInterval');
+    await expectError(await query({ series: series('a', 'b', 'c'), funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 1, funnelToStep: 1 }] } }), 400, 'invalid_input', 'funnelsFilter.exclusions.0.funnelToStep');
+    await expectError(await query({ series: two, funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'b', funnelFromStep: 0, funnelToStep: 1 }] } }), 400, 'invalid_input', 'funnelsFilter.exclusions.0.event');
+    await expectError(await query({ series: [{ kind: 'EventsNode', event: 'a', properties: [{ key: 'x', operator: 'regex', value: '(' }] }, ...two] }), 400, 'invalid_input', 'series.0.properties');
+    await expectError(await query({ series: two, dateRange: { date_from: 'yesterday-ish' } }), 400, 'invalid_date', 'dateRange.date_from');
+    await expectError(await query({ series: two, breakdownFilter: { breakdown_type: 'cohort', breakdown: [1] } }), 400, 'invalid_choice', 'breakdownFilter.breakdown_type');
+  });
+
+  // --- property: the API against the reference implementation --------------------------------
+
+  const arbCase = fc.record({
+    zone: arbZone,
+    persons: fc.integer({ min: 1, max: 4 }),
+    merged: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+    events: fc.array(
+      fc.record({
+        step: fc.integer({ min: 0, max: 3 }),
+        who: fc.integer({ min: 0, max: 7 }),
+        // Half hours around the DST change: ties and exact window edges are common.
+        slot: fc.integer({ min: -100, max: 100 }),
+        prop: fc.constantFrom('x', 'y', 'z', 'w', null, ''),
+      }),
+      { maxLength: 40 },
+    ),
+    order: fc.constantFrom('ordered', 'strict', 'unordered' as const),
+    shape: fc.constantFrom('ABC', 'AB', 'AAB', 'ABA'),
+    windowHours: fc.constantFrom(1, 6, 24, 48),
+    exclusion: fc.option(fc.record({ fromStep: fc.integer({ min: 0, max: 1 }), span: fc.integer({ min: 1, max: 2 }) }), { nil: null }),
+    breakdown: fc.boolean(),
+  });
+
+  test('property: steps, trends and time to convert equal the reference (persons merged, DST, window edges, exclusions, breakdowns)', async () => {
+    await fc.assert(
+      fc.asyncProperty(arbCase, reportingFailures(checkCase)),
+      { numRuns: Number(process.env.FUNNEL_RUNS ?? 25), endOnFailure: true },
+    );
+  });
+
+  async function checkCase(c: CaseOf<typeof arbCase>) {
+    const r = `p${run++}_`;
+    const name = (step: number) => r + 'ABCD'[step];
+    const shapeSteps = [...c.shape].map((letter) => r + letter);
+    const n = shapeSteps.length;
+    const exclusion = c.exclusion && c.order !== 'unordered' ? { fromStep: Math.min(c.exclusion.fromStep, n - 2), toStep: Math.min(n - 1, Math.min(c.exclusion.fromStep, n - 2) + c.exclusion.span) } : c.order === 'unordered' && c.exclusion ? { fromStep: 0, toStep: n - 1 } : null;
+    const base = DST_MOMENTS[c.zone];
+    const persons = generatedPersons(r, c.persons, c.merged);
+    const sent = c.events.map((e) => eventAt(name(e.step), persons.distinct(e.who), base + e.slot * 1_800_000, e.prop === null ? {} : { prop: e.prop }));
+    await setTimeZone(server, c.zone);
+    await sendEvents(server, sent);
+    const merges = persons.identifies(base - 20 * DAY);
+    await sendEvents(server, merges);
+
+    const localDay = (offsetDays: number) => wallDate(startOf('day', toWall(base, c.zone)) + offsetDays * DAY_MS);
+    const dateRange = { date_from: localDay(-1), date_to: localDay(1) };
+    const range = resolveDateRange(dateRange, { interval: 'day', timeZone: c.zone, weekStartDay: 0, now: new Date(base) });
+    const events = asReferenceEvents([...sent, ...merges], persons.personOf);
+    const f: RefFunnel = {
+      steps: shapeSteps.map((event) => ({ event })),
+      order: c.order,
+      windowMs: c.windowHours * HOUR,
+      exclusions: exclusion ? [{ event: name(3), ...exclusion }] : [],
+      range,
+      ...(c.breakdown && { breakdown: { property: 'prop', limit: 2 } }),
+    };
+    const q = {
+      series: series(...shapeSteps),
+      dateRange,
+      funnelsFilter: {
+        funnelOrderType: c.order,
+        funnelWindowInterval: c.windowHours,
+        funnelWindowIntervalUnit: 'hour',
+        exclusions: exclusion ? [{ kind: 'EventsNode', event: name(3), funnelFromStep: exclusion.fromStep, funnelToStep: exclusion.toStep }] : [],
+      },
+      ...(c.breakdown && { breakdownFilter: { breakdown_type: 'event', breakdown: 'prop', breakdown_limit: 2 } }),
+    };
+
+    // steps
+    const stepsBody = await expectOk(await query(q));
+    const expected = referenceSteps(f, events);
+    const funnels: any[][] = c.breakdown ? stepsBody.results : [stepsBody.results];
+    const actual = new Map(funnels.map((fn) => [c.breakdown ? fn[0].breakdown_value[0] : '', fn]));
+    if (c.breakdown) assert.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort(), 'breakdown values');
+    for (const [key, steps] of expected) {
+      const got = actual.get(key)!;
+      assert.deepEqual(got.map((s) => s.count), steps.map((s) => s.count), `counts ${key}`);
+      steps.forEach((s, k) => {
+        close(got[k].average_conversion_time, s.average, `average ${key} ${k}`);
+        close(got[k].median_conversion_time, s.median, `median ${key} ${k}`);
+      });
+    }
+
+    // trends (conversion per entry day, first to last step)
+    const trendsBody = await expectOk(await query({ ...q, breakdownFilter: undefined, funnelsFilter: { ...q.funnelsFilter, funnelVizType: 'trends' } }));
+    const percentages = referenceTrends({ ...f, breakdown: undefined }, events, 0, n - 1);
+    const list = buckets(range);
+    assert.deepEqual(trendsBody.results[0].days, list.map((b) => b.day));
+    assert.deepEqual(trendsBody.results[0].data, list.map((b) => percentages.get(b.wall) ?? 0), 'trends data');
+
+    // time to convert
+    const ttcBody = await expectOk(await query({ ...q, breakdownFilter: undefined, funnelsFilter: { ...q.funnelsFilter, funnelVizType: 'time_to_convert' } }));
+    const ttc = referenceTimeToConvert({ ...f, breakdown: undefined }, events, 0, n - 1);
+    assert.deepEqual(ttcBody.results.bins, ttc.bins, 'bins');
+    close(ttcBody.results.average_conversion_time, ttc.average_conversion_time, 'average time to convert', 0.011);
+  }
+});
+
+function close(actual: number | null, expected: number | null, what: string, tolerance = 1e-6) {
+  if (expected === null || actual === null) return assert.equal(actual, expected, what);
+  assert.ok(Math.abs(actual - expected) <= tolerance * Math.max(1, Math.abs(expected)), `${what}: ${actual} vs ${expected}`);
+}

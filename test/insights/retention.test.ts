@@ -1,0 +1,171 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { TestServer } from '../helpers/server.js';
+import { expectError, expectOk } from '../helpers/api-fixtures.js';
+import {
+  type CaseOf,
+  DST_MOMENTS,
+  arbZone,
+  asReferenceEvents,
+  eventAt as event,
+  generatedPersons,
+  queryOf,
+  reportingFailures,
+  sendEvents,
+  setTimeZone,
+  startInsightsServer,
+  type SentEvent,
+} from '../helpers/insights.js';
+import { type Interval, addUnits, resolveDateRange, startOf, toInstant, toWall, wallDate, DAY_MS, HOUR_MS } from '../../src/insights/time/index.js';
+import { referenceRetention } from '../unit/insights/reference/retention.js';
+
+describe('RetentionQuery', () => {
+  let server: TestServer;
+  let run = 0;
+  before(async () => {
+    server = await startInsightsServer();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  const send = (batch: SentEvent[]) => sendEvents(server, batch);
+  const query = (q: Record<string, unknown>) => queryOf(server, 'RetentionQuery')(q);
+  const counts = (row: any) => row.values.map((v: any) => v.count);
+
+  test('vector: recurring Day, target and return on day 0, return on day 2 → [1, 0, 1, 0, …]', async () => {
+    const p = `v${run++}_`;
+    const d0 = Date.UTC(2025, 2, 3, 10);
+    await send([event(`${p}T`, `${p}u`, d0), event(`${p}R`, `${p}u`, d0 + 3600_000), event(`${p}R`, `${p}u`, d0 + 2 * DAY_MS)]);
+    const body = await expectOk(
+      await query({
+        dateRange: { date_from: '2025-03-03', date_to: '2025-03-10' },
+        retentionFilter: { period: 'Day', totalIntervals: 8, targetEntity: { id: `${p}T`, type: 'events' }, returningEntity: { id: `${p}R`, type: 'events' } },
+      }),
+    );
+    assert.equal(body.results.length, 8);
+    assert.deepEqual(counts(body.results[0]), [1, 0, 1, 0, 0, 0, 0, 0]);
+    assert.equal(body.results[0].date, '2025-03-03T00:00:00+00:00');
+    assert.equal(body.results[0].label, 'Day 0');
+    assert.equal(body.results[7].label, 'Day 7');
+    assert.deepEqual(body.results[0].values[2], { count: 1, label: 'Day 2' });
+    assert.deepEqual(counts(body.results[1]), [0, 0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  test('first time: only the cohort of the first target event ever; cumulative counts a later return for every earlier column', async () => {
+    const p = `v${run++}_`;
+    const d0 = Date.UTC(2025, 2, 3, 10);
+    await send([event(`${p}T`, `${p}old`, d0 - 20 * DAY_MS), event(`${p}T`, `${p}old`, d0), event(`${p}T`, `${p}new`, d0 + DAY_MS), event(`${p}R`, `${p}new`, d0 + 4 * DAY_MS)]);
+    const base = { dateRange: { date_from: '2025-03-03', date_to: '2025-03-09' }, retentionFilter: { period: 'Day', totalIntervals: 5, targetEntity: { id: `${p}T` }, returningEntity: { id: `${p}R` } } };
+    const recurring = await expectOk(await query(base));
+    assert.deepEqual(recurring.results.map((r: any) => r.values[0].count), [1, 1, 0, 0, 0, 0, 0]);
+    const first = await expectOk(await query({ ...base, retentionFilter: { ...base.retentionFilter, retentionType: 'retention_first_time' } }));
+    assert.deepEqual(first.results.map((r: any) => r.values[0].count), [0, 1, 0, 0, 0, 0, 0]);
+    assert.deepEqual(counts(first.results[1]), [1, 0, 0, 1, 0]);
+    const cumulative = await expectOk(await query({ ...base, retentionFilter: { ...base.retentionFilter, retentionType: 'retention_first_time', cumulative: true } }));
+    assert.deepEqual(counts(cumulative.results[1]), [1, 1, 1, 1, 0]);
+  });
+
+  test('without a date range: 7 rows ending today; weeks start on the project week start', async () => {
+    const body = await expectOk(await query({ retentionFilter: {} }));
+    assert.equal(body.results.length, 7);
+    assert.equal(body.results[0].values.length, 7);
+    const week = await expectOk(await query({ dateRange: { date_from: '2025-03-05', date_to: '2025-03-20' }, retentionFilter: { period: 'Week', totalIntervals: 3 } }));
+    assert.deepEqual(
+      week.results.map((r: any) => r.date),
+      ['2025-03-02T00:00:00+00:00', '2025-03-09T00:00:00+00:00', '2025-03-16T00:00:00+00:00'],
+    );
+  });
+
+  test('bad input is a 400 naming the field', async () => {
+    await expectError(await query({ retentionFilter: { period: 'Fortnight' } }), 400, 'invalid_choice', 'retentionFilter.period');
+    await expectError(await query({ retentionFilter: { totalIntervals: 0 } }), 400, 'invalid_input', 'retentionFilter.totalIntervals');
+    await expectError(await query({ retentionFilter: { retentionType: 'sometimes' } }), 400, 'invalid_choice', 'retentionFilter.retentionType');
+    await expectError(await query({ retentionFilter: { targetEntity: { id: 3, type: 'actions' } } }), 400, 'invalid_choice', 'retentionFilter.targetEntity.type');
+    await expectError(await query({ retentionFilter: { targetEntity: { id: 'x', properties: [{ key: 'a', operator: 'regex', value: '(' }] } } }), 400, 'invalid_input', 'retentionFilter.targetEntity.properties');
+    await expectError(await query({ retentionFilter: {}, dateRange: { date_from: 'soon' } }), 400, 'invalid_date', 'dateRange.date_from');
+  });
+
+  // --- property: the API against the reference implementation ----------------------------------
+
+  const PERIODS = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' } as const;
+  const STEP_MS = { Hour: HOUR_MS / 2, Day: 3 * HOUR_MS, Week: DAY_MS, Month: 4 * DAY_MS } as const;
+
+  const arbCase = fc.record({
+    zone: arbZone,
+    period: fc.constantFrom<keyof typeof PERIODS>('Hour', 'Day', 'Week', 'Month'),
+    persons: fc.integer({ min: 1, max: 4 }),
+    merged: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+    events: fc.array(fc.record({ returning: fc.boolean(), who: fc.integer({ min: 0, max: 7 }), slot: fc.integer({ min: -60, max: 60 }) }), { maxLength: 40 }),
+    sameEvent: fc.boolean(),
+    firstTime: fc.boolean(),
+    cumulative: fc.boolean(),
+    minimumOccurrences: fc.constantFrom(1, 1, 2),
+    totalIntervals: fc.integer({ min: 1, max: 9 }),
+  });
+
+  test('property: cohorts and returns equal the reference (persons merged, DST, every period, first time, cumulative)', async () => {
+    await fc.assert(
+      fc.asyncProperty(arbCase, reportingFailures(checkCase)),
+      { numRuns: Number(process.env.RETENTION_RUNS ?? 25), endOnFailure: true },
+    );
+  });
+
+  async function checkCase(c: CaseOf<typeof arbCase>) {
+    const r = `p${run++}_`;
+    const target = `${r}T`;
+    const returning = c.sameEvent ? target : `${r}R`;
+    const base = DST_MOMENTS[c.zone];
+    const persons = generatedPersons(r, c.persons, c.merged);
+    const sent = c.events.map((e) => event(e.returning ? returning : target, persons.distinct(e.who), base + e.slot * STEP_MS[c.period]));
+    await setTimeZone(server, c.zone);
+    await send(sent);
+    const merges = persons.identifies(base - 400 * DAY_MS);
+    await send(merges);
+
+    const interval: Interval = PERIODS[c.period];
+    const span = { Hour: [0, 0], Day: [-3, 3], Week: [-14, 14], Month: [-70, 70] }[c.period];
+    const localDay = (offsetDays: number) => wallDate(startOf('day', toWall(base, c.zone)) + offsetDays * DAY_MS);
+    const dateRange = { date_from: localDay(span[0]), date_to: localDay(span[1]) };
+    const body = await expectOk(
+      await query({
+        dateRange,
+        retentionFilter: {
+          period: c.period,
+          totalIntervals: c.totalIntervals,
+          retentionType: c.firstTime ? 'retention_first_time' : 'retention_recurring',
+          cumulative: c.cumulative,
+          minimumOccurrences: c.minimumOccurrences,
+          targetEntity: { id: target, type: 'events' },
+          returningEntity: { id: returning, type: 'events' },
+        },
+      }),
+    );
+
+    // Rows: from the start of date_from's period to the period holding date_to.
+    const bucketing = resolveDateRange(dateRange, { interval, timeZone: c.zone, weekStartDay: 0, now: new Date(base) });
+    const firstWall = startOf(interval, toWall(bucketing.from, c.zone), 0);
+    const lastWall = startOf(interval, toWall(bucketing.to - 1, c.zone), 0);
+    const rowWalls: number[] = [];
+    for (let wall = firstWall; wall <= lastWall; wall = addUnits(interval, 1, wall)) if (toWall(toInstant(wall, c.zone), c.zone) === wall) rowWalls.push(wall);
+    const events = asReferenceEvents([...sent, ...merges], persons.personOf);
+    const expected = referenceRetention(
+      {
+        target,
+        returning,
+        firstTime: c.firstTime,
+        totalIntervals: c.totalIntervals,
+        minimumOccurrences: c.minimumOccurrences,
+        cumulative: c.cumulative,
+        bucketing,
+        rowWalls,
+        start: toInstant(firstWall, c.zone),
+        end: toInstant(addUnits(interval, 1, lastWall), c.zone),
+      },
+      events,
+    );
+    assert.equal(body.results.length, rowWalls.length, 'rows');
+    assert.deepEqual(body.results.map(counts), expected);
+  }
+});
