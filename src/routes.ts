@@ -14,6 +14,7 @@ import { registerDecideRoutes } from './flags/remote/decide.js';
 import { registerFlagsRoutes } from './flags/remote/flags.js';
 import { registerFlagDefinitionRoutes } from './flags/remote/local-evaluation.js';
 import { registerHealthRoutes } from './health/routes.js';
+import { registerPersonRoutes } from './persons/routes.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerApiRateLimit } from './http/rate-limit.js';
@@ -51,9 +52,11 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
       return ctx.stores.events;
     },
     persons: ctx.stores.meta.ingest,
+    personIds: ctx.stores.meta.persons,
     definitions: ctx.stores.meta.definitions,
     counts: ctx.eventCounts,
   });
+  await registerPersonRoutes(app, { api, persons: ctx.persons, store: ctx.stores.meta.persons, deletions: ctx.personDeletions });
   await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
   const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
   await registerDecideRoutes(app, remote);

@@ -389,6 +389,76 @@ export interface IngestStore {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Persons as the management API sees them, their deletion, and the activity log
+// ---------------------------------------------------------------------------------------------
+
+/** A person with its stable integer id and every distinct id it has now. */
+export interface StoredPerson extends PersonRecord {
+  id: number;
+  distinct_ids: string[];
+}
+
+export interface PersonListQuery {
+  projectId: number;
+  /** Exact distinct id. */
+  distinctId: string | null;
+  /** Exact `email` property. */
+  email: string | null;
+  /** Substring of the email or name properties, or an exact distinct id. */
+  search: string | null;
+  /** Extra test on each person's properties (person property filters), applied in order. */
+  matches: ((properties: JsonObject) => boolean) | null;
+  limit: number;
+  offset: number;
+}
+
+export interface PersonDeletion {
+  id: number;
+  project_id: number;
+  person_uuid: string;
+  /** Emptied once the deletion has finished (the queue keeps no personal data afterwards). */
+  distinct_ids: string[];
+  delete_events: boolean;
+  /** Every flush up to this one was committed before the deletion: their events are the person's to erase. */
+  after_flush_seq: number;
+  requested_by: number | null;
+  requested_at: string;
+  finished_at: string | null;
+}
+
+export interface ActivityEntry {
+  id: number;
+  project_id: number;
+  scope: string;
+  item_id: string;
+  activity: string;
+  user_id: number | null;
+  detail: JsonObject;
+  created_at: string;
+}
+
+export interface PersonStore {
+  /** Newest first (created_at, then id), one page plus whether more follow. */
+  list(query: PersonListQuery): Promise<{ results: StoredPerson[]; more: boolean }>;
+  /** By integer id or uuid. */
+  get(projectId: number, idOrUuid: number | string): Promise<StoredPerson | null>;
+  /** The uuids of these integer ids or uuids that exist (unknown ones left out). */
+  resolve(projectId: number, idsOrUuids: (number | string)[]): Promise<string[]>;
+  /** The persons owning these distinct ids. */
+  uuidsOfDistinctIds(projectId: number, distinctIds: string[]): Promise<string[]>;
+  /**
+   * Removes the persons, their distinct ids and flag overrides, and queues their deletion in
+   * the event store, in one transaction; logs each in the activity log. Returns the queued deletions.
+   */
+  delete(input: { projectId: number; uuids: string[]; deleteEvents: boolean; afterFlushSeq: number; userId: number | null }): Promise<PersonDeletion[]>;
+  /** Deletions whose event-store part has not finished (resumed at start-up). */
+  openDeletions(): Promise<PersonDeletion[]>;
+  deletion(projectId: number, id: number): Promise<PersonDeletion | null>;
+  finishDeletion(id: number, at: string): Promise<void>;
+  activity(projectId: number, scope: string, itemId: string | null, limit: number, offset: number): Promise<{ count: number; results: ActivityEntry[] }>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The metadata store and the event store
 // ---------------------------------------------------------------------------------------------
 
@@ -398,6 +468,7 @@ export interface MetaStore {
   readonly definitions: DefinitionStore;
   readonly flags: FlagStore;
   readonly accounts: AccountStore;
+  readonly persons: PersonStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;
@@ -490,6 +561,21 @@ export interface EventStore {
    * they were (fewer than `limit` means none is left).
    */
   expireEvents(cutoff: Date, limit: number): Promise<UuidsByProject>;
+  /**
+   * A person's deletion: removes the person and distinct ids of the mirror, then rows of `keep`
+   * (the metadata store's current state of those distinct ids, if a later event made a new
+   * person) are written back; with `events`, deletes the person's events of flushes up to
+   * `afterFlushSeq` (later ones belong to whoever the distinct id maps to by then). Returns
+   * the events deleted.
+   */
+  erasePerson(input: {
+    projectId: number;
+    personUuid: string;
+    distinctIds: string[];
+    events: boolean;
+    afterFlushSeq: number;
+    keep: { person: PersonRecord; distinct_ids: string[] }[];
+  }): Promise<number>;
   /** Shutdown: stops the queries and exports running now (their callers get an error). */
   interruptQueries(): Promise<void>;
   close(): Promise<void>;

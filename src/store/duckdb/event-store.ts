@@ -513,6 +513,54 @@ export class DuckDbEventStore implements EventStore {
     }));
   }
 
+  async erasePerson(input: {
+    projectId: number;
+    personUuid: string;
+    distinctIds: string[];
+    events: boolean;
+    afterFlushSeq: number;
+    keep: { person: PersonRecord; distinct_ids: string[] }[];
+  }): Promise<number> {
+    if (!Number.isSafeInteger(input.afterFlushSeq)) throw new Error(`invalid flush seq ${input.afterFlushSeq}`);
+    return this.writes.run(() => this.guarded(async () => {
+      const c = this.writer;
+      const ids = JSON.stringify(input.distinctIds);
+      return inTransaction(c, async () => {
+        let deleted = 0;
+        if (input.events) {
+          // Only events of flushes the deletion followed: a later event of the same distinct id
+          // belongs to the person it made then.
+          const reader = await c.runAndReadAll(
+            `DELETE FROM events WHERE project_id = $1 AND flush_seq <= $2
+               AND (person_id = CAST($3 AS UUID) OR distinct_id IN (SELECT unnest(CAST($4 AS JSON)::VARCHAR[])))`,
+            [input.projectId, BigInt(input.afterFlushSeq), input.personUuid, ids],
+          );
+          deleted = Number(reader.getRows()[0]?.[0] ?? 0);
+        }
+        await c.run('DELETE FROM persons WHERE project_id = $1 AND id = CAST($2 AS UUID)', [input.projectId, input.personUuid]);
+        await c.run(
+          'DELETE FROM person_distinct_ids WHERE project_id = $1 AND (person_id = CAST($2 AS UUID) OR distinct_id IN (SELECT unnest(CAST($3 AS JSON)::VARCHAR[])))',
+          [input.projectId, input.personUuid, ids],
+        );
+        for (const { person, distinct_ids } of input.keep) {
+          await c.run('DELETE FROM persons WHERE project_id = $1 AND id = CAST($2 AS UUID)', [person.project_id, person.uuid]);
+          await c.run('DELETE FROM person_distinct_ids WHERE project_id = $1 AND person_id = CAST($2 AS UUID)', [person.project_id, person.uuid]);
+          await appendTo(c, 'persons', (appender) => appendPerson(appender, person));
+          await appendTo(c, 'person_distinct_ids', (appender) => {
+            for (const distinctId of distinct_ids) {
+              appender.appendInteger(person.project_id);
+              appender.appendVarchar(distinctId);
+              appender.appendVarchar(person.uuid);
+              appender.endRow();
+            }
+          });
+        }
+        await c.run('COMMIT');
+        return deleted;
+      });
+    }));
+  }
+
   private closers(): (() => void)[] {
     return [() => this.readers.closeAll(), () => this.probe.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()];
   }

@@ -7,6 +7,7 @@ import { SqliteAccountStore } from './accounts.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
 import { SqliteIngestStore } from './ingest.js';
+import { SqlitePersonStore } from './persons.js';
 import { SqliteTenancyStore } from './tenancy.js';
 
 /** The embedded metadata store: one SQLite file (WAL) under the data directory. */
@@ -16,6 +17,7 @@ export class SqliteMetaStore implements MetaStore {
   readonly definitions: SqliteDefinitionStore;
   readonly flags: SqliteFlagStore;
   readonly accounts: SqliteAccountStore;
+  readonly persons: SqlitePersonStore;
 
   private constructor(
     readonly db: Sqlite,
@@ -28,6 +30,7 @@ export class SqliteMetaStore implements MetaStore {
     this.definitions = new SqliteDefinitionStore(db);
     this.flags = new SqliteFlagStore(db, stamps);
     this.accounts = new SqliteAccountStore(db, this.tenancy);
+    this.persons = new SqlitePersonStore(db, stamps);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {
