@@ -123,6 +123,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     events: stores.events,
     ordering: buffer,
     eventsDeleted: () => eventCounts.forgetAll(),
+    compactionDelayMs: config.deletionCompactionDelaySeconds * 1000,
     log,
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.

@@ -13,13 +13,15 @@ export interface DeletionDeps {
   store: PersonStore;
   /** The current person of a distinct id (a later event may have made a new one). */
   persons: Pick<IngestStore, 'personsOf'>;
-  events: Pick<EventStore, 'erasePerson'>;
+  events: Pick<EventStore, 'erasePerson' | 'compact'>;
   ordering: {
     betweenFlushes<T>(work: (lastFlushSeq: number) => Promise<T>): Promise<T>;
     eventStoreHolds(seq: number, timeoutMs: number): Promise<boolean>;
   };
   /** Events were deleted: the events list's cached counts are stale. */
   eventsDeleted(): void;
+  /** How long after a deletion finished the event file is compacted (deletions meanwhile share it). */
+  compactionDelayMs: number;
   log: Logger;
 }
 
@@ -32,6 +34,7 @@ export class PersonDeletions {
   /** Event-store steps run one at a time, in the order the deletions were made. */
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
+  private compactionTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: DeletionDeps) {}
 
@@ -46,6 +49,7 @@ export class PersonDeletions {
   /** At start-up, after the flush log's replay: the deletions a stop interrupted. */
   async resume(): Promise<void> {
     for (const deletion of await this.deps.store.openDeletions()) this.enqueue(deletion);
+    if ((await this.deps.store.unpurgedDeletions()).length > 0) this.scheduleCompaction();
   }
 
   /** Resolves once every queued deletion has finished (or the service stopped). */
@@ -55,6 +59,33 @@ export class PersonDeletions {
 
   stop(): void {
     this.stopped = true;
+    if (this.compactionTimer) clearTimeout(this.compactionTimer);
+  }
+
+  /** One compaction for every deletion finished until it starts. */
+  private scheduleCompaction(): void {
+    if (this.compactionTimer || this.stopped) return;
+    this.compactionTimer = setTimeout(() => {
+      this.compactionTimer = null;
+      this.queue = this.queue.then(() => this.compact());
+    }, this.deps.compactionDelayMs);
+    this.compactionTimer.unref();
+  }
+
+  private async compact(): Promise<void> {
+    const { store, events, log } = this.deps;
+    if (this.stopped) return;
+    try {
+      const purged = await store.unpurgedDeletions();
+      if (purged.length === 0) return;
+      const started = Date.now();
+      await events.compact();
+      await store.markPurged(purged.map((d) => d.id), new Date().toISOString());
+      log.info({ deletions: purged.length, ms: Date.now() - started }, 'event file compacted after person deletions');
+    } catch (error) {
+      log.error({ err: error }, 'event file compaction failed; retried later');
+      this.scheduleCompaction();
+    }
   }
 
   private enqueue(deletion: PersonDeletion): void {
@@ -82,6 +113,7 @@ export class PersonDeletions {
         await store.finishDeletion(deletion.id, new Date().toISOString());
         if (deleted > 0) this.deps.eventsDeleted();
         log.info({ deletion: deletion.id, events: deleted }, 'person deletion finished');
+        this.scheduleCompaction();
         return;
       } catch (error) {
         log.error({ err: error, deletion: deletion.id }, 'person deletion failed in the event store; retrying');

@@ -51,10 +51,11 @@ const deletionSchema: JsonSchema = {
   properties: {
     id: { type: 'integer' },
     person_uuid: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'finished'] },
+    status: { type: 'string', enum: ['pending', 'finished', 'purged'], description: 'finished: gone from every query; purged: also from the event file' },
     delete_events: { type: 'boolean' },
     requested_at: { type: 'string' },
     finished_at: { type: ['string', 'null'] },
+    purged_at: { type: ['string', 'null'] },
     status_url: { type: 'string' },
   },
 };
@@ -98,10 +99,11 @@ export async function registerPersonRoutes(app: FastifyInstance, deps: PersonRou
   const deletionView = (request: FastifyRequest, prefix: string, d: PersonDeletion) => ({
     id: d.id,
     person_uuid: d.person_uuid,
-    status: d.finished_at ? 'finished' : 'pending',
+    status: d.purged_at ? 'purged' : d.finished_at ? 'finished' : 'pending',
     delete_events: d.delete_events,
     requested_at: d.requested_at,
     finished_at: d.finished_at,
+    purged_at: d.purged_at,
     status_url: `${publicBase(request, api.publicUrl)}${prefix.replace(':project_id', String(d.project_id))}/persons/deletions/${d.id}/`,
   });
 

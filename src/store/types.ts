@@ -424,6 +424,8 @@ export interface PersonDeletion {
   requested_by: number | null;
   requested_at: string;
   finished_at: string | null;
+  /** When the event file was compacted after it: the events are gone from its bytes too. */
+  purged_at: string | null;
 }
 
 export interface ActivityEntry {
@@ -455,6 +457,10 @@ export interface PersonStore {
   openDeletions(): Promise<PersonDeletion[]>;
   deletion(projectId: number, id: number): Promise<PersonDeletion | null>;
   finishDeletion(id: number, at: string): Promise<void>;
+  /** Finished deletions whose file compaction has not run yet. */
+  unpurgedDeletions(): Promise<PersonDeletion[]>;
+  /** The event file was compacted after these deletions finished. */
+  markPurged(ids: number[], at: string): Promise<void>;
   activity(projectId: number, scope: string, itemId: string | null, limit: number, offset: number): Promise<{ count: number; results: ActivityEntry[] }>;
 }
 
@@ -576,6 +582,11 @@ export interface EventStore {
     afterFlushSeq: number;
     keep: { person: PersonRecord; distinct_ids: string[] }[];
   }): Promise<number>;
+  /**
+   * Rewrites the event file so that deleted rows are gone from its bytes too (a delete and a
+   * checkpoint leave them in freed blocks). Takes about as long as copying the whole store.
+   */
+  compact(): Promise<void>;
   /** Shutdown: stops the queries and exports running now (their callers get an error). */
   interruptQueries(): Promise<void>;
   close(): Promise<void>;

@@ -212,7 +212,8 @@ export const migrations: Migration[] = [
         after_flush_seq INTEGER NOT NULL,
         requested_by INTEGER,
         requested_at TEXT NOT NULL,
-        finished_at TEXT
+        finished_at TEXT,
+        purged_at TEXT
       );
       CREATE INDEX person_deletions_open ON person_deletions(finished_at);
       -- Who did what to which object, when. No personal data: ids only.

@@ -36,6 +36,7 @@ const deletionOf = (row: Row): PersonDeletion => ({
   requested_by: (row.requested_by as number | null) ?? null,
   requested_at: row.requested_at as string,
   finished_at: (row.finished_at as string | null) ?? null,
+  purged_at: (row.purged_at as string | null) ?? null,
 });
 
 export class SqlitePersonStore implements PersonStore {
@@ -174,6 +175,14 @@ export class SqlitePersonStore implements PersonStore {
   async finishDeletion(id: number, at: string): Promise<void> {
     // The distinct ids were needed only to find the events; a finished deletion keeps none.
     this.db.prepare("UPDATE person_deletions SET finished_at = ?, distinct_ids = '[]' WHERE id = ?").run(at, id);
+  }
+
+  async unpurgedDeletions(): Promise<PersonDeletion[]> {
+    return (this.db.prepare('SELECT * FROM person_deletions WHERE finished_at IS NOT NULL AND purged_at IS NULL ORDER BY id').all() as Row[]).map(deletionOf);
+  }
+
+  async markPurged(ids: number[], at: string): Promise<void> {
+    this.db.prepare('UPDATE person_deletions SET purged_at = ? WHERE id IN (SELECT value FROM json_each(?))').run(at, JSON.stringify(ids));
   }
 
   async activity(projectId: number, scope: string, itemId: string | null, limit: number, offset: number): Promise<{ count: number; results: ActivityEntry[] }> {
