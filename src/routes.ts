@@ -56,7 +56,18 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     definitions: ctx.stores.meta.definitions,
     counts: ctx.eventCounts,
   });
-  await registerPersonRoutes(app, { api, persons: ctx.persons, store: ctx.stores.meta.persons, deletions: ctx.personDeletions });
+  await registerPersonRoutes(app, {
+    api,
+    persons: ctx.persons,
+    store: ctx.stores.meta.persons,
+    deletions: ctx.personDeletions,
+    queryableEvents: async () => {
+      await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+      return ctx.stores.events;
+    },
+    personsOf: ctx.stores.meta.ingest,
+    definitions: ctx.stores.meta.definitions,
+  });
   await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
   const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
   await registerDecideRoutes(app, remote);

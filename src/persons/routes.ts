@@ -9,7 +9,10 @@ import { integer, link } from '../http/pagination.js';
 import { publicBase } from '../http/public-url.js';
 import { params, type JsonSchema } from '../http/schemas.js';
 import { notFound, validationError } from '../kernel/errors.js';
-import type { PersonDeletion, PersonStore } from '../store/types.js';
+import { Readable } from 'node:stream';
+import type { DefinitionStore, EventStore, IngestStore, PersonDeletion, PersonStore } from '../store/types.js';
+import { personLookup } from '../events/persons.js';
+import { personCsv, personJson } from './export.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { PersonDeletions } from './deletion.js';
 import { personPropertyMatcher } from './filters.js';
@@ -20,6 +23,10 @@ export interface PersonRouteDeps {
   persons: Persons;
   store: PersonStore;
   deletions: PersonDeletions;
+  /** The event store once it holds every event acknowledged so far (as the events API reads it). */
+  queryableEvents(): Promise<EventStore>;
+  personsOf: Pick<IngestStore, 'personsOf'>;
+  definitions: Pick<DefinitionStore, 'propertyTypes'>;
 }
 
 /** PostHog's page size; more than MAX_LIMIT is taken as MAX_LIMIT. */
@@ -94,6 +101,7 @@ function deleteEventsFlag(raw: unknown): boolean {
 
 export async function registerPersonRoutes(app: FastifyInstance, deps: PersonRouteDeps): Promise<void> {
   const { api, persons, store, deletions } = deps;
+  const lookup = personLookup(deps.personsOf);
   const base = { scope: 'person', tag: 'persons' };
   const projectOf = async (principal: Principal, id: string) => (await api.access.projectFor(principal, id)).project;
   const deletionView = (request: FastifyRequest, prefix: string, d: PersonDeletion) => ({
@@ -282,6 +290,31 @@ export async function registerPersonRoutes(app: FastifyInstance, deps: PersonRou
         await persons.deleteProperty(project, personRef(request.params.id), request.body?.$unset);
         reply.code(201);
         return { success: true };
+      },
+    });
+
+    apiRoute<{ Params: PersonParams; Querystring: Q }>(app, api, {
+      ...base,
+      method: 'GET',
+      url: `${prefix}/persons/:id/export/`,
+      summary: 'Everything stored of one person: the person and all of their events, as JSON (default) or CSV (`format=csv`)',
+      params: personParams,
+      querystring: { type: 'object', properties: { format: { type: 'string', enum: ['json', 'csv'] } } },
+      response: { 200: anyObject },
+      handler: async (request, principal, reply) => {
+        const project = await projectOf(principal, request.params.project_id);
+        const person = await persons.get(project.id, personRef(request.params.id));
+        const exportDeps = {
+          events: await deps.queryableEvents(),
+          persons: lookup,
+          types: async (kind: 'event' | 'person' | 'group', names: string[]) =>
+            kind === 'group' ? new Map() : deps.definitions.propertyTypes(project.id, kind === 'event' ? 1 : 2, names),
+        };
+        const csv = request.query.format === 'csv';
+        const body = csv ? await personCsv(person, exportDeps) : await personJson(person, exportDeps);
+        reply.header('content-type', csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
+        reply.header('content-disposition', `attachment; filename="person-${person.id}.${csv ? 'csv' : 'json'}"`);
+        return reply.send(Readable.from(body, { objectMode: false }));
       },
     });
 
