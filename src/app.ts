@@ -33,6 +33,7 @@ import { SessionService } from './sessions/service.js';
 import { SessionAuth } from './sessions/session-auth.js';
 import { PersonDeletions } from './persons/deletion.js';
 import { Persons } from './persons/service.js';
+import { PersonSplits } from './persons/split.js';
 
 // The shutdown's drain window ends once no request came for this long, or after this long
 // (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
@@ -152,6 +153,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     sessionAuth,
     persons: new Persons(stores.meta.persons, (events) => buffer.submit(events)),
     personDeletions,
+    personSplits: new PersonSplits({ store: stores.meta.persons, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }),
   };
   const app = createServer(config, log, metrics, ctx.drain);
   await registerRoutes(app, ctx);

@@ -61,6 +61,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     persons: ctx.persons,
     store: ctx.stores.meta.persons,
     deletions: ctx.personDeletions,
+    splits: ctx.personSplits,
     queryableEvents: async () => {
       await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
       return ctx.stores.events;

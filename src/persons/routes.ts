@@ -15,6 +15,7 @@ import { personLookup } from '../events/persons.js';
 import { personCsv, personJson } from './export.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { PersonDeletions } from './deletion.js';
+import type { PersonSplits } from './split.js';
 import { personPropertyMatcher } from './filters.js';
 import { personRef, personView, type Persons } from './service.js';
 
@@ -23,6 +24,7 @@ export interface PersonRouteDeps {
   persons: Persons;
   store: PersonStore;
   deletions: PersonDeletions;
+  splits: PersonSplits;
   /** The event store once it holds every event acknowledged so far (as the events API reads it). */
   queryableEvents(): Promise<EventStore>;
   personsOf: Pick<IngestStore, 'personsOf'>;
@@ -288,6 +290,23 @@ export async function registerPersonRoutes(app: FastifyInstance, deps: PersonRou
       handler: async (request, principal, reply) => {
         const project = await projectOf(principal, request.params.project_id);
         await persons.deleteProperty(project, personRef(request.params.id), request.body?.$unset);
+        reply.code(201);
+        return { success: true };
+      },
+    });
+
+    apiRoute<{ Params: PersonParams; Body: { main_distinct_id?: string } }>(app, api, {
+      ...base,
+      method: 'POST',
+      url: `${prefix}/persons/:id/split/`,
+      summary: 'Give every distinct id of the person but `main_distinct_id` (default: the first) a new person of its own; 201',
+      params: personParams,
+      body: { type: 'object', properties: { main_distinct_id: { type: 'string', minLength: 1 } } },
+      response: { 201: { type: 'object', properties: { success: { type: 'boolean' } } } },
+      handler: async (request, principal, reply) => {
+        const project = await projectOf(principal, request.params.project_id);
+        const person = await persons.get(project.id, personRef(request.params.id));
+        await deps.splits.split(project.id, person.uuid, request.body?.main_distinct_id ?? null, principal.user.id);
         reply.code(201);
         return { success: true };
       },

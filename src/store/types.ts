@@ -453,6 +453,11 @@ export interface PersonStore {
    * the event store, in one transaction; logs each in the activity log. Returns the queued deletions.
    */
   delete(input: { projectId: number; uuids: string[]; deleteEvents: boolean; afterFlushSeq: number; userId: number | null }): Promise<PersonDeletion[]>;
+  /**
+   * Gives every distinct id of the person but `mainDistinctId` (default: its first) a new person
+   * of its own, with no properties; logged in the activity log. Returns the distinct ids moved.
+   */
+  split(input: { projectId: number; uuid: string; mainDistinctId: string | null; userId: number | null }): Promise<string[] | 'not_found' | 'unknown_distinct_id'>;
   /** Deletions whose event-store part has not finished (resumed at start-up). */
   openDeletions(): Promise<PersonDeletion[]>;
   deletion(projectId: number, id: number): Promise<PersonDeletion | null>;

@@ -136,3 +136,36 @@ test("another organization's persons are 404, and its own list is its own", asyn
   const theirs = await expectOk(await server.api(`/api/projects/${other.projectId}/persons/`, { key: other.ownerKey }));
   assert.deepEqual(distinctIdsOf(theirs.results), ['other-user']);
 });
+
+test('split gives every other distinct id a person of its own', async () => {
+  await ingest(server, [
+    { event: 'seen', distinct_id: 'split-anon-1' },
+    { event: 'seen', distinct_id: 'split-anon-2' },
+    { event: '$identify', distinct_id: 'split-main', properties: { $anon_distinct_id: 'split-anon-1', $set: { email: 'split@example.com' } } },
+    { event: '$create_alias', distinct_id: 'split-main', properties: { alias: 'split-anon-2' } },
+  ]);
+  const [merged] = await list('distinct_id=split-main');
+  assert.deepEqual([...merged.distinct_ids].sort(), ['split-anon-1', 'split-anon-2', 'split-main']);
+  assert.equal((await expectOk(await server.api(`/api/projects/@current/events/?person_id=${merged.uuid}`))).results.length, 4);
+
+  await expectError(await server.api(`${BASE}${merged.id}/split/`, { method: 'POST', body: { main_distinct_id: 'not-theirs' } }), 400, 'invalid_input', 'main_distinct_id');
+  assert.deepEqual(await expectOk(await server.api(`${BASE}${merged.id}/split/`, { method: 'POST', body: { main_distinct_id: 'split-main' } }), 201), { success: true });
+
+  const main = await expectOk(await server.api(`${BASE}${merged.id}/`));
+  assert.deepEqual(main.distinct_ids, ['split-main']);
+  assert.equal(main.properties.email, 'split@example.com');
+  const [one] = await list('distinct_id=split-anon-1');
+  const [two] = await list('distinct_id=split-anon-2');
+  assert.deepEqual([one.distinct_ids, two.distinct_ids], [['split-anon-1'], ['split-anon-2']]);
+  assert.equal(new Set([main.uuid, one.uuid, two.uuid]).size, 3);
+  assert.deepEqual(one.properties, {});
+  // The event store's person mirror follows: person_id selects by the current distinct ids.
+  const mainEvents = (await expectOk(await server.api(`/api/projects/@current/events/?person_id=${merged.uuid}`))).results;
+  assert.deepEqual(mainEvents.map((e: any) => e.distinct_id).sort(), ['split-main', 'split-main']);
+  assert.deepEqual((await expectOk(await server.api(`/api/projects/@current/events/?person_id=${one.id}`))).results.map((e: any) => e.distinct_id), ['split-anon-1']);
+  // A later event of a split-off id stays with its new person.
+  await ingest(server, [{ event: 'later', distinct_id: 'split-anon-2', properties: { $set: { n: 1 } } }]);
+  assert.equal((await expectOk(await server.api(`${BASE}${two.id}/`))).properties.n, 1);
+  const activity = await expectOk(await server.api(`${BASE}${merged.uuid}/activity/`));
+  assert.equal(activity.results[0].activity, 'split');
+});

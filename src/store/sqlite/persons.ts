@@ -3,6 +3,7 @@
  * (sqlite/ingest.ts); this file adds the integer ids' lookups, the deletion queue and the
  * activity log.
  */
+import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../kernel/json.js';
 import type { ActivityEntry, PersonDeletion, PersonListQuery, PersonStore, StoredPerson } from '../types.js';
 import { distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
@@ -161,6 +162,43 @@ export class SqlitePersonStore implements PersonStore {
     for (const uuid of input.uuids) this.stamps.bump(personKey(projectId, uuid));
     for (const distinctId of touchedIds) this.stamps.bump(distinctIdKey(projectId, distinctId));
     return deletions;
+  }
+
+  async split(input: { projectId: number; uuid: string; mainDistinctId: string | null; userId: number | null }): Promise<string[] | 'not_found' | 'unknown_distinct_id'> {
+    const { projectId, uuid } = input;
+    const db = this.db;
+    const now = new Date().toISOString();
+    const moved = db.transaction((): string[] | 'not_found' | 'unknown_distinct_id' => {
+      const ids = this.distinctIdsOf(projectId, [uuid]).get(uuid);
+      if (!ids) return 'not_found';
+      const main = input.mainDistinctId ?? ids[0];
+      if (!ids.includes(main)) return 'unknown_distinct_id';
+      const others = ids.filter((id) => id !== main);
+      const insertPerson = db.prepare('INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version) VALUES (?, ?, ?, 0, ?, 0)');
+      const insertId = db.prepare('INSERT INTO person_ids (project_id, uuid) VALUES (?, ?)');
+      const move = db.prepare('UPDATE person_distinct_ids SET person_uuid = ? WHERE project_id = ? AND distinct_id = ?');
+      for (const distinctId of others) {
+        const fresh = uuidv7();
+        insertPerson.run(projectId, fresh, '{}', now);
+        insertId.run(projectId, fresh);
+        move.run(fresh, projectId, distinctId);
+      }
+      db.prepare('INSERT INTO activity_log (project_id, scope, item_id, activity, user_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        projectId,
+        'Person',
+        uuid,
+        'split',
+        input.userId,
+        JSON.stringify({ new_persons: others.length }),
+        now,
+      );
+      return others;
+    })();
+    if (Array.isArray(moved)) {
+      this.stamps.bump(personKey(projectId, uuid));
+      for (const distinctId of moved) this.stamps.bump(distinctIdKey(projectId, distinctId));
+    }
+    return moved;
   }
 
   async openDeletions(): Promise<PersonDeletion[]> {
