@@ -15,6 +15,7 @@ import { registerFlagsRoutes } from './flags/remote/flags.js';
 import { registerFlagDefinitionRoutes } from './flags/remote/local-evaluation.js';
 import { registerHealthRoutes } from './health/routes.js';
 import { registerPersonRoutes } from './persons/routes.js';
+import { registerGroupRoutes } from './groups/routes.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerApiRateLimit } from './http/rate-limit.js';
@@ -69,6 +70,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     personsOf: ctx.stores.meta.ingest,
     definitions: ctx.stores.meta.definitions,
   });
+  await registerGroupRoutes(app, { api, groups: ctx.stores.meta.groups });
   await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
   const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
   await registerDecideRoutes(app, remote);

@@ -470,6 +470,41 @@ export interface PersonStore {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Groups as the management API sees them
+// ---------------------------------------------------------------------------------------------
+
+export interface StoredGroup {
+  group_type_index: number;
+  group_key: string;
+  properties: JsonObject;
+  created_at: string;
+}
+
+export interface GroupType {
+  group_type: string;
+  group_type_index: number;
+  name_singular: string | null;
+  name_plural: string | null;
+}
+
+/** Where a groups page starts: after this group in the newest-first order. */
+export interface GroupCursor {
+  created_at: string;
+  group_key: string;
+}
+
+export interface GroupStore {
+  /** Newest first (created_at, then key descending); `search`: substring of the key or the `name` property. */
+  list(query: { projectId: number; groupTypeIndex: number; search: string | null; after: GroupCursor | null; limit: number }): Promise<{ results: StoredGroup[]; more: boolean }>;
+  find(projectId: number, groupTypeIndex: number, groupKey: string): Promise<StoredGroup | null>;
+  types(projectId: number): Promise<GroupType[]>;
+  /** Sets the display names given (undefined leaves one as it is); null when there is no such type. */
+  renameType(projectId: number, groupTypeIndex: number, names: { name_singular?: string | null; name_plural?: string | null }): Promise<GroupType | null>;
+  /** Property names of each group type with the number of groups that have them, most common first. */
+  propertyNames(projectId: number): Promise<Map<number, { name: string; count: number }[]>>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The metadata store and the event store
 // ---------------------------------------------------------------------------------------------
 
@@ -480,6 +515,7 @@ export interface MetaStore {
   readonly flags: FlagStore;
   readonly accounts: AccountStore;
   readonly persons: PersonStore;
+  readonly groups: GroupStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

@@ -6,6 +6,7 @@ import { openSqlite, type Sqlite } from './database.js';
 import { SqliteAccountStore } from './accounts.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
+import { SqliteGroupStore } from './groups.js';
 import { SqliteIngestStore } from './ingest.js';
 import { SqlitePersonStore } from './persons.js';
 import { SqliteTenancyStore } from './tenancy.js';
@@ -18,6 +19,7 @@ export class SqliteMetaStore implements MetaStore {
   readonly flags: SqliteFlagStore;
   readonly accounts: SqliteAccountStore;
   readonly persons: SqlitePersonStore;
+  readonly groups: SqliteGroupStore;
 
   private constructor(
     readonly db: Sqlite,
@@ -31,6 +33,7 @@ export class SqliteMetaStore implements MetaStore {
     this.flags = new SqliteFlagStore(db, stamps);
     this.accounts = new SqliteAccountStore(db, this.tenancy);
     this.persons = new SqlitePersonStore(db, stamps);
+    this.groups = new SqliteGroupStore(db);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {

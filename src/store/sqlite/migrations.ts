@@ -190,7 +190,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 3,
-    name: 'numeric person ids, person deletions, activity log',
+    name: 'numeric person ids, person deletions, activity log, group type names',
     sql: `
       -- PostHog exposes an integer id next to the uuid. persons is keyed by uuid WITHOUT ROWID,
       -- so the integer lives in its own table; AUTOINCREMENT never reuses a deleted person's id.
@@ -228,6 +228,10 @@ export const migrations: Migration[] = [
         created_at TEXT NOT NULL
       );
       CREATE INDEX activity_log_scope ON activity_log(project_id, scope, id);
+      -- Display names of group types, editable through the API.
+      ALTER TABLE group_types ADD COLUMN name_singular TEXT;
+      ALTER TABLE group_types ADD COLUMN name_plural TEXT;
+      CREATE INDEX groups_created ON groups(project_id, group_type_index, created_at);
     `,
   },
 ];
