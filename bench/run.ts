@@ -9,6 +9,7 @@ import { benchFlags } from './flags.js';
 import { benchFootprint } from './footprint.js';
 import { benchStartLarge } from './start-large.js';
 import { benchIngest } from './ingest.js';
+import { benchPersons } from './persons.js';
 import { benchRetention } from './retention.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
@@ -17,6 +18,7 @@ const benchmarks: Record<string, () => Promise<string>> = {
   events: benchEvents,
   flags: benchFlags,
   retention: benchRetention,
+  persons: benchPersons,
   footprint: benchFootprint,
   'start-large': benchStartLarge,
 };
