@@ -16,6 +16,7 @@ import { registerFlagDefinitionRoutes } from './flags/remote/local-evaluation.js
 import { registerHealthRoutes } from './health/routes.js';
 import { registerPersonRoutes } from './persons/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
+import { registerQueryRoutes } from './insights/query/routes.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerApiRateLimit } from './http/rate-limit.js';
@@ -32,6 +33,10 @@ const QUERYABLE_WAIT_MS = 10_000;
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { api, config } = ctx;
+  const queryableEvents = async () => {
+    await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+    return ctx.stores.events;
+  };
   // These three must come first: they observe every route added after them.
   await registerOpenApi(app);
   await registerMethodNotAllowed(app);
@@ -48,25 +53,20 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await registerEventDefinitionRoutes(app, { api, definitions: ctx.definitions });
   await registerEventRoutes(app, {
     api,
-    queryableEvents: async () => {
-      await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
-      return ctx.stores.events;
-    },
+    queryableEvents,
     persons: ctx.stores.meta.ingest,
     personIds: ctx.stores.meta.persons,
     definitions: ctx.stores.meta.definitions,
     counts: ctx.eventCounts,
   });
+  await registerQueryRoutes(app, { api, queries: ctx.queries, queryableEvents });
   await registerPersonRoutes(app, {
     api,
     persons: ctx.persons,
     store: ctx.stores.meta.persons,
     deletions: ctx.personDeletions,
     splits: ctx.personSplits,
-    queryableEvents: async () => {
-      await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
-      return ctx.stores.events;
-    },
+    queryableEvents,
     personsOf: ctx.stores.meta.ingest,
     definitions: ctx.stores.meta.definitions,
   });
