@@ -12,8 +12,8 @@ import { fmt } from './format.js';
 
 const PERSONS = 100_000;
 const PER_BATCH = 2_000;
-const REQUESTS = 200;
-const WARMUP = 20;
+const REQUESTS = 60;
+const WARMUP = 10;
 const VICTIM_EVENTS = 10_000;
 
 async function timed(run: (i: number) => Promise<void>): Promise<number[]> {

@@ -13,8 +13,11 @@ type Row = Record<string, unknown>;
 
 const PERSON_COLUMNS = 'i.id AS id, p.uuid, p.project_id, p.properties, p.is_identified, p.created_at, p.version';
 const PERSON_FROM = 'persons p JOIN person_ids i ON i.project_id = p.project_id AND i.uuid = p.uuid';
-/** Newest first; the integer id orders persons created in the same millisecond. */
-const NEWEST_FIRST = 'ORDER BY p.created_at DESC, i.id DESC';
+/**
+ * Newest first, persons created in the same millisecond by uuid: both columns are in the
+ * created_at index (a WITHOUT ROWID table's indexes end with its key), so a page reads only its rows.
+ */
+const NEWEST_FIRST = 'ORDER BY p.created_at DESC, p.uuid DESC';
 
 const personOf = (row: Row, distinctIds: string[]): StoredPerson => ({
   id: row.id as number,
@@ -40,6 +43,42 @@ const deletionOf = (row: Row): PersonDeletion => ({
   purged_at: (row.purged_at as string | null) ?? null,
 });
 
+/** The newest-persons plan looks at this many persons per row of the page before it gives up. */
+const WINDOW_PER_PAGE = 20;
+
+/**
+ * `search` against the persons table (unaliased): a substring of the email or name property
+ * (case-insensitive), or an exact distinct id. LIKE on the JSON text (case-insensitive for ASCII)
+ * discards most rows before any JSON is parsed; JSON text escapes quotes, backslashes and control
+ * characters, so a search with those skips that prefilter.
+ */
+function searchCondition(projectId: number, search: string): { sql: string; params: unknown[] } {
+  const like = /["\\\u0000-\u001f]/.test(search) ? '%' : `%${search.replace(/[%_]/g, (c) => `\\${c}`)}%`;
+  return {
+    sql: `((properties LIKE ? ESCAPE '\\'
+             AND (instr(lower(json_extract(properties, '$.email')), lower(?)) > 0 OR instr(lower(json_extract(properties, '$.name')), lower(?)) > 0))
+           OR uuid IN (SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?))`,
+    params: [like, search, search, projectId, search],
+  };
+}
+
+/**
+ * The list's query with a search: over the newest persons only (`newest`: a window whose size is
+ * the parameter after the project), or over all of them. CROSS JOIN keeps the order: the
+ * candidates first, each person then looked up by its key.
+ */
+function searchSql(where: string[], condition: string, over: 'newest' | 'all'): string {
+  const candidates =
+    over === 'newest'
+      ? `SELECT uuid FROM (SELECT uuid, properties FROM persons INDEXED BY persons_created WHERE project_id = ? ORDER BY created_at DESC, uuid DESC LIMIT ?) WHERE ${condition}`
+      : `SELECT uuid FROM persons WHERE project_id = ? AND ${condition}`;
+  return (
+    `WITH m AS MATERIALIZED (${candidates}) ` +
+    `SELECT ${PERSON_COLUMNS} FROM m CROSS JOIN persons p ON p.project_id = ? AND p.uuid = m.uuid ` +
+    `CROSS JOIN person_ids i ON i.project_id = p.project_id AND i.uuid = p.uuid WHERE ${where.join(' AND ')} ${NEWEST_FIRST}`
+  );
+}
+
 export class SqlitePersonStore implements PersonStore {
   constructor(
     private readonly db: Sqlite,
@@ -57,32 +96,41 @@ export class SqlitePersonStore implements PersonStore {
       where.push("json_extract(p.properties, '$.email') = ?");
       params.push(query.email);
     }
-    if (query.search !== null) {
-      where.push(
-        "(instr(lower(json_extract(p.properties, '$.email')), lower(?)) > 0 OR instr(lower(json_extract(p.properties, '$.name')), lower(?)) > 0" +
-          ' OR p.uuid IN (SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?))',
-      );
-      params.push(query.search, query.search, query.projectId, query.search);
-    }
-    const sql = `SELECT ${PERSON_COLUMNS} FROM ${PERSON_FROM} WHERE ${where.join(' AND ')} ${NEWEST_FIRST}`;
     const wanted = query.limit + 1;
     let rows: Row[];
-    if (query.matches === null) {
-      rows = this.db.prepare(`${sql} LIMIT ? OFFSET ?`).all(...params, wanted, query.offset) as Row[];
+    if (query.search === null) {
+      const sql = `SELECT ${PERSON_COLUMNS} FROM ${PERSON_FROM} WHERE ${where.join(' AND ')} ${NEWEST_FIRST}`;
+      rows = this.pageOf(sql, params, query, wanted);
     } else {
-      // Property filters are tested here, with the flag engine's matcher (RE2 regexes and all).
-      rows = [];
-      let skipped = 0;
-      for (const row of this.db.prepare(sql).iterate(...params) as Iterable<Row>) {
-        if (!query.matches(parseJson<JsonObject>(row.properties, {}))) continue;
-        if (skipped < query.offset) skipped += 1;
-        else if (rows.push(row) >= wanted) break;
-      }
+      // Two plans. A search most persons match is answered from the newest persons alone (a
+      // window of them, walked by the created_at index). Otherwise the matches are found by one
+      // pass over the table, then sorted: walking the index for a rare match costs a table
+      // lookup per person, for all of them.
+      const search = searchCondition(query.projectId, query.search);
+      const window = WINDOW_PER_PAGE * wanted + query.offset;
+      const found = this.pageOf(searchSql(where, search.sql, 'newest'), [query.projectId, window, ...search.params, query.projectId, ...params], query, wanted);
+      rows =
+        found.length >= wanted
+          ? found
+          : this.pageOf(searchSql(where, search.sql, 'all'), [query.projectId, ...search.params, query.projectId, ...params], query, wanted);
     }
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
     const ids = this.distinctIdsOf(query.projectId, page.map((row) => row.uuid as string));
     return { results: page.map((row) => personOf(row, ids.get(row.uuid as string) ?? [])), more };
+  }
+
+  /** One page of `sql`'s rows; with property filters, tested here with the flag engine's matcher (RE2 regexes and all). */
+  private pageOf(sql: string, params: unknown[], query: PersonListQuery, wanted: number): Row[] {
+    if (query.matches === null) return this.db.prepare(`${sql} LIMIT ? OFFSET ?`).all(...params, wanted, query.offset) as Row[];
+    const rows: Row[] = [];
+    let skipped = 0;
+    for (const row of this.db.prepare(sql).iterate(...params) as Iterable<Row>) {
+      if (!query.matches(parseJson<JsonObject>(row.properties, {}))) continue;
+      if (skipped < query.offset) skipped += 1;
+      else if (rows.push(row) >= wanted) break;
+    }
+    return rows;
   }
 
   async get(projectId: number, idOrUuid: number | string): Promise<StoredPerson | null> {
@@ -97,9 +145,10 @@ export class SqlitePersonStore implements PersonStore {
     const uuids = idsOrUuids.filter((id): id is string => typeof id === 'string');
     const rows = this.db
       .prepare(
-        'SELECT uuid FROM person_ids WHERE project_id = ? AND (id IN (SELECT value FROM json_each(?)) OR uuid IN (SELECT value FROM json_each(?)))',
+        'SELECT i.uuid FROM json_each(?) j CROSS JOIN person_ids i ON i.id = j.value AND i.project_id = ? ' +
+          'UNION SELECT i.uuid FROM json_each(?) j CROSS JOIN person_ids i ON i.project_id = ? AND i.uuid = j.value',
       )
-      .all(projectId, JSON.stringify(numbers), JSON.stringify(uuids)) as { uuid: string }[];
+      .all(JSON.stringify(numbers), projectId, JSON.stringify(uuids), projectId) as { uuid: string }[];
     return rows.map((row) => row.uuid);
   }
 
@@ -115,8 +164,13 @@ export class SqlitePersonStore implements PersonStore {
     const byPerson = new Map<string, string[]>();
     if (uuids.length === 0) return byPerson;
     const rows = this.db
-      .prepare('SELECT person_uuid, distinct_id FROM person_distinct_ids WHERE project_id = ? AND person_uuid IN (SELECT value FROM json_each(?)) ORDER BY distinct_id')
-      .all(projectId, JSON.stringify(uuids)) as { person_uuid: string; distinct_id: string }[];
+      // CROSS JOIN: the page's persons first, each looked up in the person index (an IN list let
+      // the planner scan every distinct id of the project instead).
+      .prepare(
+        'SELECT d.person_uuid, d.distinct_id FROM json_each(?) j CROSS JOIN person_distinct_ids d INDEXED BY person_distinct_ids_person ' +
+          'ON d.project_id = ? AND d.person_uuid = j.value ORDER BY d.distinct_id',
+      )
+      .all(JSON.stringify(uuids), projectId) as { person_uuid: string; distinct_id: string }[];
     for (const row of rows) {
       let list = byPerson.get(row.person_uuid);
       if (!list) byPerson.set(row.person_uuid, (list = []));
