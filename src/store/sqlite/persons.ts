@@ -46,38 +46,40 @@ const deletionOf = (row: Row): PersonDeletion => ({
 /** The newest-persons plan looks at this many persons per row of the page before it gives up. */
 const WINDOW_PER_PAGE = 20;
 
-/**
- * `search` against the persons table (unaliased): a substring of the email or name property
- * (case-insensitive), or an exact distinct id. LIKE on the JSON text (case-insensitive for ASCII)
- * discards most rows before any JSON is parsed; JSON text escapes quotes, backslashes and control
- * characters, so a search with those skips that prefilter.
- */
-function searchCondition(projectId: number, search: string): { sql: string; params: unknown[] } {
-  const like = /["\\\u0000-\u001f]/.test(search) ? '%' : `%${search.replace(/[%_]/g, (c) => `\\${c}`)}%`;
-  return {
-    sql: `((properties LIKE ? ESCAPE '\\'
-             AND (instr(lower(json_extract(properties, '$.email')), lower(?)) > 0 OR instr(lower(json_extract(properties, '$.name')), lower(?)) > 0))
-           OR uuid IN (SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?))`,
-    params: [like, search, search, projectId, search],
-  };
+/** A LIKE pattern for `text` inside the properties' JSON, or '%' where JSON would escape it. */
+function likeInJson(text: string): string {
+  return /["\\\u0000-\u001f]/.test(text) ? '%' : `%${text.replace(/[%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /**
- * The list's query with a search: over the newest persons only (`newest`: a window whose size is
- * the parameter after the project), or over all of them. CROSS JOIN keeps the order: the
- * candidates first, each person then looked up by its key.
+ * The list's conditions on a person's row (columns prefixed by `a`): `search` (a substring of the
+ * email or name property, case-insensitive for ASCII, or an exact distinct id) and `email`
+ * (exact). LIKE on the JSON text discards most rows before any JSON is parsed.
  */
-function searchSql(where: string[], condition: string, over: 'newest' | 'all'): string {
-  const candidates =
-    over === 'newest'
-      ? `SELECT uuid FROM (SELECT uuid, properties FROM persons INDEXED BY persons_created WHERE project_id = ? ORDER BY created_at DESC, uuid DESC LIMIT ?) WHERE ${condition}`
-      : `SELECT uuid FROM persons WHERE project_id = ? AND ${condition}`;
-  return (
-    `WITH m AS MATERIALIZED (${candidates}) ` +
-    `SELECT ${PERSON_COLUMNS} FROM m CROSS JOIN persons p ON p.project_id = ? AND p.uuid = m.uuid ` +
-    `CROSS JOIN person_ids i ON i.project_id = p.project_id AND i.uuid = p.uuid WHERE ${where.join(' AND ')} ${NEWEST_FIRST}`
-  );
+function personConditions(projectId: number, query: PersonListQuery, a: string): { sql: string[]; params: unknown[] } {
+  const sql: string[] = [];
+  const params: unknown[] = [];
+  if (query.search !== null) {
+    sql.push(`((${a}properties LIKE ? ESCAPE '\\'
+               AND (instr(lower(json_extract(${a}properties, '$.email')), lower(?)) > 0 OR instr(lower(json_extract(${a}properties, '$.name')), lower(?)) > 0))
+             OR ${a}uuid IN (SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?))`);
+    params.push(likeInJson(query.search), query.search, query.search, projectId, query.search);
+  }
+  if (query.email !== null) {
+    sql.push(`(${a}properties LIKE ? ESCAPE '\\' AND json_extract(${a}properties, '$.email') = ?)`);
+    params.push(likeInJson(query.email), query.email);
+  }
+  return { sql, params };
 }
+
+/**
+ * The list's query over candidates `m` (a materialised set of uuids). CROSS JOIN keeps the
+ * order: the candidates first, each person then looked up by its key, then sorted.
+ */
+const overCandidates = (candidates: string, conditions: string[]) =>
+  `WITH m AS MATERIALIZED (${candidates}) ` +
+  `SELECT ${PERSON_COLUMNS} FROM m CROSS JOIN persons p ON p.project_id = ? AND p.uuid = m.uuid ` +
+  `CROSS JOIN person_ids i ON i.project_id = p.project_id AND i.uuid = p.uuid${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ${NEWEST_FIRST}`;
 
 export class SqlitePersonStore implements PersonStore {
   constructor(
@@ -86,33 +88,32 @@ export class SqlitePersonStore implements PersonStore {
   ) {}
 
   async list(query: PersonListQuery): Promise<{ results: StoredPerson[]; more: boolean }> {
-    const where = ['p.project_id = ?'];
-    const params: unknown[] = [query.projectId];
-    if (query.distinctId !== null) {
-      where.push('p.uuid IN (SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?)');
-      params.push(query.projectId, query.distinctId);
-    }
-    if (query.email !== null) {
-      where.push("json_extract(p.properties, '$.email') = ?");
-      params.push(query.email);
-    }
+    const { projectId } = query;
     const wanted = query.limit + 1;
     let rows: Row[];
-    if (query.search === null) {
-      const sql = `SELECT ${PERSON_COLUMNS} FROM ${PERSON_FROM} WHERE ${where.join(' AND ')} ${NEWEST_FIRST}`;
-      rows = this.pageOf(sql, params, query, wanted);
-    } else {
-      // Two plans. A search most persons match is answered from the newest persons alone (a
+    if (query.distinctId !== null) {
+      // At most one person: found by the distinct id's key, the other filters tested on it.
+      const on = personConditions(projectId, query, 'p.');
+      const sql = overCandidates('SELECT person_uuid AS uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?', on.sql);
+      rows = this.pageOf(sql, [projectId, query.distinctId, projectId, ...on.params], query, wanted);
+    } else if (query.search !== null || query.email !== null) {
+      // Two plans. Filters most persons pass are answered from the newest persons alone (a
       // window of them, walked by the created_at index). Otherwise the matches are found by one
       // pass over the table, then sorted: walking the index for a rare match costs a table
       // lookup per person, for all of them.
-      const search = searchCondition(query.projectId, query.search);
+      const on = personConditions(projectId, query, '');
       const window = WINDOW_PER_PAGE * wanted + query.offset;
-      const found = this.pageOf(searchSql(where, search.sql, 'newest'), [query.projectId, window, ...search.params, query.projectId, ...params], query, wanted);
-      rows =
-        found.length >= wanted
-          ? found
-          : this.pageOf(searchSql(where, search.sql, 'all'), [query.projectId, ...search.params, query.projectId, ...params], query, wanted);
+      const newest = overCandidates(
+        `SELECT uuid FROM (SELECT uuid, properties FROM persons INDEXED BY persons_created WHERE project_id = ? ORDER BY created_at DESC, uuid DESC LIMIT ?) WHERE ${on.sql.join(' AND ')}`,
+        [],
+      );
+      rows = this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
+      if (rows.length < wanted) {
+        const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
+        rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
+      }
+    } else {
+      rows = this.pageOf(`SELECT ${PERSON_COLUMNS} FROM ${PERSON_FROM} WHERE p.project_id = ? ${NEWEST_FIRST}`, [projectId], query, wanted);
     }
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);

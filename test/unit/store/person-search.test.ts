@@ -55,6 +55,19 @@ function reference(search: string, limit: number, offset: number): string[] {
 /** SQLite's lower() folds ASCII letters only: the search is case-insensitive for ASCII (documented). */
 const lowerAscii = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
+test('distinct_id and email filters agree with the reference, alone and with a search', async () => {
+  const byDistinct = (await store.persons.list({ projectId: 1, distinctId: 'd-23', email: null, search: null, matches: null, limit: 10, offset: 0 })).results;
+  assert.deepEqual(byDistinct.map((p) => p.uuid), [people[23].uuid]);
+  const email = people[22].email!;
+  const byEmail = (await store.persons.list({ projectId: 1, distinctId: null, email, search: null, matches: null, limit: 10, offset: 0 })).results;
+  assert.deepEqual(byEmail.map((p) => p.uuid), [people[22].uuid]);
+  assert.deepEqual((await store.persons.list({ projectId: 1, distinctId: null, email: email.toUpperCase(), search: null, matches: null, limit: 10, offset: 0 })).results, [], 'email is exact');
+  const both = await store.persons.list({ projectId: 1, distinctId: 'd-23', email: null, search: 'nobody', matches: null, limit: 10, offset: 0 });
+  assert.deepEqual(both.results, []);
+  const matching = await store.persons.list({ projectId: 1, distinctId: 'd-23', email: null, search: people[23].email!.slice(0, 3), matches: null, limit: 10, offset: 0 });
+  assert.deepEqual(matching.results.map((p) => p.uuid), [people[23].uuid]);
+});
+
 test('search pages agree with the reference', async () => {
   const searches = fc.oneof(
     fc.constantFrom('ann', 'ANN', 'example', 'Example1', '@', 'lee', 'a_l', '50%', '%', '_', 'x"y', 'zoë', 'ZOË', 'd-17', 'd-1', 'nobody', ' ', 'carl 4'),
