@@ -236,9 +236,7 @@ export async function registerPersonRoutes(app: FastifyInstance, deps: PersonRou
       response: { 202: { type: 'null' } },
       handler: async (request, principal, reply) => {
         const project = await projectOf(principal, request.params.project_id);
-        const properties = request.body?.properties;
-        if (properties === undefined) throw validationError('This field is required.', 'properties', 'required');
-        await persons.setProperties(project, personRef(request.params.id), properties);
+        await persons.setProperties(project, personRef(request.params.id), request.body?.properties);
         reply.code(202);
         return null;
       },

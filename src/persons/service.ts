@@ -70,21 +70,25 @@ export class Persons {
     return person;
   }
 
+  // The person is looked up before the body is checked: another project's person is a 404 whatever the body.
+
   async updateProperty(project: Project, ref: number | string, key: unknown, value: unknown): Promise<void> {
+    const person = await this.get(project.id, ref);
     if (typeof key !== 'string' || key === '') throw validationError('key is required.', 'key', 'required');
     if (value === undefined) throw validationError('value is required.', 'value', 'required');
-    await this.setProperties(project, ref, { [key]: value });
+    await this.emit(project, person, '$set', { $set: { [key]: value } });
   }
 
   /** PATCH: every property given is `$set`. */
-  async setProperties(project: Project, ref: number | string, properties: JsonObject): Promise<void> {
+  async setProperties(project: Project, ref: number | string, properties: JsonObject | undefined): Promise<void> {
     const person = await this.get(project.id, ref);
+    if (properties === undefined) throw validationError('This field is required.', 'properties', 'required');
     await this.emit(project, person, '$set', { $set: properties });
   }
 
   async deleteProperty(project: Project, ref: number | string, key: unknown): Promise<void> {
-    if (typeof key !== 'string' || key === '') throw validationError('$unset is required.', '$unset', 'required');
     const person = await this.get(project.id, ref);
+    if (typeof key !== 'string' || key === '') throw validationError('$unset is required.', '$unset', 'required');
     await this.emit(project, person, '$delete_person_property', { $unset: [key] });
   }
 
