@@ -9,6 +9,7 @@ import { benchFlags } from './flags.js';
 import { benchFootprint } from './footprint.js';
 import { benchStartLarge } from './start-large.js';
 import { benchIngest } from './ingest.js';
+import { benchPersons } from './persons.js';
 import { benchInsights } from './insights.js';
 import { benchRetention } from './retention.js';
 import { benchFunnels } from './funnels.js';
@@ -19,6 +20,7 @@ const benchmarks: Record<string, () => Promise<string>> = {
   events: benchEvents,
   flags: benchFlags,
   retention: benchRetention,
+  persons: benchPersons,
   footprint: benchFootprint,
   'start-large': benchStartLarge,
   insights: benchInsights,

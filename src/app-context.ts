@@ -19,6 +19,9 @@ import type { Metrics } from './kernel/metrics.js';
 import type { SessionService } from './sessions/service.js';
 import type { SessionAuth } from './sessions/session-auth.js';
 import type { Stores } from './store/index.js';
+import type { PersonDeletions } from './persons/deletion.js';
+import type { Persons } from './persons/service.js';
+import type { PersonSplits } from './persons/split.js';
 import type { Memberships } from './tenancy/members/service.js';
 import type { Organizations } from './tenancy/organizations/service.js';
 import type { PersonalKeys } from './tenancy/personal-keys/service.js';
@@ -57,4 +60,8 @@ export interface AppContext {
   sessions: SessionService;
   /** Reads a request's browser session (ApiAccess's second way in). */
   sessionAuth: SessionAuth;
+  persons: Persons;
+  /** Person deletions: metadata between two flushes, the event store's part queued after it. */
+  personDeletions: PersonDeletions;
+  personSplits: PersonSplits;
 }

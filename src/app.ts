@@ -32,6 +32,9 @@ import { StatsCache } from './events/stats.js';
 import { setOwnerPassword } from './sessions/owner.js';
 import { SessionService } from './sessions/service.js';
 import { SessionAuth } from './sessions/session-auth.js';
+import { PersonDeletions } from './persons/deletion.js';
+import { Persons } from './persons/service.js';
+import { PersonSplits } from './persons/split.js';
 
 // The shutdown's drain window ends once no request came for this long, or after this long
 // (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
@@ -116,6 +119,17 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     metrics,
     submit: (events) => buffer.submit(events),
   });
+  const personDeletions = new PersonDeletions({
+    store: stores.meta.persons,
+    persons: stores.meta.ingest,
+    events: stores.events,
+    ordering: buffer,
+    eventsDeleted: () => eventCounts.forgetAll(),
+    compactionDelayMs: config.deletionCompactionDelaySeconds * 1000,
+    log,
+  });
+  // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
+  await personDeletions.resume();
   const ctx: AppContext = {
     config,
     log,
@@ -139,6 +153,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     drain: new Drain(),
     sessions,
     sessionAuth,
+    persons: new Persons(stores.meta.persons, (events) => buffer.submit(events)),
+    personDeletions,
+    personSplits: new PersonSplits({ store: stores.meta.persons, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }),
   };
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
@@ -171,6 +188,8 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
         clearTimeout(interrupter);
       }
       await retention?.stop();
+      // An unfinished deletion stays queued in the metadata store and resumes at the next start.
+      personDeletions.stop();
       await flagAnswers.close();
       await buffer.close();
       await stores.events.close();

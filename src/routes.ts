@@ -14,6 +14,8 @@ import { registerDecideRoutes } from './flags/remote/decide.js';
 import { registerFlagsRoutes } from './flags/remote/flags.js';
 import { registerFlagDefinitionRoutes } from './flags/remote/local-evaluation.js';
 import { registerHealthRoutes } from './health/routes.js';
+import { registerPersonRoutes } from './persons/routes.js';
+import { registerGroupRoutes } from './groups/routes.js';
 import { registerQueryRoutes } from './insights/query/routes.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -53,10 +55,22 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     api,
     queryableEvents,
     persons: ctx.stores.meta.ingest,
+    personIds: ctx.stores.meta.persons,
     definitions: ctx.stores.meta.definitions,
     counts: ctx.eventCounts,
   });
   await registerQueryRoutes(app, { api, queries: ctx.queries, queryableEvents });
+  await registerPersonRoutes(app, {
+    api,
+    persons: ctx.persons,
+    store: ctx.stores.meta.persons,
+    deletions: ctx.personDeletions,
+    splits: ctx.personSplits,
+    queryableEvents,
+    personsOf: ctx.stores.meta.ingest,
+    definitions: ctx.stores.meta.definitions,
+  });
+  await registerGroupRoutes(app, { api, groups: ctx.stores.meta.groups });
   await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
   const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
   await registerDecideRoutes(app, remote);

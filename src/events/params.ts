@@ -88,7 +88,7 @@ function uuidParam(query: RawQuery, name: string): string | null {
   const value = text(query, name);
   if (value === null) return null;
   const uuid = canonicalUuid(value);
-  if (!uuid) throw validationError(`${name} must be a person UUID.`, name);
+  if (!uuid) throw validationError(`${name} must be a person's integer id or UUID.`, name);
   return uuid;
 }
 

@@ -15,7 +15,7 @@ import { csvExport, eventById, exportTotal, groupedPage, orderedPage, planReques
 import type { TypeLookup } from './typed-compile.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { Cursor } from './types.js';
-import type { DefinitionStore, EventStore, IngestStore } from '../store/types.js';
+import type { DefinitionStore, EventStore, IngestStore, PersonStore } from '../store/types.js';
 import { customEventNames, DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues, VALUE_COLUMNS } from './values.js';
 import type { ApiKit } from '../http/auth.js';
 import type { StatsCache } from './stats.js';
@@ -37,6 +37,8 @@ export interface EventRouteDeps {
    */
   queryableEvents(): Promise<EventStore>;
   persons: Pick<IngestStore, 'personsOf'>;
+  /** Turns an integer `person_id` into the person's uuid. */
+  personIds: Pick<PersonStore, 'resolve'>;
   definitions: Pick<DefinitionStore, 'propertyTypes'>;
   /** The list's counts per filter. */
   counts: StatsCache;
@@ -82,7 +84,7 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
     handler: async (request, principal, reply) => {
       const { project } = await api.access.projectFor(principal, request.params.project_id);
       const format = readFormat(request.query, request.headers.accept);
-      const query = readEventsQuery(request.query, project.id, new Date());
+      const query = readEventsQuery(await withPersonUuid(request.query, project.id, deps.personIds), project.id, new Date());
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id), paging);
       if (format === 'csv') {
@@ -166,6 +168,19 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
     },
   });
 }
+
+/**
+ * `person_id` may be the person's integer id (the contract types it so) or uuid. An integer id
+ * of no person matches nothing, as an unknown uuid does.
+ */
+async function withPersonUuid(query: RawQuery, projectId: number, personIds: Pick<PersonStore, 'resolve'>): Promise<RawQuery> {
+  const raw = query.person_id;
+  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) return query;
+  const [uuid] = await personIds.resolve(projectId, [Number(raw)]);
+  return { ...query, person_id: uuid ?? NO_PERSON };
+}
+
+const NO_PERSON = '00000000-0000-0000-0000-000000000000';
 
 /** A boolean query parameter as DRF's BooleanField reads it. */
 function drfBoolean(raw: unknown, name: string): boolean {

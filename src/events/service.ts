@@ -110,6 +110,23 @@ export async function csvExport(store: EventStore, plan: QueryPlan, paging: Pagi
   return tableCsv(select.columns, mapChunks(chunks, (row) => selectValues(row, select.types)));
 }
 
+/** Every event the plan matches (no `select`), newest first, as result objects a chunk at a time. */
+export async function eventsJson(store: EventStore, persons: PersonLookup, plan: QueryPlan, paging: Paging): Promise<AsyncIterable<EventResult[]>> {
+  const rows = walkRows((page) => streamRows(store, pageQuery(plan, page), CSV_CHUNK_ROWS), { ...paging, since: null, withPersonId: true }, eventKey, store.pageBytes);
+  let chunks: AsyncIterable<Row[]>;
+  try {
+    chunks = await primed(rows);
+  } catch (error) {
+    throw queryError(error, plan.hogqlAttr);
+  }
+  return (async function* () {
+    for await (const chunk of chunks) {
+      const people = await persons(plan.projectId, chunk.map((row) => row.distinct_id as string));
+      yield chunk.map((row) => eventResult(row, people));
+    }
+  })();
+}
+
 async function* mapChunks<T>(chunks: AsyncIterable<Row[]>, map: (row: Row) => T): AsyncGenerator<T[]> {
   for await (const rows of chunks) yield rows.map(map);
 }

@@ -79,6 +79,8 @@ export class IngestBuffer {
   private pending: Entry[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  /** Flushes and `betweenFlushes` work take turns through this chain, one at a time. */
+  private turn: Promise<unknown> = Promise.resolve();
   private nextSeq = 0;
   /** Highest flush acknowledged (in the flush log and the metadata store). */
   private committedSeq = 0;
@@ -172,6 +174,11 @@ export class IngestBuffer {
     return this.feed.caughtUp(this.committedSeq, timeoutMs);
   }
 
+  /** Waits until the event store holds every flush up to `seq`, at most `timeoutMs`. */
+  eventStoreHolds(seq: number, timeoutMs: number): Promise<boolean> {
+    return this.feed.caughtUp(seq, timeoutMs);
+  }
+
   get depth(): number {
     return this.pending.length;
   }
@@ -233,13 +240,34 @@ export class IngestBuffer {
         }
         const entries = this.pending.splice(0, this.options.flushMaxEvents);
         this.metrics.bufferDepth.set(this.pending.length);
-        await this.flush(entries);
+        await this.inTurn(() => this.flush(entries));
         await afterIo();
       }
     } finally {
       this.flushing = null;
       if (this.pending.length > 0) this.schedule();
     }
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(work);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Runs `work` between two flushes, given the last flush committed before it: every event
+   * acknowledged so far is in a flush up to that one, and every later flush reads what `work`
+   * committed (the person cache is emptied afterwards, as it may hold what `work` changed).
+   */
+  betweenFlushes<T>(work: (lastFlushSeq: number) => Promise<T>): Promise<T> {
+    return this.inTurn(async () => {
+      try {
+        return await work(this.committedSeq);
+      } finally {
+        this.persons.clear();
+      }
+    });
   }
 
   /**

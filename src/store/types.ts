@@ -402,6 +402,122 @@ export interface IngestStore {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Persons as the management API sees them, their deletion, and the activity log
+// ---------------------------------------------------------------------------------------------
+
+/** A person with its stable integer id and every distinct id it has now. */
+export interface StoredPerson extends PersonRecord {
+  id: number;
+  distinct_ids: string[];
+}
+
+export interface PersonListQuery {
+  projectId: number;
+  /** Exact distinct id. */
+  distinctId: string | null;
+  /** Exact `email` property. */
+  email: string | null;
+  /** Substring of the email or name properties, or an exact distinct id. */
+  search: string | null;
+  /** Extra test on each person's properties (person property filters), applied in order. */
+  matches: ((properties: JsonObject) => boolean) | null;
+  limit: number;
+  offset: number;
+}
+
+export interface PersonDeletion {
+  id: number;
+  project_id: number;
+  person_uuid: string;
+  /** Emptied once the deletion has finished (the queue keeps no personal data afterwards). */
+  distinct_ids: string[];
+  delete_events: boolean;
+  /** Every flush up to this one was committed before the deletion: their events are the person's to erase. */
+  after_flush_seq: number;
+  requested_by: number | null;
+  requested_at: string;
+  finished_at: string | null;
+  /** When the event file was compacted after it: the events are gone from its bytes too. */
+  purged_at: string | null;
+}
+
+export interface ActivityEntry {
+  id: number;
+  project_id: number;
+  scope: string;
+  item_id: string;
+  activity: string;
+  user_id: number | null;
+  detail: JsonObject;
+  created_at: string;
+}
+
+export interface PersonStore {
+  /** Newest first (created_at, then id), one page plus whether more follow. */
+  list(query: PersonListQuery): Promise<{ results: StoredPerson[]; more: boolean }>;
+  /** By integer id or uuid. */
+  get(projectId: number, idOrUuid: number | string): Promise<StoredPerson | null>;
+  /** The uuids of these integer ids or uuids that exist (unknown ones left out). */
+  resolve(projectId: number, idsOrUuids: (number | string)[]): Promise<string[]>;
+  /** The persons owning these distinct ids. */
+  uuidsOfDistinctIds(projectId: number, distinctIds: string[]): Promise<string[]>;
+  /**
+   * Removes the persons, their distinct ids and flag overrides, and queues their deletion in
+   * the event store, in one transaction; logs each in the activity log. Returns the queued deletions.
+   */
+  delete(input: { projectId: number; uuids: string[]; deleteEvents: boolean; afterFlushSeq: number; userId: number | null }): Promise<PersonDeletion[]>;
+  /**
+   * Gives every distinct id of the person but `mainDistinctId` (default: its first) a new person
+   * of its own, with no properties; logged in the activity log. Returns the distinct ids moved.
+   */
+  split(input: { projectId: number; uuid: string; mainDistinctId: string | null; userId: number | null }): Promise<string[] | 'not_found' | 'unknown_distinct_id'>;
+  /** Deletions whose event-store part has not finished (resumed at start-up). */
+  openDeletions(): Promise<PersonDeletion[]>;
+  deletion(projectId: number, id: number): Promise<PersonDeletion | null>;
+  finishDeletion(id: number, at: string): Promise<void>;
+  /** Finished deletions whose file compaction has not run yet. */
+  unpurgedDeletions(): Promise<PersonDeletion[]>;
+  /** The event file was compacted after these deletions finished. */
+  markPurged(ids: number[], at: string): Promise<void>;
+  activity(projectId: number, scope: string, itemId: string | null, limit: number, offset: number): Promise<{ count: number; results: ActivityEntry[] }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Groups as the management API sees them
+// ---------------------------------------------------------------------------------------------
+
+export interface StoredGroup {
+  group_type_index: number;
+  group_key: string;
+  properties: JsonObject;
+  created_at: string;
+}
+
+export interface GroupType {
+  group_type: string;
+  group_type_index: number;
+  name_singular: string | null;
+  name_plural: string | null;
+}
+
+/** Where a groups page starts: after this group in the newest-first order. */
+export interface GroupCursor {
+  created_at: string;
+  group_key: string;
+}
+
+export interface GroupStore {
+  /** Newest first (created_at, then key descending); `search`: substring of the key or the `name` property. */
+  list(query: { projectId: number; groupTypeIndex: number; search: string | null; after: GroupCursor | null; limit: number }): Promise<{ results: StoredGroup[]; more: boolean }>;
+  find(projectId: number, groupTypeIndex: number, groupKey: string): Promise<StoredGroup | null>;
+  types(projectId: number): Promise<GroupType[]>;
+  /** Sets the display names given (undefined leaves one as it is); null when there is no such type. */
+  renameType(projectId: number, groupTypeIndex: number, names: { name_singular?: string | null; name_plural?: string | null }): Promise<GroupType | null>;
+  /** Property names of each group type with the number of groups that have them, most common first. */
+  propertyNames(projectId: number): Promise<Map<number, { name: string; count: number }[]>>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The metadata store and the event store
 // ---------------------------------------------------------------------------------------------
 
@@ -411,6 +527,8 @@ export interface MetaStore {
   readonly definitions: DefinitionStore;
   readonly flags: FlagStore;
   readonly accounts: AccountStore;
+  readonly persons: PersonStore;
+  readonly groups: GroupStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;
@@ -503,6 +621,26 @@ export interface EventStore {
    * they were (fewer than `limit` means none is left).
    */
   expireEvents(cutoff: Date, limit: number): Promise<UuidsByProject>;
+  /**
+   * A person's deletion: removes the person and distinct ids of the mirror, then rows of `keep`
+   * (the metadata store's current state of those distinct ids, if a later event made a new
+   * person) are written back; with `events`, deletes the person's events of flushes up to
+   * `afterFlushSeq` (later ones belong to whoever the distinct id maps to by then). Returns
+   * the events deleted.
+   */
+  erasePerson(input: {
+    projectId: number;
+    personUuid: string;
+    distinctIds: string[];
+    events: boolean;
+    afterFlushSeq: number;
+    keep: { person: PersonRecord; distinct_ids: string[] }[];
+  }): Promise<number>;
+  /**
+   * Rewrites the event file so that deleted rows are gone from its bytes too (a delete and a
+   * checkpoint leave them in freed blocks). Takes about as long as copying the whole store.
+   */
+  compact(): Promise<void>;
   /** Shutdown: stops the queries and exports running now (their callers get an error). */
   interruptQueries(): Promise<void>;
   close(): Promise<void>;

@@ -72,7 +72,8 @@ async function populate(org: Omit<Org, 'ids' | 'markers' | 'member' | 'ownerUuid
   const definition = (await ok('GET', `${P}/property_definitions/?search=${property}`, org.ownerKey)).results[0];
   const eventDefinition = (await ok('GET', `${P}/event_definitions/?search=${event}`, org.ownerKey)).results[0];
   const stored = (await ok('GET', `${P}/events/?event=${event}`, org.ownerKey)).results[0];
-  assert.ok(definition && eventDefinition && stored, `${org.name}: fixtures were not all created`);
+  const person = (await ok('GET', `${P}/persons/?distinct_id=${tag}_person_0`, org.ownerKey)).results[0];
+  assert.ok(definition && eventDefinition && stored && person, `${org.name}: fixtures were not all created`);
   return {
     ...org,
     ownerUuid: owner.user.uuid,
@@ -89,6 +90,7 @@ async function populate(org: Omit<Org, 'ids' | 'markers' | 'member' | 'ownerUuid
       event_definitions: eventDefinition.id,
       events: stored.id,
       feature_flags: String(flag.id),
+      persons: String(person.id),
     },
     markers: [org.organizationId, org.projectKey, event, property, `${tag}-secret-flag`, `${tag}-invite`, `${tag}-member`, `${tag}_person_`, spareKey.id, flag.key],
   };

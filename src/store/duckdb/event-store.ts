@@ -179,6 +179,10 @@ export class DuckDbEventStore implements EventStore {
   private readonly exports = new Set<DuckDBConnection>();
   /** At shutdown, interrupts the exports until they have ended. */
   private exportInterrupter: NodeJS.Timeout | null = null;
+  /** Set while compact() swaps the file: reads wait for it instead of failing on closed connections. */
+  private swapGate: Promise<void> | null = null;
+  /** Queries, exports and probes running now (the swap waits for them to end). */
+  private readsInFlight = 0;
 
   private constructor(
     private instance: DuckDBInstance,
@@ -389,7 +393,18 @@ export class DuckDbEventStore implements EventStore {
   }
 
   position(): Promise<EventStorePosition> {
-    return this.guarded(() => readPosition(this.writer));
+    return this.read(() => this.guarded(() => readPosition(this.writer)));
+  }
+
+  /** A read that must not run while compact() swaps the file. */
+  private async read<T>(work: () => Promise<T>): Promise<T> {
+    while (this.swapGate) await this.swapGate;
+    this.readsInFlight++;
+    try {
+      return await work();
+    } finally {
+      this.readsInFlight--;
+    }
   }
 
   rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {
@@ -417,7 +432,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   query(query: EventQuery, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
-    return this.guarded(() =>
+    return this.read(() => this.guarded(() =>
       this.readers.run(async (connection) => {
         try {
           const reader = await connection.runAndReadAll(query.sql, query.params as DuckDBValue[]);
@@ -426,12 +441,17 @@ export class DuckDbEventStore implements EventStore {
           throw classifyQueryError(error);
         }
       }, signal),
-    );
+    ));
   }
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
+    while (this.swapGate) await this.swapGate;
+    this.readsInFlight++;
     // A dedicated connection: a long export must not hold the shared reader.
-    const connection = await this.guarded(() => useEvents(this.instance));
+    const connection = await this.guarded(() => useEvents(this.instance)).catch((error: unknown) => {
+      this.readsInFlight--;
+      throw error;
+    });
     this.exports.add(connection);
     try {
       let pending: Record<string, unknown>[] = [];
@@ -451,6 +471,7 @@ export class DuckDbEventStore implements EventStore {
     } finally {
       this.exports.delete(connection);
       connection.closeSync();
+      this.readsInFlight--;
     }
   }
 
@@ -469,7 +490,7 @@ export class DuckDbEventStore implements EventStore {
 
   async ping(): Promise<boolean> {
     try {
-      await this.guarded(() => this.probe.run('SELECT 1'), false);
+      await this.read(() => this.guarded(() => this.probe.run('SELECT 1'), false));
       return true;
     } catch {
       return false;
@@ -513,6 +534,98 @@ export class DuckDbEventStore implements EventStore {
     }));
   }
 
+  async erasePerson(input: {
+    projectId: number;
+    personUuid: string;
+    distinctIds: string[];
+    events: boolean;
+    afterFlushSeq: number;
+    keep: { person: PersonRecord; distinct_ids: string[] }[];
+  }): Promise<number> {
+    if (!Number.isSafeInteger(input.afterFlushSeq)) throw new Error(`invalid flush seq ${input.afterFlushSeq}`);
+    return this.writes.run(() => this.guarded(async () => {
+      const c = this.writer;
+      const ids = JSON.stringify(input.distinctIds);
+      return inTransaction(c, async () => {
+        let deleted = 0;
+        if (input.events) {
+          // Only events of flushes the deletion followed: a later event of the same distinct id
+          // belongs to the person it made then.
+          const reader = await c.runAndReadAll(
+            `DELETE FROM events WHERE project_id = $1 AND flush_seq <= $2
+               AND (person_id = CAST($3 AS UUID) OR distinct_id IN (SELECT unnest(CAST($4 AS JSON)::VARCHAR[])))`,
+            [input.projectId, BigInt(input.afterFlushSeq), input.personUuid, ids],
+          );
+          deleted = Number(reader.getRows()[0]?.[0] ?? 0);
+        }
+        await c.run('DELETE FROM persons WHERE project_id = $1 AND id = CAST($2 AS UUID)', [input.projectId, input.personUuid]);
+        await c.run(
+          'DELETE FROM person_distinct_ids WHERE project_id = $1 AND (person_id = CAST($2 AS UUID) OR distinct_id IN (SELECT unnest(CAST($3 AS JSON)::VARCHAR[])))',
+          [input.projectId, input.personUuid, ids],
+        );
+        for (const { person, distinct_ids } of input.keep) {
+          await c.run('DELETE FROM persons WHERE project_id = $1 AND id = CAST($2 AS UUID)', [person.project_id, person.uuid]);
+          await c.run('DELETE FROM person_distinct_ids WHERE project_id = $1 AND person_id = CAST($2 AS UUID)', [person.project_id, person.uuid]);
+          await appendTo(c, 'persons', (appender) => appendPerson(appender, person));
+          await appendTo(c, 'person_distinct_ids', (appender) => {
+            for (const distinctId of distinct_ids) {
+              appender.appendInteger(person.project_id);
+              appender.appendVarchar(distinctId);
+              appender.appendVarchar(person.uuid);
+              appender.endRow();
+            }
+          });
+        }
+        await c.run('COMMIT');
+        return deleted;
+      });
+    }));
+  }
+
+  /**
+   * Rewrites the whole file into a fresh one and swaps it in. A DELETE only marks rows, and a
+   * checkpoint frees their blocks without overwriting them, so deleted events stay readable in
+   * the file's bytes until something reuses that space; a copy holds only live rows. Writes wait
+   * for the whole of it; reads only for the swap, which waits for the reads running then.
+   */
+  compact(): Promise<void> {
+    return this.writes.run(() => this.guarded(async () => {
+      const fresh = `${this.file}.compact`;
+      removeFiles(fresh);
+      // An empty WAL first: after the swap, nothing of the old file may be replayed into the new one.
+      await this.writer.run(`CHECKPOINT ${DATABASE}`);
+      await this.writer.run(`ATTACH '${fresh.replace(/'/g, "''")}' AS compacting (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+      try {
+        await this.writer.run(`COPY FROM DATABASE ${DATABASE} TO compacting`);
+      } finally {
+        await this.writer.run('DETACH compacting');
+      }
+      let open = () => {};
+      this.swapGate = new Promise<void>((resolve) => (open = resolve));
+      try {
+        // Reads running now end first (queries within their time limit; exports run to their end).
+        while (this.readsInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        for (const close of this.closers()) close();
+        // The rename is atomic: a crash leaves either file whole (a stray copy is removed at the next compaction).
+        fs.rmSync(`${this.file}.wal`, { force: true });
+        fs.renameSync(fresh, this.file);
+        const opened = await connect(this.file, this.options);
+        this.instance = opened.instance;
+        this.writer = opened.writer;
+        this.readers = opened.readers;
+        this.probe = opened.probe;
+        this.walRows = 0;
+      } catch (error) {
+        // The connections are closed: the next call reopens whichever file is in place.
+        this.invalidated = true;
+        throw error;
+      } finally {
+        this.swapGate = null;
+        open();
+      }
+    }));
+  }
+
   private closers(): (() => void)[] {
     return [() => this.readers.closeAll(), () => this.probe.closeSync(), () => this.writer.closeSync(), () => this.instance.closeSync()];
   }
@@ -533,6 +646,10 @@ export class DuckDbEventStore implements EventStore {
       }
     }
   }
+}
+
+function removeFiles(file: string): void {
+  for (const suffix of ['', '.wal']) fs.rmSync(file + suffix, { force: true });
 }
 
 /** One flush of a slice, opened, with the events of it the slice takes. */

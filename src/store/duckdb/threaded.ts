@@ -131,6 +131,14 @@ export class ThreadedEventStore implements EventStore {
     return this.call('expireEvents', cutoff, limit);
   }
 
+  compact(): Promise<void> {
+    return this.call('compact');
+  }
+
+  erasePerson(input: Parameters<EventStore['erasePerson']>[0]): Promise<number> {
+    return this.call('erasePerson', input);
+  }
+
   async interruptQueries(): Promise<void> {
     if (this.thread.alive) await this.call('interruptQueries');
   }

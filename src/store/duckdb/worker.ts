@@ -51,6 +51,8 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
   sizeBytes: () => opened().sizeBytes(),
   checkpoint: () => opened().checkpoint(),
   expireEvents: (cutoff: Date, limit: number) => opened().expireEvents(cutoff, limit),
+  compact: () => opened().compact(),
+  erasePerson: (input: Parameters<DuckDbEventStore['erasePerson']>[0]) => opened().erasePerson(input),
   interruptQueries: () => store?.interruptQueries(),
   streamOpen: (streamId: number, query: EventQuery, chunkRows: number) => {
     streams.set(streamId, opened().stream(query, chunkRows)[Symbol.asyncIterator]());

@@ -32,6 +32,8 @@ export class SqliteIngestStore implements IngestStore {
         'INSERT INTO person_distinct_ids (project_id, distinct_id, person_uuid) VALUES (?, ?, ?) ON CONFLICT (project_id, distinct_id) DO UPDATE SET person_uuid = excluded.person_uuid',
       ),
       deletePerson: db.prepare('DELETE FROM persons WHERE project_id = ? AND uuid = ?'),
+      deletePersonId: db.prepare('DELETE FROM person_ids WHERE project_id = ? AND uuid = ?'),
+      insertPersonId: db.prepare('INSERT OR IGNORE INTO person_ids (project_id, uuid) VALUES (?, ?)'),
       deleteOverrides: db.prepare('DELETE FROM flag_hash_key_overrides WHERE project_id = ? AND person_uuid = ?'),
       upsertPerson: db.prepare(
         `INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version) VALUES (?, ?, ?, ?, ?, ?)
@@ -158,10 +160,12 @@ export class SqliteIngestStore implements IngestStore {
       for (const d of changes.setDistinctIds) s.setDistinctId.run(d.project_id, d.distinct_id, d.person_uuid);
       for (const p of changes.deletePersons) {
         s.deletePerson.run(p.project_id, p.uuid);
+        s.deletePersonId.run(p.project_id, p.uuid);
         s.deleteOverrides.run(p.project_id, p.uuid);
       }
       for (const p of changes.upsertPersons) {
         s.upsertPerson.run(p.project_id, p.uuid, JSON.stringify(p.properties), p.is_identified ? 1 : 0, p.created_at, p.version);
+        s.insertPersonId.run(p.project_id, p.uuid);
       }
       for (const t of changes.newGroupTypes) s.insertGroupType.run(t.project_id, t.group_type, t.group_type_index);
       for (const g of changes.upsertGroups) {

@@ -6,7 +6,9 @@ import { openSqlite, type Sqlite } from './database.js';
 import { SqliteAccountStore } from './accounts.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
+import { SqliteGroupStore } from './groups.js';
 import { SqliteIngestStore } from './ingest.js';
+import { SqlitePersonStore } from './persons.js';
 import { SqliteTenancyStore } from './tenancy.js';
 
 /** The embedded metadata store: one SQLite file (WAL) under the data directory. */
@@ -16,6 +18,8 @@ export class SqliteMetaStore implements MetaStore {
   readonly definitions: SqliteDefinitionStore;
   readonly flags: SqliteFlagStore;
   readonly accounts: SqliteAccountStore;
+  readonly persons: SqlitePersonStore;
+  readonly groups: SqliteGroupStore;
 
   private constructor(
     readonly db: Sqlite,
@@ -28,6 +32,8 @@ export class SqliteMetaStore implements MetaStore {
     this.definitions = new SqliteDefinitionStore(db);
     this.flags = new SqliteFlagStore(db, stamps);
     this.accounts = new SqliteAccountStore(db, this.tenancy);
+    this.persons = new SqlitePersonStore(db, stamps);
+    this.groups = new SqliteGroupStore(db);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {

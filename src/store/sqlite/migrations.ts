@@ -197,4 +197,50 @@ export const migrations: Migration[] = [
       ALTER TABLE projects ADD COLUMN test_account_filters TEXT NOT NULL DEFAULT '[]';
     `,
   },
+  {
+    version: 4,
+    name: 'numeric person ids, person deletions, activity log, group type names',
+    sql: `
+      -- PostHog exposes an integer id next to the uuid. persons is keyed by uuid WITHOUT ROWID,
+      -- so the integer lives in its own table; AUTOINCREMENT never reuses a deleted person's id.
+      CREATE TABLE person_ids (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id INTEGER NOT NULL,
+        uuid TEXT NOT NULL,
+        UNIQUE (project_id, uuid)
+      );
+      INSERT INTO person_ids (project_id, uuid) SELECT project_id, uuid FROM persons ORDER BY created_at, uuid;
+      CREATE INDEX persons_created ON persons(project_id, created_at);
+      -- Work queue of deletions: the distinct ids are kept only until the deletion has finished.
+      CREATE TABLE person_deletions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id INTEGER NOT NULL,
+        person_uuid TEXT NOT NULL,
+        distinct_ids TEXT NOT NULL,
+        delete_events INTEGER NOT NULL,
+        after_flush_seq INTEGER NOT NULL,
+        requested_by INTEGER,
+        requested_at TEXT NOT NULL,
+        finished_at TEXT,
+        purged_at TEXT
+      );
+      CREATE INDEX person_deletions_open ON person_deletions(finished_at);
+      -- Who did what to which object, when. No personal data: ids only.
+      CREATE TABLE activity_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id INTEGER NOT NULL,
+        scope TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        activity TEXT NOT NULL,
+        user_id INTEGER,
+        detail TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX activity_log_scope ON activity_log(project_id, scope, id);
+      -- Display names of group types, editable through the API.
+      ALTER TABLE group_types ADD COLUMN name_singular TEXT;
+      ALTER TABLE group_types ADD COLUMN name_plural TEXT;
+      CREATE INDEX groups_created ON groups(project_id, group_type_index, created_at);
+    `,
+  },
 ];

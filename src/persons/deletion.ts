@@ -1,0 +1,124 @@
+/**
+ * Person deletion in two steps. The metadata part (person, distinct ids, flag overrides) is
+ * committed between two flushes of the group commit, so no flush planned from the old state can
+ * bring the person back, and the deletion records the last flush before it. The event-store part
+ * (the person mirror, and with `delete_events` their events of those flushes) runs once the
+ * event store holds them; it is queued in the metadata store, so a crash in between resumes it
+ * at the next start, after the flush log has replayed what the event store lacked.
+ */
+import type { Logger } from '../kernel/logger.js';
+import type { EventStore, IngestStore, PersonDeletion, PersonStore } from '../store/types.js';
+
+export interface DeletionDeps {
+  store: PersonStore;
+  /** The current person of a distinct id (a later event may have made a new one). */
+  persons: Pick<IngestStore, 'personsOf'>;
+  events: Pick<EventStore, 'erasePerson' | 'compact'>;
+  ordering: {
+    betweenFlushes<T>(work: (lastFlushSeq: number) => Promise<T>): Promise<T>;
+    eventStoreHolds(seq: number, timeoutMs: number): Promise<boolean>;
+  };
+  /** Events were deleted: the events list's cached counts are stale. */
+  eventsDeleted(): void;
+  /** How long after a deletion finished the event file is compacted (deletions meanwhile share it). */
+  compactionDelayMs: number;
+  log: Logger;
+}
+
+/** How long one wait for the event store lasts before it is tried again (the log says so). */
+const HOLD_WAIT_MS = 10_000;
+/** Pause after a failed event-store step before the next try. */
+const RETRY_MS = 1_000;
+
+export class PersonDeletions {
+  /** Event-store steps run one at a time, in the order the deletions were made. */
+  private queue: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private compactionTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: DeletionDeps) {}
+
+  /** Deletes the persons now (metadata) and queues the rest; the deletions say how to follow it. */
+  async delete(projectId: number, uuids: string[], deleteEvents: boolean, userId: number | null): Promise<PersonDeletion[]> {
+    const { store, ordering } = this.deps;
+    const deletions = await ordering.betweenFlushes((lastFlushSeq) => store.delete({ projectId, uuids, deleteEvents, afterFlushSeq: lastFlushSeq, userId }));
+    for (const deletion of deletions) this.enqueue(deletion);
+    return deletions;
+  }
+
+  /** At start-up, after the flush log's replay: the deletions a stop interrupted. */
+  async resume(): Promise<void> {
+    for (const deletion of await this.deps.store.openDeletions()) this.enqueue(deletion);
+    if ((await this.deps.store.unpurgedDeletions()).length > 0) this.scheduleCompaction();
+  }
+
+  /** Resolves once every queued deletion has finished (or the service stopped). */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.compactionTimer) clearTimeout(this.compactionTimer);
+  }
+
+  /** One compaction for every deletion finished until it starts. */
+  private scheduleCompaction(): void {
+    if (this.compactionTimer || this.stopped) return;
+    this.compactionTimer = setTimeout(() => {
+      this.compactionTimer = null;
+      this.queue = this.queue.then(() => this.compact());
+    }, this.deps.compactionDelayMs);
+    this.compactionTimer.unref();
+  }
+
+  private async compact(): Promise<void> {
+    const { store, events, log } = this.deps;
+    if (this.stopped) return;
+    try {
+      const purged = await store.unpurgedDeletions();
+      if (purged.length === 0) return;
+      const started = Date.now();
+      await events.compact();
+      await store.markPurged(purged.map((d) => d.id), new Date().toISOString());
+      log.info({ deletions: purged.length, ms: Date.now() - started }, 'event file compacted after person deletions');
+    } catch (error) {
+      log.error({ err: error }, 'event file compaction failed; retried later');
+      this.scheduleCompaction();
+    }
+  }
+
+  private enqueue(deletion: PersonDeletion): void {
+    this.queue = this.queue.then(() => this.finish(deletion));
+  }
+
+  private async finish(deletion: PersonDeletion): Promise<void> {
+    const { store, events, ordering, log } = this.deps;
+    while (!this.stopped) {
+      try {
+        if (!(await ordering.eventStoreHolds(deletion.after_flush_seq, HOLD_WAIT_MS))) {
+          log.warn({ deletion: deletion.id, flushSeq: deletion.after_flush_seq }, 'person deletion waits for the event store to catch up');
+          continue;
+        }
+        const current = await this.deps.persons.personsOf(deletion.project_id, deletion.distinct_ids);
+        const keep = [...new Map([...current.values()].map((found) => [found.person.uuid, found])).values()];
+        const deleted = await events.erasePerson({
+          projectId: deletion.project_id,
+          personUuid: deletion.person_uuid,
+          distinctIds: deletion.distinct_ids,
+          events: deletion.delete_events,
+          afterFlushSeq: deletion.after_flush_seq,
+          keep,
+        });
+        await store.finishDeletion(deletion.id, new Date().toISOString());
+        if (deleted > 0) this.deps.eventsDeleted();
+        log.info({ deletion: deletion.id, events: deleted }, 'person deletion finished');
+        this.scheduleCompaction();
+        return;
+      } catch (error) {
+        log.error({ err: error, deletion: deletion.id }, 'person deletion failed in the event store; retrying');
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The persons list's search (store/sqlite/persons.ts) against a reference written in plain JS:
+ * both of its plans (the newest persons' window and the whole table) must give the page the
+ * reference gives, for searches that match many, few or no persons, at any page and offset.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import fc from 'fast-check';
+import { SqliteMetaStore } from '../../../src/store/sqlite/meta-store.js';
+
+const PERSONS = 400;
+let dir: string;
+let store: SqliteMetaStore;
+const people: { uuid: string; email: string | undefined; name: string | undefined; created_at: string; distinctId: string }[] = [];
+
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'person-search-'));
+  store = SqliteMetaStore.open(dir);
+  const insert = store.db.prepare('INSERT INTO persons VALUES (1, ?, ?, 0, ?, 0)');
+  const id = store.db.prepare('INSERT INTO person_ids (project_id, uuid) VALUES (1, ?)');
+  const distinct = store.db.prepare('INSERT INTO person_distinct_ids VALUES (1, ?, ?)');
+  const words = ['Ann', 'bob', 'CARL', 'dee', 'Anna_Lee', '50%off', 'x"y', 'zoë'];
+  store.db.transaction(() => {
+    for (let i = 0; i < PERSONS; i++) {
+      const uuid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      const email = i % 7 === 0 ? undefined : `${words[i % words.length]}${i}@Example${i % 3}.com`;
+      const name = i % 5 === 0 ? undefined : `${words[(i * 3) % words.length]} ${i}`;
+      // Several persons share a created_at: the uuid decides among them.
+      const created_at = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 1000).toISOString();
+      insert.run(uuid, JSON.stringify({ ...(email && { email }), ...(name && { name }), other: words[i % 3] }), created_at);
+      id.run(uuid);
+      distinct.run(`d-${i}`, uuid);
+      people.push({ uuid, email, name, created_at, distinctId: `d-${i}` });
+    }
+  })();
+});
+after(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function reference(search: string, limit: number, offset: number): string[] {
+  const needle = search;
+  const contains = (value: string | undefined) => value !== undefined && lowerAscii(value).includes(lowerAscii(needle));
+  return people
+    .filter((p) => contains(p.email) || contains(p.name) || p.distinctId === search)
+    .sort((a, b) => (a.created_at === b.created_at ? (a.uuid < b.uuid ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
+    .slice(offset, offset + limit)
+    .map((p) => p.uuid);
+}
+
+/** SQLite's lower() folds ASCII letters only: the search is case-insensitive for ASCII (documented). */
+const lowerAscii = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+test('distinct_id and email filters agree with the reference, alone and with a search', async () => {
+  const byDistinct = (await store.persons.list({ projectId: 1, distinctId: 'd-23', email: null, search: null, matches: null, limit: 10, offset: 0 })).results;
+  assert.deepEqual(byDistinct.map((p) => p.uuid), [people[23].uuid]);
+  const email = people[22].email!;
+  const byEmail = (await store.persons.list({ projectId: 1, distinctId: null, email, search: null, matches: null, limit: 10, offset: 0 })).results;
+  assert.deepEqual(byEmail.map((p) => p.uuid), [people[22].uuid]);
+  assert.deepEqual((await store.persons.list({ projectId: 1, distinctId: null, email: email.toUpperCase(), search: null, matches: null, limit: 10, offset: 0 })).results, [], 'email is exact');
+  const both = await store.persons.list({ projectId: 1, distinctId: 'd-23', email: null, search: 'nobody', matches: null, limit: 10, offset: 0 });
+  assert.deepEqual(both.results, []);
+  const matching = await store.persons.list({ projectId: 1, distinctId: 'd-23', email: null, search: people[23].email!.slice(0, 3), matches: null, limit: 10, offset: 0 });
+  assert.deepEqual(matching.results.map((p) => p.uuid), [people[23].uuid]);
+});
+
+test('search pages agree with the reference', async () => {
+  const searches = fc.oneof(
+    fc.constantFrom('ann', 'ANN', 'example', 'Example1', '@', 'lee', 'a_l', '50%', '%', '_', 'x"y', 'zoë', 'ZOË', 'd-17', 'd-1', 'nobody', ' ', 'carl 4'),
+    fc.string({ minLength: 1, maxLength: 3 }),
+  );
+  await fc.assert(
+    fc.asyncProperty(searches, fc.integer({ min: 1, max: 30 }), fc.integer({ min: 0, max: 60 }), async (search, limit, offset) => {
+      const page = await store.persons.list({ projectId: 1, distinctId: null, email: null, search, matches: null, limit, offset });
+      const expected = reference(search, limit + 1, offset);
+      assert.deepEqual(page.results.map((p) => p.uuid), expected.slice(0, limit), `search ${JSON.stringify(search)} limit ${limit} offset ${offset}`);
+      assert.equal(page.more, expected.length > limit);
+    }),
+    { numRuns: 300 },
+  );
+});
