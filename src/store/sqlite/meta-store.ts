@@ -4,6 +4,7 @@ import type { MetaStore } from '../types.js';
 import { ChangeStamps } from '../change-stamps.js';
 import { openSqlite, type Sqlite } from './database.js';
 import { SqliteAccountStore } from './accounts.js';
+import { SqliteDashboardStore } from './dashboards.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
 import { SqliteIngestStore } from './ingest.js';
@@ -16,6 +17,7 @@ export class SqliteMetaStore implements MetaStore {
   readonly definitions: SqliteDefinitionStore;
   readonly flags: SqliteFlagStore;
   readonly accounts: SqliteAccountStore;
+  readonly dashboards: SqliteDashboardStore;
 
   private constructor(
     readonly db: Sqlite,
@@ -28,6 +30,7 @@ export class SqliteMetaStore implements MetaStore {
     this.definitions = new SqliteDefinitionStore(db);
     this.flags = new SqliteFlagStore(db, stamps);
     this.accounts = new SqliteAccountStore(db, this.tenancy);
+    this.dashboards = new SqliteDashboardStore(db);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {
