@@ -37,7 +37,7 @@ export function apiRoute<G extends RouteGenericInterface = RouteGenericInterface
     schema: {
       tags: [route.tag],
       summary: route.summary,
-      security: [{ PersonalApiKey: [] }],
+      security: [{ PersonalApiKey: [`${route.scope}:${action}`] }],
       ...(route.params && { params: route.params }),
       ...(route.querystring && { querystring: route.querystring }),
       ...(route.body && { body: route.body }),

@@ -24,8 +24,8 @@ describe('the query API', () => {
     await expectError(await query({ query: { kind: 'HogQLQuery' }, refresh: 'sometimes' }), 400, 'invalid_choice', 'refresh');
   });
 
-  test('the kind in the path must equal the body kind', async () => {
-    await expectError(await query({ query: { kind: 'HogQLQuery' } }, `/api/environments/@current/query/TrendsQuery/`), 400, 'invalid_input', 'query.kind');
+  test('a kind in the path that is no query kind is a 404', async () => {
+    await expectError(await query({ query: { kind: 'NoSuchQuery' } }, `/api/environments/@current/query/NoSuchQuery/`), 404, 'not_found', null);
   });
 
   test('another organization’s project is a 404, and no key is a 401', async () => {

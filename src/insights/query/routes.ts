@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiKit } from '../../http/auth.js';
 import { apiRoute } from '../../http/route.js';
 import { params } from '../../http/schemas.js';
-import { validationError } from '../../kernel/errors.js';
+import { notFound, validationError } from '../../kernel/errors.js';
 import type { EventStore } from '../../store/types.js';
 import type { QueryService } from './service.js';
 
@@ -52,6 +52,7 @@ export async function registerQueryRoutes(app: FastifyInstance, deps: QueryRoute
         handler: async (request, principal, reply) => {
           const { project } = await api.access.projectFor(principal, request.params.project_id);
           const node = request.body.query as Record<string, unknown>;
+          if (request.params.kind !== undefined && !queries.knows(request.params.kind)) throw notFound();
           if (request.params.kind !== undefined && request.params.kind !== node.kind) {
             throw validationError(`Query kind mismatch: the path says ${request.params.kind}, the body's query.kind says ${String(node.kind)}.`, 'query.kind');
           }

@@ -103,6 +103,10 @@ export class QueryService {
     return true;
   }
 
+  knows(kind: string): boolean {
+    return this.kinds.has(kind);
+  }
+
   private kindOf(node: Record<string, unknown>): QueryKind<unknown> {
     const name = node.kind;
     if (typeof name !== 'string' || name === '') throw validationError('query.kind is required.', 'query.kind', 'required');
