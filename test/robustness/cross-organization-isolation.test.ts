@@ -85,6 +85,7 @@ async function populate(org: Omit<Org, 'ids' | 'markers' | 'member' | 'ownerUuid
     member,
     ids: {
       projects: String(org.projectId),
+      // PostHog serves some project routes under /api/environments/:id/ too (the same project).
       environments: String(org.projectId),
       organizations: org.organizationId,
       members: owner.user.uuid,
