@@ -10,6 +10,7 @@ import { benchFootprint } from './footprint.js';
 import { benchStartLarge } from './start-large.js';
 import { benchIngest } from './ingest.js';
 import { benchRetention } from './retention.js';
+import { benchWeb } from './web.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
   ingest: benchIngest,
@@ -19,6 +20,7 @@ const benchmarks: Record<string, () => Promise<string>> = {
   retention: benchRetention,
   footprint: benchFootprint,
   'start-large': benchStartLarge,
+  web: benchWeb,
 };
 
 /** Run only when named: it makes a data set of 10 million events first (minutes, gigabytes). */
