@@ -135,10 +135,10 @@ test('an insight placed on dashboards becomes tiles with layouts; tiles move, go
   const secondTile = (await expectOk(await server.api(`${DASHBOARDS}${second.id}/`))).tiles[0];
   await expectError(await server.api(`${DASHBOARDS}${board.id}/`, { method: 'PATCH', body: { tiles: [{ id: secondTile.id, deleted: true }] } }), 400, 'invalid_choice', 'tiles.0.id');
 
-  // Back on the board through the insight: below the tile that is there.
+  // Back on the board through the insight: in the first free slot, the one above the moved tile.
   await expectOk(await server.api(`${INSIGHTS}${other1.id}/`, { method: 'PATCH', body: { dashboards: [board.id, second.id] } }));
   shown = await expectOk(await server.api(`${DASHBOARDS}${board.id}/`));
-  assert.deepEqual(shown.tiles.map((t: any) => t.layouts.sm), [{ x: 0, y: 5, w: 12, h: 4 }, { x: 0, y: 9, w: 6, h: 5 }]);
+  assert.deepEqual(shown.tiles.map((t: any) => t.layouts.sm), [{ x: 0, y: 5, w: 12, h: 4 }, { x: 0, y: 0, w: 6, h: 5 }]);
   assert.equal(shown.tiles[1].id, b.id, 'the same tile came back');
 
   const filtered = await saveInsight({ name: 'only on board', query: trends('signup'), dashboards: [board.id] });

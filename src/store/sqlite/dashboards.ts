@@ -232,18 +232,19 @@ export class SqliteDashboardStore implements DashboardStore {
     return row ? tileFromRow(row) : null;
   }
 
-  /** The next free slot of the small-screen grid: two tiles a row, below the lowest one. */
+  /**
+   * The first free half-width slot of the 12-column grid, top to bottom and left to right, that
+   * overlaps no live tile (tiles may have been moved anywhere); under the lowest tile if none.
+   */
   private nextSlot(dashboardId: number): { x: number; y: number; w: number; h: number } {
-    const live = (this.db.prepare('SELECT layouts FROM dashboard_tiles WHERE dashboard_id = ? AND deleted = 0').all(dashboardId) as Row[]).map(
-      (row) => parseJson<TileLayouts>(row.layouts, {}).sm,
-    );
-    const placed = live.filter((slot): slot is NonNullable<typeof slot> => slot !== undefined);
+    const placed = (this.db.prepare('SELECT layouts FROM dashboard_tiles WHERE dashboard_id = ? AND deleted = 0').all(dashboardId) as Row[])
+      .map((row) => parseJson<TileLayouts>(row.layouts, {}).sm)
+      .filter((slot): slot is NonNullable<typeof slot> => slot !== undefined);
     const bottom = placed.reduce((max, slot) => Math.max(max, slot.y + slot.h), 0);
-    const lastRow = placed.filter((slot) => slot.y + slot.h === bottom);
-    const rightEdge = lastRow.reduce((max, slot) => Math.max(max, slot.x + slot.w), 0);
-    if (placed.length > 0 && rightEdge + TILE_WIDTH <= GRID_COLUMNS) {
-      const top = Math.min(...lastRow.map((slot) => slot.y));
-      return { x: rightEdge, y: top, w: TILE_WIDTH, h: TILE_HEIGHT };
+    const free = (x: number, y: number) =>
+      placed.every((slot) => x + TILE_WIDTH <= slot.x || slot.x + slot.w <= x || y + TILE_HEIGHT <= slot.y || slot.y + slot.h <= y);
+    for (let y = 0; y < bottom; y++) {
+      for (let x = 0; x + TILE_WIDTH <= GRID_COLUMNS; x += TILE_WIDTH) if (free(x, y)) return { x, y, w: TILE_WIDTH, h: TILE_HEIGHT };
     }
     return { x: 0, y: bottom, w: TILE_WIDTH, h: TILE_HEIGHT };
   }
