@@ -232,3 +232,21 @@ test('every new page labels its controls, and nothing broke the content security
   const problems = consoleLines.filter((line) => /Content Security Policy|Uncaught|TypeError|ReferenceError/.test(line));
   assert.deepEqual(problems, []);
 });
+
+test('the dashboard, the builder and the SQL page fit a 390 px screen without sideways scrolling', async () => {
+  requireChromium();
+  const phone = await browser!.newContext({ viewport: { width: 390, height: 844 }, storageState: await context.storageState() });
+  const small = await phone.newPage();
+  try {
+    for (const where of [`dashboards/${dashboardId}`, 'insights/new', 'sql']) {
+      await small.goto(`${server.url}/project/${projectId}/${where}`);
+      await small.locator('h1').waitFor();
+      await small.waitForLoadState('networkidle');
+      const overflow = await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${where} scrolls sideways by ${overflow} px`);
+      if (where.startsWith('dashboards/')) await small.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-phone.png'), fullPage: true });
+    }
+  } finally {
+    await phone.close();
+  }
+});
