@@ -68,7 +68,7 @@ export function withDashboardFilters(source: JsonObject, filters: DashboardFilte
     };
   }
   if (kind === 'HogQLQuery') {
-    // HogQL applies them where the statement says `{filters}`, as PostHog's placeholders do.
+    // PostHog applies these where the statement says `{filters}` (the HogQL kind does not read them yet).
     const own = isPlainObject(source.filters) ? source.filters : {};
     return {
       ...source,

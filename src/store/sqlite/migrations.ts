@@ -190,6 +190,15 @@ export const migrations: Migration[] = [
   },
   {
     version: 3,
+    name: 'project settings the insights read: week start, test account filters',
+    sql: `
+      -- NULL: Sunday, as PostHog reads an unset week_start_day.
+      ALTER TABLE projects ADD COLUMN week_start_day INTEGER;
+      ALTER TABLE projects ADD COLUMN test_account_filters TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
+  {
+    version: 4,
     name: 'saved insights, dashboards and their tiles',
     sql: `
       CREATE TABLE insights (

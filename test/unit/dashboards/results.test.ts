@@ -13,7 +13,7 @@ import { validationError } from '../../../src/kernel/errors.js';
 import type { EventStore, Project } from '../../../src/store/types.js';
 
 const project = { id: 7, timezone: 'UTC' } as Project;
-const noEvents = async () => ({}) as EventStore;
+const noEvents = async () => ({ position: async () => ({ seq: 0, events: 0 }) }) as unknown as EventStore;
 
 /** A kind that answers with the node it was given and counts its runs. */
 function echoKind(): QueryKind<Record<string, unknown>> & { runs: number } {
