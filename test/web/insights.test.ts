@@ -132,6 +132,15 @@ test('the dashboard shows every tile with the numbers (or the words) the API giv
   } else {
     assert.equal((await funnelTile.getByRole('alert').textContent())!.trim(), funnelAnswer.detail);
   }
+  const sqlAnswer = await apiAnswer({ kind: 'HogQLQuery', query: SQL });
+  const sqlTile = page.locator('article.tile', { hasText: 'Events by name' });
+  if (sqlAnswer.results) {
+    await sqlTile.locator('td').first().waitFor();
+    const rows = await sqlTile.locator('tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)));
+    assert.deepEqual(rows, sqlAnswer.results.map((row: unknown[]) => row.map(String)));
+  } else {
+    assert.ok((await sqlTile.getByRole('alert').textContent())!.includes(sqlAnswer.detail!));
+  }
   await screenshot('dashboard');
 
   // A date filter on the dashboard is saved on it, and every tile is recomputed over that range.
