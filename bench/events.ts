@@ -65,8 +65,8 @@ function storedEvent(projectId: number, i: number, total: number, start: number)
   };
 }
 
-/** Events into DuckDB; a person per distinct id into both stores, as a flush would write them. */
-async function load(dataDir: string, projectId: number, total: number): Promise<number> {
+/** Events into DuckDB; a person per distinct id into both stores, as a flush would write them (also the web benchmark's data). */
+export async function load(dataDir: string, projectId: number, total: number): Promise<number> {
   const started = performance.now();
   const start = Date.now() - SPAN_MS;
   const persons: PersonRecord[] = Array.from({ length: DISTINCT_IDS }, (_, d) => ({

@@ -13,6 +13,7 @@ import { benchPersons } from './persons.js';
 import { benchInsights } from './insights.js';
 import { benchRetention } from './retention.js';
 import { benchFunnels } from './funnels.js';
+import { benchWeb } from './web.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
   ingest: benchIngest,
@@ -25,6 +26,7 @@ const benchmarks: Record<string, () => Promise<string>> = {
   'start-large': benchStartLarge,
   insights: benchInsights,
   funnels: benchFunnels,
+  web: benchWeb,
 };
 
 /** Run only when named: they make a data set of 10 million events first (minutes, gigabytes). */

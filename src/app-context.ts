@@ -3,6 +3,8 @@
  * route module the few parts it needs.
  */
 import type { QueryService } from './insights/query/service.js';
+import type { Dashboards } from './dashboards/dashboards-service.js';
+import type { SavedInsights } from './dashboards/insights-service.js';
 import type { Capture } from './capture/service.js';
 import type { Config } from './config.js';
 import type { Definitions } from './definitions/service.js';
@@ -52,6 +54,9 @@ export interface AppContext {
   flagAnswers: FlagAnswerer;
   /** The query API (insights): kinds, result cache, envelope. */
   queries: QueryService;
+  /** Saved insights and dashboards (their results come from `queries`). */
+  savedInsights: SavedInsights;
+  dashboards: Dashboards;
   /** The events list's counts per filter; forgotten whenever events are deleted. */
   eventCounts: StatsCache;
   /** The shutdown's drain window (readiness and `Connection: close` while it lasts). */

@@ -1,5 +1,7 @@
 /** Wires configuration, stores, ingestion and HTTP into one running service. */
 import { QueryService } from './insights/query/service.js';
+import { Dashboards } from './dashboards/dashboards-service.js';
+import { SavedInsights } from './dashboards/insights-service.js';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { bootstrapIfEmpty } from './tenancy/bootstrap.js';
@@ -130,6 +132,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
   await personDeletions.resume();
+  const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes });
   const ctx: AppContext = {
     config,
     log,
@@ -149,7 +152,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => flags.cache.invalidate(projectId) }),
     flagAnswers,
     eventCounts,
-    queries: new QueryService({ cacheBytes: config.memory.queryCacheBytes }),
+    queries,
+    savedInsights: new SavedInsights({ store: stores.meta.dashboards, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }),
+    dashboards: new Dashboards(stores.meta.dashboards),
     drain: new Drain(),
     sessions,
     sessionAuth,

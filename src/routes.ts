@@ -5,6 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { registerCaptureRoutes } from './capture/routes.js';
+import { registerDashboardRoutes } from './dashboards/dashboard-routes.js';
+import { registerInsightRoutes } from './dashboards/insight-routes.js';
+import { InsightResults } from './dashboards/results.js';
 import { registerEventDefinitionRoutes } from './definitions/event-definitions.js';
 import { registerPropertyDefinitionRoutes } from './definitions/property-definitions.js';
 import { registerEventRoutes } from './events/routes.js';
@@ -71,6 +74,9 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     definitions: ctx.stores.meta.definitions,
   });
   await registerGroupRoutes(app, { api, groups: ctx.stores.meta.groups });
+  const results = new InsightResults(ctx.queries, queryableEvents);
+  await registerInsightRoutes(app, { api, insights: ctx.savedInsights, results });
+  await registerDashboardRoutes(app, { api, dashboards: ctx.dashboards, insights: ctx.savedInsights, results });
   await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
   const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
   await registerDecideRoutes(app, remote);

@@ -521,6 +521,96 @@ export interface GroupStore {
 // The metadata store and the event store
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// Saved insights and dashboards (query-api.md §3)
+// ---------------------------------------------------------------------------------------------
+
+export interface StoredInsight {
+  id: number;
+  project_id: number;
+  /** Public 8-character id (PostHog's short_id), unique across the installation. */
+  short_id: string;
+  name: string;
+  description: string;
+  /** The saved query node (InsightVizNode, DataVisualizationNode, or a bare query). */
+  query: JsonObject;
+  favorited: boolean;
+  tags: string[];
+  deleted: boolean;
+  created_by: number | null;
+  created_at: string;
+  last_modified_at: string;
+  last_modified_by: number | null;
+}
+
+export type InsightWrite = Pick<StoredInsight, 'name' | 'description' | 'query' | 'favorited' | 'tags' | 'deleted'>;
+
+export interface InsightListQuery extends Page {
+  projectId: number;
+  searchWords: string[];
+  favorited: boolean | null;
+  /** Only insights with a live tile on this dashboard. */
+  dashboardId: number | null;
+}
+
+/** Dashboard-wide overrides of every tile's query (PostHog's DashboardFilter). */
+export interface DashboardFilters {
+  date_from?: string | null;
+  date_to?: string | null;
+  properties?: JsonObject[] | null;
+}
+
+export interface StoredDashboard {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  pinned: boolean;
+  filters: DashboardFilters;
+  tags: string[];
+  deleted: boolean;
+  created_by: number | null;
+  created_at: string;
+  last_modified_at: string;
+}
+
+export type DashboardWrite = Pick<StoredDashboard, 'name' | 'description' | 'pinned' | 'filters' | 'tags' | 'deleted'>;
+
+/** Where a tile sits in the grid, per breakpoint (`sm`, `xs`): {x, y, w, h}. */
+export type TileLayouts = Record<string, { x: number; y: number; w: number; h: number }>;
+
+export interface StoredTile {
+  id: number;
+  dashboard_id: number;
+  insight_id: number;
+  layouts: TileLayouts;
+  color: string | null;
+  deleted: boolean;
+}
+
+export type TileUpdate = Partial<Pick<StoredTile, 'layouts' | 'color' | 'deleted'>>;
+
+export interface DashboardStore {
+  pageInsights(query: InsightListQuery): Promise<PageOf<StoredInsight>>;
+  getInsight(projectId: number, id: number): Promise<StoredInsight | null>;
+  getInsightByShortId(projectId: number, shortId: string): Promise<StoredInsight | null>;
+  createInsight(projectId: number, userId: number, insight: InsightWrite): Promise<StoredInsight>;
+  updateInsight(projectId: number, id: number, userId: number, patch: Partial<InsightWrite>): Promise<StoredInsight | null>;
+
+  pageDashboards(query: Page & { projectId: number; searchWords: string[] }): Promise<PageOf<StoredDashboard>>;
+  getDashboard(projectId: number, id: number): Promise<StoredDashboard | null>;
+  createDashboard(projectId: number, userId: number, dashboard: DashboardWrite): Promise<StoredDashboard>;
+  updateDashboard(projectId: number, id: number, patch: Partial<DashboardWrite>): Promise<StoredDashboard | null>;
+
+  /** A dashboard's tiles, deleted ones included, in id order. */
+  tilesOfDashboard(dashboardId: number): Promise<StoredTile[]>;
+  /** An insight's tiles, deleted ones included. */
+  tilesOfInsight(insightId: number): Promise<StoredTile[]>;
+  /** Puts the insight on the dashboard (restores a deleted tile) below the tiles already there. */
+  placeTile(dashboardId: number, insightId: number): Promise<StoredTile>;
+  updateTile(dashboardId: number, tileId: number, patch: TileUpdate): Promise<StoredTile | null>;
+}
+
 export interface MetaStore {
   readonly tenancy: TenancyStore;
   readonly ingest: IngestStore;
@@ -529,6 +619,7 @@ export interface MetaStore {
   readonly accounts: AccountStore;
   readonly persons: PersonStore;
   readonly groups: GroupStore;
+  readonly dashboards: DashboardStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

@@ -62,6 +62,12 @@ async function populate(org: Omit<Org, 'ids' | 'markers' | 'member' | 'ownerUuid
   assert.equal(ingested.status, 200, ingested.text);
   const P = `/api/projects/${org.projectId}`;
   const flag = await ok('POST', `${P}/feature_flags/`, org.ownerKey, { key: `${tag}-secret-flag`, filters: { groups: [{ rollout_percentage: 100 }] } });
+  const dashboard = await ok('POST', `${P}/dashboards/`, org.ownerKey, { name: `${tag}-secret-dashboard` });
+  const insight = await ok('POST', `${P}/insights/`, org.ownerKey, {
+    name: `${tag}-secret-insight`,
+    query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event }] } },
+    dashboards: [dashboard.id],
+  });
   const invite = await ok('POST', `/api/organizations/${org.organizationId}/invites/`, org.ownerKey, { target_email: `${tag}-invite@${org.name}.test` });
   const spareKey = await ok('POST', '/api/personal_api_keys/', org.ownerKey, { label: `${tag}-spare` });
   secrets.push(spareKey.value);
@@ -91,8 +97,10 @@ async function populate(org: Omit<Org, 'ids' | 'markers' | 'member' | 'ownerUuid
       events: stored.id,
       feature_flags: String(flag.id),
       persons: String(person.id),
+      insights: String(insight.id),
+      dashboards: String(dashboard.id),
     },
-    markers: [org.organizationId, org.projectKey, event, property, `${tag}-secret-flag`, `${tag}-invite`, `${tag}-member`, `${tag}_person_`, spareKey.id, flag.key],
+    markers: [org.organizationId, org.projectKey, event, property, `${tag}-secret-flag`, `${tag}-invite`, `${tag}-member`, `${tag}_person_`, spareKey.id, flag.key, `${tag}-secret-insight`, `${tag}-secret-dashboard`],
   };
 }
 
@@ -196,6 +204,11 @@ async function assertIntact(org: Org): Promise<void> {
   assert.equal(project.api_token, org.projectKey);
   const flag = await ok('GET', `${P}/feature_flags/${org.ids.feature_flags}/`, org.ownerKey);
   assert.equal(flag.deleted, false);
+  const insight = await ok('GET', `${P}/insights/${org.ids.insights}/`, org.ownerKey);
+  assert.equal(insight.deleted, false);
+  const dashboard = await ok('GET', `${P}/dashboards/${org.ids.dashboards}/`, org.ownerKey);
+  assert.equal(dashboard.deleted, false);
+  assert.deepEqual(dashboard.tiles.map((tile: any) => tile.insight.id), [insight.id]);
   await ok('GET', `${P}/property_definitions/${org.ids.property_definitions}/`, org.ownerKey);
   await ok('GET', `${P}/event_definitions/${org.ids.event_definitions}/`, org.ownerKey);
   await ok('GET', `${P}/events/${org.ids.events}/`, org.ownerKey);

@@ -16,6 +16,11 @@ const ActivityPage = lazy(() => import('./pages/activity/activity-page').then((m
 const FlagListPage = lazy(() => import('./pages/flags/flag-list-page').then((m) => m.FlagListPage));
 const FlagEditorPage = lazy(() => import('./pages/flags/flag-editor-page').then((m) => m.FlagEditorPage));
 const DataManagementPage = lazy(() => import('./pages/data-management/data-management-page').then((m) => m.DataManagementPage));
+const InsightListPage = lazy(() => import('./pages/insights/insight-list-page').then((m) => m.InsightListPage));
+const InsightPage = lazy(() => import('./pages/insights/insight-page').then((m) => m.InsightPage));
+const SqlPage = lazy(() => import('./pages/sql/sql-page').then((m) => m.SqlPage));
+const DashboardListPage = lazy(() => import('./pages/dashboards/dashboard-list-page').then((m) => m.DashboardListPage));
+const DashboardPage = lazy(() => import('./pages/dashboards/dashboard-page').then((m) => m.DashboardPage));
 const SettingsPage = lazy(() => import('./pages/settings/settings-page').then((m) => m.SettingsPage));
 
 export function App() {
@@ -99,6 +104,11 @@ function ProjectPages() {
         <ErrorBoundary>
           <Router>
             <Route path="/activity" component={ActivityPage} />
+            <Route path="/dashboards" component={DashboardListPage} />
+            <Route path="/dashboards/:dashboardId" component={DashboardPage} />
+            <Route path="/insights" component={InsightListPage} />
+            <Route path="/insights/:insightId" component={InsightPage} />
+            <Route path="/sql" component={SqlPage} />
             <Route path="/feature_flags" component={FlagListPage} />
             <Route path="/feature_flags/:flagId" component={FlagEditorPage} />
             <Route path="/data-management/:tab" component={DataManagementPage} />

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { clientGone } from '../../http/client-gone.js';
-import { validationError } from '../../kernel/errors.js';
+import { ApiError, validationError } from '../../kernel/errors.js';
 import { runner } from '../../events/run.js';
 import type { EventStore, Project } from '../../store/types.js';
 import { queryKinds } from '../kinds.js';
@@ -39,7 +39,7 @@ export class QueryService {
 
   /** The reply's body as JSON text (cached results are kept as text), or the results as CSV. */
   async answer(project: Project, request: Record<string, unknown>, events: EventStore, reply: FastifyReply, format: 'json' | 'csv' = 'json'): Promise<unknown> {
-    const json = await this.json(project, request, events, reply);
+    const json = await this.respond(project, request, events, clientGone(reply));
     if (format === 'csv') {
       reply.header('content-type', 'text/csv; charset=utf-8');
       reply.header('content-disposition', 'attachment; filename="query.csv"');
@@ -49,7 +49,11 @@ export class QueryService {
     return json;
   }
 
-  private async json(project: Project, request: Record<string, unknown>, events: EventStore, reply: FastifyReply): Promise<string> {
+  /**
+   * The response to a query request as JSON text, from the cache when the request's refresh
+   * mode allows; saved insights and dashboard tiles are answered through here too.
+   */
+  async respond(project: Project, request: Record<string, unknown>, events: EventStore, signal?: AbortSignal): Promise<string> {
     const policy = cachePolicy(request.refresh ?? (request.async === true ? 'async' : undefined));
     const node = request.query as Record<string, unknown>;
     const kind = this.kindOf(node);
@@ -67,7 +71,7 @@ export class QueryService {
     }
 
     const started = performance.now();
-    const computed = await kind.run(parsed, { project: insightProject, now, run: runner(events, 'query', clientGone(reply)) });
+    const computed = await kind.run(parsed, { project: insightProject, now, run: runner(events, 'query', signal) });
     const seconds = (performance.now() - started) / 1000;
     const freshFor = kind.freshForSeconds?.(parsed) ?? DEFAULT_FRESH_SECONDS;
     const body = {
@@ -88,6 +92,24 @@ export class QueryService {
     const json = JSON.stringify(body);
     this.cache.set(key, { json, computedAt: now.getTime(), freshUntil: now.getTime() + freshFor * 1000 });
     return json;
+  }
+
+  /**
+   * Checks a query node as a request would check it (a 400 naming the field, under `attrPrefix`).
+   * False when no kind of that name is served, so a saved insight may name a kind not built yet.
+   */
+  validate(node: Record<string, unknown>, attrPrefix: string): boolean {
+    const kind = typeof node.kind === 'string' ? this.kinds.get(node.kind) : undefined;
+    if (!kind) return false;
+    try {
+      kind.parse(node);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 400) {
+        throw validationError(error.detail, error.attr ? `${attrPrefix}${error.attr}` : attrPrefix.replace(/\.$/, ''), error.code);
+      }
+      throw error;
+    }
+    return true;
   }
 
   knows(kind: string): boolean {

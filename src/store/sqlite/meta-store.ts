@@ -4,6 +4,7 @@ import type { MetaStore } from '../types.js';
 import { ChangeStamps } from '../change-stamps.js';
 import { openSqlite, type Sqlite } from './database.js';
 import { SqliteAccountStore } from './accounts.js';
+import { SqliteDashboardStore } from './dashboards.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
 import { SqliteGroupStore } from './groups.js';
@@ -20,6 +21,7 @@ export class SqliteMetaStore implements MetaStore {
   readonly accounts: SqliteAccountStore;
   readonly persons: SqlitePersonStore;
   readonly groups: SqliteGroupStore;
+  readonly dashboards: SqliteDashboardStore;
 
   private constructor(
     readonly db: Sqlite,
@@ -34,6 +36,7 @@ export class SqliteMetaStore implements MetaStore {
     this.accounts = new SqliteAccountStore(db, this.tenancy);
     this.persons = new SqlitePersonStore(db, stamps);
     this.groups = new SqliteGroupStore(db);
+    this.dashboards = new SqliteDashboardStore(db);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {

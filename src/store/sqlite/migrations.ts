@@ -243,4 +243,51 @@ export const migrations: Migration[] = [
       CREATE INDEX groups_created ON groups(project_id, group_type_index, created_at);
     `,
   },
+  {
+    version: 5,
+    name: 'saved insights, dashboards and their tiles',
+    sql: `
+      CREATE TABLE insights (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        short_id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL DEFAULT '',
+        description TEXT NOT NULL DEFAULT '',
+        query TEXT NOT NULL,
+        favorited INTEGER NOT NULL DEFAULT 0,
+        tags TEXT NOT NULL DEFAULT '[]',
+        deleted INTEGER NOT NULL DEFAULT 0,
+        created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL,
+        last_modified_at TEXT NOT NULL,
+        last_modified_by INTEGER REFERENCES users(id) ON DELETE SET NULL
+      );
+      CREATE INDEX insights_project ON insights(project_id, deleted);
+      CREATE TABLE dashboards (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        name TEXT NOT NULL DEFAULT '',
+        description TEXT NOT NULL DEFAULT '',
+        pinned INTEGER NOT NULL DEFAULT 0,
+        filters TEXT NOT NULL DEFAULT '{}',
+        tags TEXT NOT NULL DEFAULT '[]',
+        deleted INTEGER NOT NULL DEFAULT 0,
+        created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL,
+        last_modified_at TEXT NOT NULL
+      );
+      CREATE INDEX dashboards_project ON dashboards(project_id, deleted);
+      -- One tile per insight and dashboard: removing a tile marks it deleted, placing it again restores it.
+      CREATE TABLE dashboard_tiles (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        dashboard_id INTEGER NOT NULL REFERENCES dashboards(id) ON DELETE CASCADE,
+        insight_id INTEGER NOT NULL REFERENCES insights(id) ON DELETE CASCADE,
+        layouts TEXT NOT NULL DEFAULT '{}',
+        color TEXT,
+        deleted INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (dashboard_id, insight_id)
+      );
+      CREATE INDEX dashboard_tiles_insight ON dashboard_tiles(insight_id);
+    `,
+  },
 ];

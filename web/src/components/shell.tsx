@@ -6,6 +6,9 @@ import { useSignedIn } from '../auth/session';
 
 const SECTIONS = [
   { path: 'activity', label: 'Activity' },
+  { path: 'dashboards', label: 'Dashboards' },
+  { path: 'insights', label: 'Insights' },
+  { path: 'sql', label: 'SQL' },
   { path: 'feature_flags', label: 'Feature flags' },
   { path: 'data-management/events', label: 'Data management', match: 'data-management' },
   { path: 'settings/project', label: 'Settings', match: 'settings' },

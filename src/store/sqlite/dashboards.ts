@@ -1,0 +1,251 @@
+/**
+ * Saved insights, dashboards and the tiles that place one on the other, in SQLite. JSON fields
+ * (query, filters, tags, layouts) are stored as text; every read is scoped by project.
+ */
+import type { JsonObject } from '../../kernel/json.js';
+import { randomBase62 } from '../../util/keys.js';
+import type {
+  DashboardFilters,
+  DashboardStore,
+  DashboardWrite,
+  InsightListQuery,
+  InsightWrite,
+  Page,
+  PageOf,
+  StoredDashboard,
+  StoredInsight,
+  StoredTile,
+  TileLayouts,
+  TileUpdate,
+} from '../types.js';
+import { parseJson, toBool, type Sqlite } from './database.js';
+import { likeContains } from './definitions.js';
+
+type Row = Record<string, unknown>;
+
+const insightFromRow = (row: Row): StoredInsight => ({
+  id: row.id as number,
+  project_id: row.project_id as number,
+  short_id: row.short_id as string,
+  name: row.name as string,
+  description: row.description as string,
+  query: parseJson<JsonObject>(row.query, {}),
+  favorited: toBool(row.favorited),
+  tags: parseJson<string[]>(row.tags, []),
+  deleted: toBool(row.deleted),
+  created_by: (row.created_by as number | null) ?? null,
+  created_at: row.created_at as string,
+  last_modified_at: row.last_modified_at as string,
+  last_modified_by: (row.last_modified_by as number | null) ?? null,
+});
+
+const dashboardFromRow = (row: Row): StoredDashboard => ({
+  id: row.id as number,
+  project_id: row.project_id as number,
+  name: row.name as string,
+  description: row.description as string,
+  pinned: toBool(row.pinned),
+  filters: parseJson<DashboardFilters>(row.filters, {}),
+  tags: parseJson<string[]>(row.tags, []),
+  deleted: toBool(row.deleted),
+  created_by: (row.created_by as number | null) ?? null,
+  created_at: row.created_at as string,
+  last_modified_at: row.last_modified_at as string,
+});
+
+const tileFromRow = (row: Row): StoredTile => ({
+  id: row.id as number,
+  dashboard_id: row.dashboard_id as number,
+  insight_id: row.insight_id as number,
+  layouts: parseJson<TileLayouts>(row.layouts, {}),
+  color: (row.color as string | null) ?? null,
+  deleted: toBool(row.deleted),
+});
+
+/** Column text of a writable field, in the shape SQLite binds. */
+const bind = (value: unknown): unknown => {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value !== null && typeof value === 'object') return JSON.stringify(value);
+  return value;
+};
+
+/** `SET a = ?, b = ?` and its values, for the fields a patch gives. */
+function assignments(patch: Record<string, unknown>): { sql: string; values: unknown[] } {
+  const entries = Object.entries(patch).filter(([, value]) => value !== undefined);
+  return { sql: entries.map(([column]) => `${column} = ?`).join(', '), values: entries.map(([, value]) => bind(value)) };
+}
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+
+/** Grid width of the default layout; a new tile takes half of it. */
+const GRID_COLUMNS = 12;
+const TILE_WIDTH = 6;
+const TILE_HEIGHT = 5;
+
+export class SqliteDashboardStore implements DashboardStore {
+  constructor(private readonly db: Sqlite) {}
+
+  async pageInsights(query: InsightListQuery): Promise<PageOf<StoredInsight>> {
+    const where = ['i.project_id = ?', 'i.deleted = 0'];
+    const params: unknown[] = [query.projectId];
+    if (query.favorited !== null) {
+      where.push('i.favorited = ?');
+      params.push(query.favorited ? 1 : 0);
+    }
+    if (query.dashboardId !== null) {
+      where.push('EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = i.id AND t.dashboard_id = ? AND t.deleted = 0)');
+      params.push(query.dashboardId);
+    }
+    for (const word of query.searchWords) {
+      where.push("(i.name LIKE ? ESCAPE '\\' OR i.description LIKE ? ESCAPE '\\')");
+      params.push(likeContains(word), likeContains(word));
+    }
+    const whereSql = where.join(' AND ');
+    const count = (this.db.prepare(`SELECT count(*) AS n FROM insights i WHERE ${whereSql}`).get(...params) as { n: number }).n;
+    const rows = this.db
+      .prepare(`SELECT i.* FROM insights i WHERE ${whereSql} ORDER BY i.last_modified_at DESC, i.id DESC LIMIT ? OFFSET ?`)
+      .all(...params, query.limit, query.offset) as Row[];
+    return { count, results: rows.map(insightFromRow) };
+  }
+
+  async getInsight(projectId: number, id: number): Promise<StoredInsight | null> {
+    const row = this.db.prepare('SELECT * FROM insights WHERE project_id = ? AND id = ?').get(projectId, id) as Row | undefined;
+    return row ? insightFromRow(row) : null;
+  }
+
+  async getInsightByShortId(projectId: number, shortId: string): Promise<StoredInsight | null> {
+    const row = this.db.prepare('SELECT * FROM insights WHERE project_id = ? AND short_id = ?').get(projectId, shortId) as Row | undefined;
+    return row ? insightFromRow(row) : null;
+  }
+
+  async createInsight(projectId: number, userId: number, insight: InsightWrite): Promise<StoredInsight> {
+    const now = new Date().toISOString();
+    // 62^8 ids: a clash is next to impossible, but a retry costs nothing.
+    for (;;) {
+      try {
+        const row = this.db
+          .prepare(
+            `INSERT INTO insights (project_id, short_id, name, description, query, favorited, tags, deleted, created_by, created_at, last_modified_at, last_modified_by)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+          )
+          .get(
+            projectId,
+            randomBase62(8),
+            insight.name,
+            insight.description,
+            bind(insight.query),
+            bind(insight.favorited),
+            bind(insight.tags),
+            bind(insight.deleted),
+            userId,
+            now,
+            now,
+            userId,
+          ) as Row;
+        return insightFromRow(row);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+  }
+
+  async updateInsight(projectId: number, id: number, userId: number, patch: Partial<InsightWrite>): Promise<StoredInsight | null> {
+    const set = assignments({ ...patch, last_modified_at: new Date().toISOString(), last_modified_by: userId });
+    const row = this.db.prepare(`UPDATE insights SET ${set.sql} WHERE project_id = ? AND id = ? RETURNING *`).get(...set.values, projectId, id) as Row | undefined;
+    return row ? insightFromRow(row) : null;
+  }
+
+  async pageDashboards(query: Page & { projectId: number; searchWords: string[] }): Promise<PageOf<StoredDashboard>> {
+    const where = ['project_id = ?', 'deleted = 0'];
+    const params: unknown[] = [query.projectId];
+    for (const word of query.searchWords) {
+      where.push("(name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')");
+      params.push(likeContains(word), likeContains(word));
+    }
+    const whereSql = where.join(' AND ');
+    const count = (this.db.prepare(`SELECT count(*) AS n FROM dashboards WHERE ${whereSql}`).get(...params) as { n: number }).n;
+    const rows = this.db
+      .prepare(`SELECT * FROM dashboards WHERE ${whereSql} ORDER BY pinned DESC, name COLLATE NOCASE, id LIMIT ? OFFSET ?`)
+      .all(...params, query.limit, query.offset) as Row[];
+    return { count, results: rows.map(dashboardFromRow) };
+  }
+
+  async getDashboard(projectId: number, id: number): Promise<StoredDashboard | null> {
+    const row = this.db.prepare('SELECT * FROM dashboards WHERE project_id = ? AND id = ?').get(projectId, id) as Row | undefined;
+    return row ? dashboardFromRow(row) : null;
+  }
+
+  async createDashboard(projectId: number, userId: number, dashboard: DashboardWrite): Promise<StoredDashboard> {
+    const now = new Date().toISOString();
+    const row = this.db
+      .prepare(
+        `INSERT INTO dashboards (project_id, name, description, pinned, filters, tags, deleted, created_by, created_at, last_modified_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      )
+      .get(
+        projectId,
+        dashboard.name,
+        dashboard.description,
+        bind(dashboard.pinned),
+        bind(dashboard.filters),
+        bind(dashboard.tags),
+        bind(dashboard.deleted),
+        userId,
+        now,
+        now,
+      ) as Row;
+    return dashboardFromRow(row);
+  }
+
+  async updateDashboard(projectId: number, id: number, patch: Partial<DashboardWrite>): Promise<StoredDashboard | null> {
+    const set = assignments({ ...patch, last_modified_at: new Date().toISOString() });
+    const row = this.db.prepare(`UPDATE dashboards SET ${set.sql} WHERE project_id = ? AND id = ? RETURNING *`).get(...set.values, projectId, id) as Row | undefined;
+    return row ? dashboardFromRow(row) : null;
+  }
+
+  async tilesOfDashboard(dashboardId: number): Promise<StoredTile[]> {
+    return (this.db.prepare('SELECT * FROM dashboard_tiles WHERE dashboard_id = ? ORDER BY id').all(dashboardId) as Row[]).map(tileFromRow);
+  }
+
+  async tilesOfInsight(insightId: number): Promise<StoredTile[]> {
+    return (this.db.prepare('SELECT * FROM dashboard_tiles WHERE insight_id = ? ORDER BY id').all(insightId) as Row[]).map(tileFromRow);
+  }
+
+  async placeTile(dashboardId: number, insightId: number): Promise<StoredTile> {
+    const place = this.db.transaction(() => {
+      const existing = this.db.prepare('SELECT * FROM dashboard_tiles WHERE dashboard_id = ? AND insight_id = ?').get(dashboardId, insightId) as Row | undefined;
+      if (existing && !toBool(existing.deleted)) return existing;
+      const layouts = JSON.stringify({ sm: this.nextSlot(dashboardId) });
+      if (existing) return this.db.prepare('UPDATE dashboard_tiles SET deleted = 0, layouts = ? WHERE id = ? RETURNING *').get(layouts, existing.id) as Row;
+      return this.db.prepare('INSERT INTO dashboard_tiles (dashboard_id, insight_id, layouts) VALUES (?, ?, ?) RETURNING *').get(dashboardId, insightId, layouts) as Row;
+    });
+    return tileFromRow(place());
+  }
+
+  async updateTile(dashboardId: number, tileId: number, patch: TileUpdate): Promise<StoredTile | null> {
+    const set = assignments(patch as Record<string, unknown>);
+    if (set.sql === '') {
+      const row = this.db.prepare('SELECT * FROM dashboard_tiles WHERE dashboard_id = ? AND id = ?').get(dashboardId, tileId) as Row | undefined;
+      return row ? tileFromRow(row) : null;
+    }
+    const row = this.db.prepare(`UPDATE dashboard_tiles SET ${set.sql} WHERE dashboard_id = ? AND id = ? RETURNING *`).get(...set.values, dashboardId, tileId) as Row | undefined;
+    return row ? tileFromRow(row) : null;
+  }
+
+  /**
+   * The first free half-width slot of the 12-column grid, top to bottom and left to right, that
+   * overlaps no live tile (tiles may have been moved anywhere); under the lowest tile if none.
+   */
+  private nextSlot(dashboardId: number): { x: number; y: number; w: number; h: number } {
+    const placed = (this.db.prepare('SELECT layouts FROM dashboard_tiles WHERE dashboard_id = ? AND deleted = 0').all(dashboardId) as Row[])
+      .map((row) => parseJson<TileLayouts>(row.layouts, {}).sm)
+      .filter((slot): slot is NonNullable<typeof slot> => slot !== undefined);
+    const bottom = placed.reduce((max, slot) => Math.max(max, slot.y + slot.h), 0);
+    const free = (x: number, y: number) =>
+      placed.every((slot) => x + TILE_WIDTH <= slot.x || slot.x + slot.w <= x || y + TILE_HEIGHT <= slot.y || slot.y + slot.h <= y);
+    for (let y = 0; y < bottom; y++) {
+      for (let x = 0; x + TILE_WIDTH <= GRID_COLUMNS; x += TILE_WIDTH) if (free(x, y)) return { x, y, w: TILE_WIDTH, h: TILE_HEIGHT };
+    }
+    return { x: 0, y: bottom, w: TILE_WIDTH, h: TILE_HEIGHT };
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * A dashboard: its saved insights as tiles on a 12-column grid (each tile where its layout puts
+ * it; one column on a phone), every result from the server's cache while fresh, a date filter
+ * that overrides every tile's range, refresh, and removing a tile.
+ */
+import { useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import { api, query } from '../../api/client';
+import { useResource } from '../../api/use-resource';
+import { projectApi, useProject } from '../../auth/project';
+import { timeAgo } from '../../components/format';
+import { PageHeader } from '../../components/shell';
+import { EmptyState, ErrorNotice, Loading } from '../../components/status';
+import { DATE_RANGES } from '../insights/query-builder';
+import { InsightResult } from '../insights/result-views';
+
+interface Tile {
+  id: number;
+  layouts: { sm?: { x: number; y: number; w: number; h: number } };
+  last_refresh: string | null;
+  is_cached: boolean;
+  insight: {
+    id: number;
+    name: string;
+    query: Record<string, any>;
+    result: unknown;
+    query_status: { error_message: string } | null;
+  };
+}
+
+interface Dashboard {
+  id: number;
+  name: string;
+  description: string;
+  filters: { date_from?: string | null };
+  tiles: Tile[];
+}
+
+export function DashboardPage() {
+  const project = useProject();
+  const { params } = useRoute();
+  const [refresh, setRefresh] = useState<string | undefined>(undefined);
+  const [actionError, setActionError] = useState<Error | null>(null);
+  const path = projectApi(project, `dashboards/${params.dashboardId}/`);
+  const dashboard = useResource((signal) => api<Dashboard>(path + query({ refresh }), { signal }), [path, refresh]);
+  const [patched, setPatched] = useState<Dashboard | null>(null);
+  const shown = patched && dashboard.data && patched.id === dashboard.data.id && !dashboard.loading ? patched : dashboard.data;
+
+  const patch = async (body: Record<string, unknown>) => {
+    setActionError(null);
+    try {
+      setPatched(await api<Dashboard>(path, { method: 'PATCH', body }));
+    } catch (e) {
+      setActionError(e as Error);
+    }
+  };
+
+  if (dashboard.error && !shown) return <ErrorNotice error={dashboard.error} retry={dashboard.reload} />;
+  if (!shown) return <Loading label="Loading the dashboard…" />;
+  const tiles = [...shown.tiles].sort((a, b) => (a.layouts.sm?.y ?? 0) - (b.layouts.sm?.y ?? 0) || (a.layouts.sm?.x ?? 0) - (b.layouts.sm?.x ?? 0));
+  const oldest = tiles.map((t) => t.last_refresh).filter((t): t is string => t !== null).sort()[0];
+
+  return (
+    <>
+      <PageHeader title={shown.name || `Dashboard ${shown.id}`}>
+        <label class="field field-inline">
+          <span>Date range</span>
+          <select value={shown.filters.date_from ?? ''} onChange={(e) => void patch({ filters: { ...shown.filters, date_from: (e.target as HTMLSelectElement).value || null } })}>
+            <option value="">Each insight's own</option>
+            {DATE_RANGES.map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="button button-secondary" onClick={() => (refresh === 'force_blocking' ? dashboard.reload() : setRefresh('force_blocking'))}>
+          Refresh
+        </button>
+      </PageHeader>
+      {shown.description && <p class="muted">{shown.description}</p>}
+      {oldest && <p class="hint">Computed {timeAgo(oldest)}{tiles.every((t) => t.is_cached) ? ' (from the cache)' : ''}.</p>}
+      <ErrorNotice error={actionError} />
+      {dashboard.loading && <Loading label="Updating…" />}
+      {tiles.length === 0 ? (
+        <EmptyState title="This dashboard is empty">
+          <p>
+            Open an insight, or <a href={`${project.base}/insights/new`}>build a new one</a>, and choose this dashboard under “Add to dashboard”.
+          </p>
+        </EmptyState>
+      ) : (
+        <div class="dashboard-grid">
+          {tiles.map((tile) => {
+            const slot = tile.layouts.sm ?? { x: 0, y: 0, w: 6, h: 5 };
+            const source = tile.insight.query.source ?? tile.insight.query;
+            return (
+              <article key={tile.id} class="card tile" aria-label={tile.insight.name} style={{ gridColumn: `${slot.x + 1} / span ${slot.w}`, gridRow: `${slot.y + 1} / span ${slot.h}` }}>
+                <header class="tile-header">
+                  <h2>
+                    <a href={source.kind === 'HogQLQuery' ? `${project.base}/sql?insight=${tile.insight.id}` : `${project.base}/insights/${tile.insight.id}`}>{tile.insight.name || `Insight ${tile.insight.id}`}</a>
+                  </h2>
+                  <button type="button" class="button-link" onClick={() => void patch({ tiles: [{ id: tile.id, deleted: true }] })}>
+                    Remove<span class="visually-hidden"> {tile.insight.name} from the dashboard</span>
+                  </button>
+                </header>
+                {tile.insight.query_status ? (
+                  <p class="notice notice-error" role="alert">
+                    {tile.insight.query_status.error_message}
+                  </p>
+                ) : source.kind === 'HogQLQuery' ? (
+                  <HogQLTile result={tile.insight.result as unknown[][]} />
+                ) : (
+                  <InsightResult query={{ ...source, ...(shown.filters.date_from && { dateRange: { date_from: shown.filters.date_from } }) }} results={tile.insight.result} compact />
+                )}
+              </article>
+            );
+          })}
+        </div>
+      )}
+    </>
+  );
+}
+
+function HogQLTile({ result }: { result: unknown[][] | null }) {
+  const rows = result ?? [];
+  return (
+    <div class="table-scroll">
+      <table class="data-table">
+        <caption class="visually-hidden">Rows</caption>
+        <tbody>
+          {rows.slice(0, 20).map((row, i) => (
+            <tr key={i}>
+              {row.map((cell, j) => (
+                <td key={j}>{cell === null ? '' : String(cell)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
