@@ -7,8 +7,8 @@ import { IngestBuffer } from './ingestion/buffer.js';
 import { applyGeoIp, GeoIp } from './geoip/geoip.js';
 import type { Logger } from './kernel/logger.js';
 import { createMetrics } from './kernel/metrics.js';
-import { ChangeStamps } from './store/change-stamps.js';
-import { openStores, type StoreSettings } from './store/index.js';
+import type { ChangeStamps } from './store/change-stamps.js';
+import { beginOpeningStores, type OpeningStores } from './app-stores.js';
 import type { AppContext } from './app-context.js';
 import { FlagService } from './flags/evaluation/index.js';
 import type { FlagAnswerDeps } from './flags/remote/answer.js';
@@ -50,11 +50,14 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
+/**
+ * `opening`: the stores, already being opened (main.ts starts that before it loads this module,
+ * so that DuckDB loads on its thread meanwhile).
+ */
+export async function startApp(config: Config, log: Logger, opening: OpeningStores = beginOpeningStores(config)): Promise<RunningApp> {
   const metrics = createMetrics();
-  // Shared with the flag threads' stores, which keep persons and groups they read until these change.
-  const changeStamps = new ChangeStamps();
-  const stores = await openStores(storeSettings(config), changeStamps);
+  const { changeStamps } = opening;
+  const stores = await opening.stores;
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
@@ -207,9 +210,4 @@ function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCa
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());
   return threads;
-}
-
-function storeSettings(config: Config): StoreSettings {
-  const duckdb = { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel };
-  return { dataDir: config.dataDir, duckdb };
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** Command line: `serve` (default), `init`, `users add`, `users set-password`. */
 import { Command, InvalidArgumentError } from 'commander';
-import { startApp } from './app.js';
+import { beginOpeningStores } from './app-stores.js';
 import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
@@ -44,7 +44,10 @@ function openMeta(cfg: Config): MetaStore {
 async function serve(): Promise<void> {
   const cfg = config();
   const log = createLogger(cfg.logLevel);
-  const running = await startApp(cfg, log).catch(exitOnStartError);
+  // The stores open (DuckDB loading on its own thread) while the service's modules load.
+  const opening = beginOpeningStores(cfg);
+  const { startApp } = await import('./app.js');
+  const running = await startApp(cfg, log, opening).catch(exitOnStartError);
   let signals = 0;
   const shutdown = (signal: string) => {
     signals += 1;
