@@ -18,6 +18,7 @@ import { ProjectCache } from './tenancy/projects/project-cache.js';
 import { registerRoutes } from './routes.js';
 import { createServer } from './http/server.js';
 import { Drain } from './http/drain.js';
+import { IdleCollector } from './util/idle-collect.js';
 import { Retention } from './ingestion/retention.js';
 import { Capture } from './capture/service.js';
 import { Definitions } from './definitions/service.js';
@@ -36,6 +37,8 @@ import { SessionAuth } from './sessions/session-auth.js';
 // (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
 const DRAIN_QUIET_MS = 150;
 const DRAIN_MAX_MS = 2_000;
+/** How long the main thread must be without requests before its garbage is collected (util/idle-collect.ts). */
+const IDLE_COLLECT_AFTER_MS = 30_000;
 /** Events per event-store transaction, at most: two DuckDB row groups. */
 const FEED_EVENTS_PER_WRITE = 16_384;
 /** How long acknowledged events may wait for a whole row group before they are written anyway. */
@@ -142,6 +145,11 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     sessionAuth,
   };
   const app = createServer(config, log, metrics, ctx.drain);
+  const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS);
+  app.addHook('onResponse', (_request, _reply, done) => {
+    idleCollector.touch();
+    done();
+  });
   await registerRoutes(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
   log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
@@ -169,6 +177,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
         clearInterval(reaper);
         clearTimeout(interrupter);
       }
+      idleCollector.stop();
       await retention?.stop();
       await flagAnswers.close();
       await buffer.close();

@@ -15,6 +15,7 @@ import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { createLogger, type Logger, type LogLevel } from '../../kernel/logger.js';
 import { afterIo } from '../../util/after-io.js';
+import { collectGarbage } from '../../util/idle-collect.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers, REINTERRUPT_MS } from './readers.js';
@@ -122,6 +123,9 @@ async function connect(file: string, options: DuckOptions) {
     memory_limit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
     threads: String(options.threads ?? 1),
     checkpoint_threshold: '1TB',
+    // DuckDB's allocator (jemalloc) gives freed pages back to the system only from a background
+    // thread; without it an idle server kept what a burst had used for good.
+    allocator_background_threads: 'true',
   });
   try {
     const setup = await instance.connect();
@@ -211,6 +215,8 @@ export class DuckDbEventStore implements EventStore {
     this.released = true;
     // In the write queue, so that no write runs under the lowered limit.
     await this.writes.run(() => this.lowerLimitForAMoment()).catch(() => undefined);
+    // This thread's garbage too: rows it decoded, and the shared flush records it wrote.
+    collectGarbage();
   }
 
   private async lowerLimitForAMoment(): Promise<void> {
