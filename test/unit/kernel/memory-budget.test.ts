@@ -16,7 +16,7 @@ test('the fixed cost, DuckDB and the bounded parts fit in what the budget leaves
   for (const limitMb of [MIN_MEMORY_LIMIT_MB, 320, 512, 1024, 4096]) {
     const plan = planMemory(limitMb, 2);
     const mb = (bytes: number) => bytes / 2 ** 20;
-    const parts = 128 + plan.duckdbMemoryLimitMb + mb(plan.eventStoreMaxLagBytes) + (plan.maxPendingEvents * 8 * 1024) / 2 ** 20 + plan.flagThreads * 64;
+    const parts = 128 + plan.duckdbMemoryLimitMb + mb(plan.eventStoreMaxLagBytes) + (plan.maxPendingEvents * 8 * 1024) / 2 ** 20 + mb(plan.queryCacheBytes) + plan.flagThreads * 64;
     assert.ok(parts <= limitMb * 0.7 + 1, `${limitMb} MB: the parts take ${Math.round(parts)} MB of ${Math.round(limitMb * 0.7)}`);
   }
 });

@@ -4,13 +4,13 @@ import { test } from 'node:test';
 
 import { IdleCollector } from '../../../src/util/idle-collect.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Counts full (mark-compact) collections of this thread while `during` runs. */
 async function majorCollections(during: () => Promise<void>): Promise<number> {
   let count = 0;
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) if ((entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) count++;
+    for (const entry of list.getEntries()) if (((entry as { detail?: { kind?: number } }).detail)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) count++;
   });
   observer.observe({ entryTypes: ['gc'] });
   try {
