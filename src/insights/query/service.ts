@@ -43,7 +43,10 @@ export class QueryService {
     const kind = this.kindOf(node);
     const parsed = kind.parse(node);
     const insightProject = insightProjectOf(project);
-    const key = cacheKey(kind.kind, parsed, insightProject);
+    // The event store's position is the data version: new events (and the person changes that
+    // come with them) make every cached result stale.
+    const position = await events.position();
+    const key = cacheKey(kind.kind, parsed, insightProject, `${position.seq}.${position.events}`);
     const now = this.now();
 
     const cached = policy.useCache ? this.cache.get(key) : undefined;
@@ -94,16 +97,15 @@ export class QueryService {
 
 /** The project settings a query reads. */
 export function insightProjectOf(project: Project): InsightProject {
-  const settings = project as Project & { week_start_day?: number | null; test_account_filters?: unknown[] | null };
   return {
     id: project.id,
     timeZone: project.timezone || 'UTC',
-    weekStartDay: settings.week_start_day === 1 ? 1 : 0,
-    testAccountFilters: settings.test_account_filters ?? [],
+    weekStartDay: project.week_start_day === 1 ? 1 : 0,
+    testAccountFilters: project.test_account_filters ?? [],
   };
 }
 
-function cacheKey(kind: string, node: unknown, project: InsightProject): string {
-  const text = JSON.stringify([CACHE_VERSION, kind, node, project]);
+function cacheKey(kind: string, node: unknown, project: InsightProject, dataVersion: string): string {
+  const text = JSON.stringify([CACHE_VERSION, kind, node, project, dataVersion]);
   return `cache_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }
