@@ -10,8 +10,8 @@ import { IngestBuffer } from './ingestion/buffer.js';
 import { applyGeoIp, GeoIp } from './geoip/geoip.js';
 import type { Logger } from './kernel/logger.js';
 import { createMetrics } from './kernel/metrics.js';
-import { ChangeStamps } from './store/change-stamps.js';
-import { openStores, type StoreSettings } from './store/index.js';
+import type { ChangeStamps } from './store/change-stamps.js';
+import { beginOpeningStores, type OpeningStores } from './app-stores.js';
 import type { AppContext } from './app-context.js';
 import { FlagService } from './flags/evaluation/index.js';
 import type { FlagAnswerDeps } from './flags/remote/answer.js';
@@ -21,6 +21,7 @@ import { ProjectCache } from './tenancy/projects/project-cache.js';
 import { registerRoutes } from './routes.js';
 import { createServer } from './http/server.js';
 import { Drain, IdleReaper } from './http/drain.js';
+import { IdleCollector } from './util/idle-collect.js';
 import { Retention } from './ingestion/retention.js';
 import { Capture } from './capture/service.js';
 import { Definitions } from './definitions/service.js';
@@ -42,6 +43,8 @@ import { PersonSplits } from './persons/split.js';
 // (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
 const DRAIN_QUIET_MS = 150;
 const DRAIN_MAX_MS = 2_000;
+/** How long the main thread must be without requests before its garbage is collected (util/idle-collect.ts). */
+const IDLE_COLLECT_AFTER_MS = 30_000;
 /** Events per event-store transaction, at most: two DuckDB row groups. */
 const FEED_EVENTS_PER_WRITE = 16_384;
 /** How long acknowledged events may wait for a whole row group before they are written anyway. */
@@ -56,11 +59,14 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
+/**
+ * `opening`: the stores, already being opened (main.ts starts that before it loads this module,
+ * so that DuckDB loads on its thread meanwhile).
+ */
+export async function startApp(config: Config, log: Logger, opening: OpeningStores = beginOpeningStores(config)): Promise<RunningApp> {
   const metrics = createMetrics();
-  // Shared with the flag threads' stores, which keep persons and groups they read until these change.
-  const changeStamps = new ChangeStamps();
-  const stores = await openStores(storeSettings(config), changeStamps);
+  const { changeStamps } = opening;
+  const stores = await opening.stores;
   const created = await bootstrapIfEmpty(stores.meta, {
     projectApiKey: config.bootstrapProjectApiKey,
     personalApiKey: config.bootstrapPersonalApiKey,
@@ -164,6 +170,11 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   };
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
+  const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS);
+  app.addHook('onResponse', (_request, _reply, done) => {
+    idleCollector.touch();
+    done();
+  });
   await registerRoutes(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
   log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
@@ -192,6 +203,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
         clearInterval(reaper);
         clearTimeout(interrupter);
       }
+      idleCollector.stop();
       await retention?.stop();
       // An unfinished deletion stays queued in the metadata store and resumes at the next start.
       personDeletions.stop();
@@ -235,9 +247,4 @@ function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCa
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());
   return threads;
-}
-
-function storeSettings(config: Config): StoreSettings {
-  const duckdb = { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel };
-  return { dataDir: config.dataDir, duckdb };
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** Command line: `serve` (default), `init`, `users add`, `users set-password`. */
 import { Command, InvalidArgumentError } from 'commander';
-import { startApp } from './app.js';
+import { beginOpeningStores } from './app-stores.js';
 import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
@@ -44,7 +44,10 @@ function openMeta(cfg: Config): MetaStore {
 async function serve(): Promise<void> {
   const cfg = config();
   const log = createLogger(cfg.logLevel);
-  const running = await startApp(cfg, log).catch(exitOnStartError);
+  // The stores open (DuckDB loading on its own thread) while the service's modules load.
+  const opening = beginOpeningStores(cfg);
+  const { startApp } = await import('./app.js');
+  const running = await startApp(cfg, log, opening).catch(exitOnStartError);
   let signals = 0;
   const shutdown = (signal: string) => {
     signals += 1;
@@ -52,7 +55,10 @@ async function serve(): Promise<void> {
     log.info({ signal }, 'shutting down: draining requests and flushing events');
     const timer = setTimeout(() => {
       log.error('shutdown took too long; exiting');
-      process.exit(1);
+      // Not process.exit(): it waits for every worker thread to stop, and a thread held in a
+      // native call (DuckDB closing under a running query) never does, so the process hung on.
+      // What was acknowledged is in the flush log and is replayed at the next start.
+      process.kill(process.pid, 'SIGKILL');
     }, cfg.shutdownTimeoutMs);
     running.stop().then(
       () => {

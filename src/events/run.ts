@@ -3,12 +3,17 @@
  * (conversions that give NULL); whatever the store still rejects while evaluating them is the
  * request's fault, so it becomes a 400 naming the HogQL parameter, never a 500. A query stopped
  * at the event store's time limit becomes a 504 `query_timeout`, one that ran out of the event
- * store's memory a 503 `out_of_memory`.
+ * store's memory a 503 `out_of_memory`, one that met an event store being recovered (DuckDB
+ * invalidated its database, say after a failed checkpoint; the next call reopens it) a 503
+ * with Retry-After.
  */
-import { ApiError, validationError } from '../kernel/errors.js';
+import { ApiError, serviceUnavailable, validationError } from '../kernel/errors.js';
 import { decodeRows, type ir, type PrintOptions } from '../hogql/index.js';
 import { isQueryCancelled, isQueryFailure, isQueryTimeout } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
+
+/** Reopening the event store takes a moment (DuckDB replays its WAL). */
+const STORE_RECOVERY_RETRY_SECONDS = 1;
 
 export type Row = Record<string, unknown>;
 /** Runs a statement; rows come back decoded (hogql/dialect.ts, RowValue). */
@@ -30,6 +35,9 @@ export function queryError(error: unknown, hogqlAttr: string | null): unknown {
       'The query needed more memory than the event store may use (SIGHTLINE_DUCKDB_MEMORY_LIMIT); ask for fewer rows (limit), a shorter time range or fewer properties, or raise the limit.',
       null,
     );
+  }
+  if (isQueryFailure(error, 'QueryStoreRecoveringError')) {
+    return serviceUnavailable('The event store is recovering from an error; retry in a moment.', STORE_RECOVERY_RETRY_SECONDS);
   }
   if (isQueryFailure(error, 'QueryInterruptedError')) {
     // Only shutdown interrupts a query without a timeout (the store answers those first).

@@ -8,8 +8,11 @@ const MB = 2 ** 20;
 
 /** What the process costs before any setting matters: node, libduckdb, three isolates, loaded code (measured: ~120 MB idle). */
 export const FIXED_COST_MB = 128;
-/** Below this there is no room left to ingest and query at once; the server refuses to start. */
-export const MIN_MEMORY_LIMIT_MB = 300;
+/**
+ * Below this the fixed cost, DuckDB's smallest limit and the smallest bounds of the waiting
+ * events no longer fit in what the limit leaves the process; the server refuses to start.
+ */
+export const MIN_MEMORY_LIMIT_MB = 320;
 /**
  * Part of the limit left to the kernel: a cgroup's limit counts the page cache of the files the
  * process reads and writes (DuckDB's file, the flush log, the GeoIP files) and the pages of node's
@@ -30,6 +33,13 @@ const CACHED_PERSON_BYTES = 2 * 1024;
 const GEOIP_ANSWER_BYTES = 512;
 /** What a flag thread costs once started (isolate, SQLite connection, caches). */
 const FLAG_THREAD_MB = 64;
+/**
+ * DuckDB's smallest limit. Folding a row group of WAL rows into the file (~8,192 browser events)
+ * needs ~30 MB of its buffers besides what queries hold, and a checkpoint that cannot pin a block
+ * invalidates the whole database until it is reopened: at 32 MB a 320 MB soak did that every
+ * few seconds, and the reopens grew the process until it was killed.
+ */
+export const MIN_DUCKDB_MEMORY_LIMIT_MB = 64;
 
 export interface MemoryPlan {
   /** The whole budget, MB. */
@@ -66,7 +76,7 @@ export function planMemory(limitMb: number, cores: number): MemoryPlan {
   const eventStoreMaxLagBytes = clamp(usableBytes * 0.15, 8 * MB, 1024 * MB);
   return {
     limitMb,
-    duckdbMemoryLimitMb: clamp((usableBytes * 0.3) / MB, 32, 16 * 1024),
+    duckdbMemoryLimitMb: clamp((usableBytes * 0.3) / MB, MIN_DUCKDB_MEMORY_LIMIT_MB, 16 * 1024),
     recordMemoryBytes: clamp(usableBytes * 0.05, 4 * MB, 64 * MB),
     eventStoreMaxLagBytes,
     // A flush is at most a quarter of what may wait for the event store, so a few fit while it writes.

@@ -22,10 +22,11 @@ export const isQueryCancelled = (error: unknown) => error instanceof Error && er
 /**
  * What a query failed of, as an engine-neutral name (engines map their own errors to these;
  * the names survive the event store's thread): evaluating an expression over the data (a
- * conversion, a range, a binding), running out of the store's memory, or an interrupt at
- * shutdown.
+ * conversion, a range, a binding), running out of the store's memory, an interrupt at
+ * shutdown, or a store that must be reopened first (an engine failure the next call recovers
+ * from).
  */
-export type QueryFailure = 'QueryEvaluationError' | 'QueryOutOfMemoryError' | 'QueryInterruptedError';
+export type QueryFailure = 'QueryEvaluationError' | 'QueryOutOfMemoryError' | 'QueryInterruptedError' | 'QueryStoreRecoveringError';
 
 export function queryFailure(name: QueryFailure, message: string): Error {
   return Object.assign(new Error(message), { name });

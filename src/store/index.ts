@@ -37,13 +37,19 @@ export function openMetaStore(settings: MetaStoreSettings, changeStamps = new Ch
  */
 export async function openStores(settings: StoreSettings, changeStamps = new ChangeStamps()): Promise<Stores> {
   const dataDir = path.resolve(settings.dataDir);
-  const meta = asDataDirError(dataDir, () => {
-    checkWritable(dataDir);
-    return openMetaStore(settings, changeStamps);
-  });
+  asDataDirError(dataDir, () => checkWritable(dataDir));
+  // First, so that the event store's thread loads and opens DuckDB (most of the start) while
+  // this thread opens SQLite and loads the rest of the service.
+  const openingEvents = ThreadedEventStore.open(settings.dataDir, settings.duckdb);
+  let meta: MetaStore;
   try {
-    const events = await ThreadedEventStore.open(settings.dataDir, settings.duckdb);
-    return { meta, events };
+    meta = asDataDirError(dataDir, () => openMetaStore(settings, changeStamps));
+  } catch (error) {
+    void openingEvents.then((events) => events.close(), () => undefined);
+    throw error;
+  }
+  try {
+    return { meta, events: await openingEvents };
   } catch (error) {
     await meta.close();
     throw new DataDirError(dataDir, describeOpenError(error));

@@ -4,9 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { answerCalls } from './worker-calls.js';
+import { collectGarbage } from './idle-collect.js';
 
 /**
  * A record sent here that is not in the flush records' arena is shared memory of its own, freed
@@ -15,8 +14,6 @@ import { answerCalls } from './worker-calls.js';
  * an ingestion burst, hundreds of MB did). So it collects after every so many bytes of them:
  * its heap is tiny, a collection takes about a millisecond.
  */
-v8.setFlagsFromString('--expose-gc');
-const collect = vm.runInNewContext('gc') as () => void;
 const COLLECT_EVERY_BYTES = 16 * 2 ** 20;
 let ownBytesSinceCollect = 0;
 
@@ -26,7 +23,7 @@ function dropped(bytes: Uint8Array): void {
   if (ownBytesSinceCollect < COLLECT_EVERY_BYTES) return;
   ownBytesSinceCollect = 0;
   // After this call's answer has gone: the message holding the record is garbage by then.
-  setImmediate(collect);
+  setImmediate(collectGarbage);
 }
 
 /** A new file, and its name made durable (the directory synced too). */

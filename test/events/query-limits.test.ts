@@ -128,6 +128,23 @@ test('a query whose client went away is stopped, running or still waiting for a 
   }
 });
 
+test('closing the store fails the queries still waiting for a connection instead of starting them', SLOW_LIMIT, async () => {
+  // A waiting query used to start on the connection the interrupted one freed, and closing that
+  // connection under it blocked the event store's thread for as long as it ran.
+  const store = await ThreadedEventStore.open(newTempDir(), { queryTimeoutMs: 0, readers: 1 });
+  const started = Date.now();
+  const running = store.query(SLOW).then(() => assert.fail('must be interrupted'), (error: unknown) => error);
+  const waiting = store.query(SLOW).then(() => assert.fail('must not run'), (error: unknown) => error);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await store.close();
+  const [first, second] = await Promise.all([running, waiting]);
+  assert.ok(first instanceof Error && second instanceof Error, `${String(first)} / ${String(second)}`);
+  assert.ok(Date.now() - started < 10_000, `closed after ${Date.now() - started} ms`);
+  const apiError = queryError(second, null);
+  assert.ok(apiError instanceof ApiError, String(second));
+  assert.equal(apiError.status, 503);
+});
+
 test('a query that runs out of the event store memory is a 503 out_of_memory', () => {
   // DuckDB's message; provoking it for real risks DuckDB crashing when a checkpoint runs at the
   // same time (docs/architecture.md), so the mapping is checked on the message.
@@ -135,6 +152,20 @@ test('a query that runs out of the event store memory is a 503 out_of_memory', (
   assert.ok(apiError instanceof ApiError);
   assert.deepEqual([apiError.status, apiError.toBody().type, apiError.toBody().code, apiError.toBody().attr], [503, 'server_error', 'out_of_memory', null]);
   assert.match(String(apiError.toBody().detail), /SIGHTLINE_DUCKDB_MEMORY_LIMIT/);
+});
+
+test('a query that meets a database DuckDB invalidated is a 503 with Retry-After, never a 500', () => {
+  // The wordings a 320 MB soak met while a checkpoint failed for memory beside its events lists.
+  const messages = [
+    'TransactionContext Error: Failed to commit: Database "events_db" has been invalidated because checkpointing failed. Detach and reattach it before using it again. Original error: failed to pin block of size 256.0 KiB (30.6 MiB/30.5 MiB used)',
+    'IO Error: Database "events_db" has been invalidated because checkpointing failed. Detach and reattach it before using it again.',
+    'IO Error: Checkpoint failed for database "events_db". The database has been invalidated. Original error: failed to pin block of size 256.0 KiB',
+  ];
+  for (const message of messages) {
+    const apiError = queryError(classifyQueryError(new Error(message)), null);
+    assert.ok(apiError instanceof ApiError, message);
+    assert.deepEqual([apiError.status, apiError.toBody().code, apiError.headers['retry-after']], [503, 'service_unavailable', '1'], message);
+  }
 });
 
 test('shutdown stops exports too, even one whose query had not started when the interrupt came', SLOW_LIMIT, async () => {

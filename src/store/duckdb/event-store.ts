@@ -8,16 +8,18 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import { queryFailure } from '../errors.js';
 import { positionAfter, sliceEvents } from '../event-slice.js';
 import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { createLogger, type Logger, type LogLevel } from '../../kernel/logger.js';
 import { afterIo } from '../../util/after-io.js';
+import { collectGarbage } from '../../util/idle-collect.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers, REINTERRUPT_MS } from './readers.js';
-import { classifyQueryError } from './query-errors.js';
+import { classifyQueryError, isInvalidated } from './query-errors.js';
 import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
@@ -121,6 +123,9 @@ async function connect(file: string, options: DuckOptions) {
     memory_limit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
     threads: String(options.threads ?? 1),
     checkpoint_threshold: '1TB',
+    // DuckDB's allocator (jemalloc) gives freed pages back to the system only from a background
+    // thread; without it an idle server kept what a burst had used for good.
+    allocator_background_threads: 'true',
   });
   try {
     const setup = await instance.connect();
@@ -156,7 +161,7 @@ async function useEvents(instance: DuckDBInstance): Promise<DuckDBConnection> {
  * write or checkpoint that hit a full or read-only disk): only a new instance on
  * the file works again, replaying its WAL.
  */
-const isFatal = (error: unknown) => /database has been invalidated|FATAL Error/i.test(error instanceof Error ? error.message : String(error));
+const isFatal = isInvalidated;
 
 /**
  * The embedded event store: one DuckDB file under the data directory. Writes go through a
@@ -214,6 +219,8 @@ export class DuckDbEventStore implements EventStore {
     this.released = true;
     // In the write queue, so that no write runs under the lowered limit.
     await this.writes.run(() => this.lowerLimitForAMoment()).catch(() => undefined);
+    // This thread's garbage too: rows it decoded, and the shared flush records it wrote.
+    collectGarbage();
   }
 
   private async lowerLimitForAMoment(): Promise<void> {
@@ -267,6 +274,10 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async reopen(): Promise<void> {
+    // Queries still running on the invalidated instance end first (they fail at once): closing
+    // a connection under a running query blocks this thread until it ends (readers.ts).
+    await this.readers.stopAll(queryFailure('QueryStoreRecoveringError', 'the event store is being reopened after an error'));
+    for (const connection of this.exports) connection.interrupt();
     for (const close of this.closers()) {
       try {
         close();
@@ -633,10 +644,11 @@ export class DuckDbEventStore implements EventStore {
   async close(): Promise<void> {
     clearInterval(this.idleCheck);
     if (this.exportInterrupter) clearInterval(this.exportInterrupter);
-    await this.readers.stopAll();
-    await this.checkpointing;
-    await this.checkpoint().catch(() => undefined);
     await this.reopening?.catch(() => undefined);
+    await this.readers.stopAll(queryFailure('QueryInterruptedError', 'the event store is closing'));
+    await this.checkpointing;
+    // An invalidated instance is not reopened only to be closed: its WAL is replayed at the next start.
+    if (!this.invalidated) await this.checkpoint().catch(() => undefined);
     for (const close of this.closers()) {
       try {
         close();

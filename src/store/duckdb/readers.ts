@@ -19,7 +19,10 @@ export const REINTERRUPT_MS = 100;
 
 export class Readers {
   private readonly idle: DuckDBConnection[];
-  private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
+  /** Queries waiting for a connection: how to start each, and how to fail it. */
+  private readonly waiting: { begin: (connection: DuckDBConnection) => void; stop: (error: Error) => void }[] = [];
+  /** Set by stopAll(): the connections are about to be closed, so no query may start on them. */
+  private stopping: Error | null = null;
   /**
    * Connections running a query: the timer that re-interrupts it once it must stop, and a
    * promise settled once it has ended and its connection is free.
@@ -57,7 +60,7 @@ export class Readers {
         if (settled) return;
         settle(() => reject(error));
         if (!connection) {
-          const at = this.waiting.indexOf(begin);
+          const at = this.waiting.findIndex((entry) => entry.begin === begin);
           if (at !== -1) this.waiting.splice(at, 1);
           done();
           return;
@@ -82,17 +85,18 @@ export class Readers {
           });
       };
       if (signal?.aborted) return reject(new QueryCancelledError());
+      if (this.stopping) return reject(this.stopping);
       const deadline = this.timeoutMs > 0 ? setTimeout(() => stop(new QueryTimeoutError(this.timeoutMs)), this.timeoutMs) : null;
       signal?.addEventListener('abort', cancel, { once: true });
       const free = this.idle.pop();
       if (free) begin(free);
-      else this.waiting.push(begin);
+      else this.waiting.push({ begin, stop });
     });
   }
 
   private release(connection: DuckDBConnection): void {
-    const next = this.waiting.shift();
-    if (next) next(connection);
+    const next = this.stopping ? undefined : this.waiting.shift();
+    if (next) next.begin(connection);
     else this.idle.push(connection);
   }
 
@@ -112,11 +116,15 @@ export class Readers {
   }
 
   /**
-   * Before closing: interrupts the running queries until they have ended, and waits for that.
-   * Closing a connection whose query still runs blocks this thread until the query ends, and
-   * with it the re-interrupts: a query whose first interrupt was forgotten then ran on for good.
+   * Before closing: interrupts the running queries until they have ended, and waits for that;
+   * queries waiting for a connection, and any asked for later, fail with `reason`. Closing a
+   * connection whose query still runs blocks this thread until the query ends, and with it the
+   * re-interrupts: a query whose first interrupt was forgotten then ran on for good, and one that
+   * a waiting query started on a connection as it was freed held the close the same way.
    */
-  async stopAll(): Promise<void> {
+  async stopAll(reason: Error): Promise<void> {
+    this.stopping ??= reason;
+    for (const { stop } of this.waiting.splice(0)) stop(reason);
     this.interruptAll();
     await Promise.all([...this.running.values()].map((query) => query.ended));
   }

@@ -90,7 +90,7 @@ test('derived sizes follow the budget; explicit settings win over them', () => {
 });
 
 test('too little memory is a configuration error that says how much is needed and where the limit came from', () => {
-  assert.throws(() => loadConfig({}, machine(256 * 2 ** 20)), (error: Error) => error instanceof ConfigError && /at least 300 MB.*256 MB \(cgroup/.test(error.message));
+  assert.throws(() => loadConfig({}, machine(256 * 2 ** 20)), (error: Error) => error instanceof ConfigError && /at least 320 MB.*256 MB \(cgroup/.test(error.message));
   assert.throws(() => loadConfig({ SIGHTLINE_MEMORY_LIMIT_MB: '100' }, machine()), /raise SIGHTLINE_MEMORY_LIMIT_MB/);
   assert.throws(() => loadConfig({ SIGHTLINE_MEMORY_LIMIT_MB: 'lots' }, machine()), ConfigError);
 });
