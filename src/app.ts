@@ -141,7 +141,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const app = createServer(config, log, metrics, ctx.drain);
   await registerRoutes(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
-  log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
+  log.info({ address, dataDir: config.dataDir, metadataStore: config.postgresUrl ? 'postgresql' : 'sqlite' }, 'Sightline is accepting traffic');
   const retention = config.retentionDays > 0 ? new Retention(stores, { days: config.retentionDays, intervalSeconds: config.retentionIntervalSeconds, eventsDeleted: () => eventCounts.forgetAll() }, metrics, log) : null;
   retention?.start();
 
@@ -202,7 +202,7 @@ function logMemoryPlan(config: Config, log: Logger): void {
 function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, changeStamps: ChangeStamps): FlagAnswerer {
   const onMain = mainThreadAnswerer(deps);
   if (config.flagThreads === 0) return onMain;
-  const data = { dataDir: config.dataDir, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel, changeStamps: changeStamps.memory };
+  const data = { dataDir: config.dataDir, postgresUrl: config.postgresUrl, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel, changeStamps: changeStamps.memory };
   const threads = new FlagThreads(config.flagThreads, data, onMain, deps.log);
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());
@@ -211,5 +211,5 @@ function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCa
 
 function storeSettings(config: Config): StoreSettings {
   const duckdb = { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel };
-  return { dataDir: config.dataDir, duckdb };
+  return { dataDir: config.dataDir, postgresUrl: config.postgresUrl, duckdb };
 }

@@ -29,7 +29,8 @@ export interface Config {
   maxEventBytes: number;
   /** Whether X-Forwarded-For is trusted for the client IP. */
   trustProxy: boolean;
-  /** Store engines; only the embedded pair exists today. */
+  /** Metadata in this PostgreSQL database instead of the data folder's SQLite file (docs/scale-out-cluster.md). */
+  postgresUrl: string | undefined;
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
   /** Threads DuckDB may use for one query or checkpoint (the calling thread included). */
@@ -120,6 +121,22 @@ function ownerPassword(env: Env): string | undefined {
   return value;
 }
 
+/** A libpq-style URL; its password is never echoed back in the error. */
+function postgresUrl(env: Env): string | undefined {
+  const raw = env.SIGHTLINE_POSTGRES_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname) {
+    throw new ConfigError('SIGHTLINE_POSTGRES_URL must look like postgres://user:password@host:5432/database');
+  }
+  return raw;
+}
+
 const MB = 1024 * 1024;
 
 /** Where the machine's facts come from (tests give their own). */
@@ -165,6 +182,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     host: env.SIGHTLINE_HOST?.trim() || '0.0.0.0',
     port: integer(env, 'SIGHTLINE_PORT', 8000, 0, 65535),
     dataDir: path.resolve(env.SIGHTLINE_DATA_DIR?.trim() || './data'),
+    postgresUrl: postgresUrl(env),
     logLevel: oneOf(env, 'SIGHTLINE_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     bodyLimitBytes,
     decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, memory.decodedLimitBytes), 1024, 4096 * MB),

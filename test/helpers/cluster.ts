@@ -66,3 +66,17 @@ export function clusterAvailability(): ClusterAvailability {
     },
   };
 }
+
+/**
+ * The cluster's PostgreSQL URL when the cluster tests are enabled, else null: test servers
+ * (server.ts) then keep their metadata there. Needs only that one setting, so a cluster of
+ * PostgreSQL alone (`cluster.sh start postgres`) will do.
+ */
+export function clusterPostgresUrl(): string | null {
+  const file = envFilePath();
+  const fileExists = fs.existsSync(file);
+  if (!fileExists && process.env.SIGHTLINE_CLUSTER_TESTS !== '1') return null;
+  const url = process.env.SIGHTLINE_POSTGRES_URL ?? (fileExists ? readEnvFile(file).SIGHTLINE_POSTGRES_URL : undefined);
+  if (!url) throw new Error(`cluster tests are enabled but SIGHTLINE_POSTGRES_URL is not set (in the environment or ${file})`);
+  return url;
+}
