@@ -38,6 +38,12 @@ export async function databaseFor(clusterUrl: string, dataDir: string): Promise<
   return withDatabase(clusterUrl, name);
 }
 
+/** The URL of the database a test server on `dataDir` used, if it had one. */
+export function databaseUrlOf(clusterUrl: string | null, dataDir: string): string | null {
+  const name = databases.get(dataDir);
+  return clusterUrl && name ? withDatabase(clusterUrl, name) : null;
+}
+
 function scheduleDrop(clusterUrl: string): void {
   if (dropScheduled) return;
   dropScheduled = true;

@@ -48,7 +48,7 @@ export class PostgresFlagStore implements FlagStore {
     if (query.active !== null) where.push(`active = ${params.add(query.active)}`);
     for (const word of query.searchWords) {
       const pattern = params.add(likeContains(word));
-      where.push(`(key LIKE ${pattern} ESCAPE '\\' OR name LIKE ${pattern} ESCAPE '\\')`);
+      where.push(`(key ILIKE ${pattern} ESCAPE '\\' OR name ILIKE ${pattern} ESCAPE '\\')`);
     }
     const whereSql = where.join(' AND ');
     const count = (await one<{ n: number }>(this.pool, `SELECT count(*)::int AS n FROM feature_flags WHERE ${whereSql}`, params.values))!.n;
