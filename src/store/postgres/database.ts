@@ -8,9 +8,28 @@ export type Row = Record<string, unknown>;
 /** Any number: keys of the migration lock, chosen once (pg_advisory_lock takes a bigint). */
 const MIGRATION_LOCK = 7_357_216_001;
 
+/**
+ * PostgreSQL text cannot hold U+0000, which JSON and SQLite allow: every string parameter has it
+ * replaced by U+FFFD, as PostHog's ingestion does, so such an id or name is stored and found
+ * under that spelling instead of failing the flush (JSON text escapes it and is unaffected).
+ */
+const withoutNul = (value: unknown): unknown => {
+  if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
+  if (Array.isArray(value)) return value.map(withoutNul);
+  return value;
+};
+
+class NulSafeClient extends pg.Client {
+  override query(...args: any[]): any {
+    if (Array.isArray(args[1])) args[1] = args[1].map(withoutNul);
+    else if (args[0] && typeof args[0] === 'object' && Array.isArray(args[0].values)) args[0] = { ...args[0], values: args[0].values.map(withoutNul) };
+    return (super.query as (...rest: unknown[]) => unknown)(...args);
+  }
+}
+
 /** A pool on `url`; `max` connections (flag threads need few, the main thread more). */
 export function openPool(url: string, max: number): PgPool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, Client: NulSafeClient });
   // An idle connection the server dropped (restart, failover) must not crash the process; the
   // next query takes a new one.
   pool.on('error', () => {});

@@ -29,8 +29,12 @@ interface ListSql {
   count: { sql: string; params: unknown[] };
 }
 
-function propertyListSql(q: PropertyDefinitionQuery): ListSql {
-  const params = new Params();
+/** Whether the definition's name was seen with one of `eventNames`. */
+const seenWith = (q: PropertyDefinitionQuery, eventNames: string[], params: Params) =>
+  `pd.name IN (SELECT ep.property FROM event_properties ep WHERE ep.project_id = ${params.add(q.projectId)} AND ep.event = ANY(${params.add(eventNames)}::text[]))`;
+
+/** The filters of a property list, numbered from `params`' next placeholder. */
+function propertyWhere(q: PropertyDefinitionQuery, params: Params): string {
   const where = [`pd.project_id = ${params.add(q.projectId)}`, `pd.type = ${params.add(q.type)}`, `pd.group_type_index = ${params.add(q.groupTypeIndex ?? -1)}`];
   where.push(...searchClauses('pd.name', q.searchWords, params));
   if (q.names !== null) where.push(`pd.name = ANY(${params.add(q.names)}::text[])`);
@@ -42,19 +46,22 @@ function propertyListSql(q: PropertyDefinitionQuery): ListSql {
   if (q.isFeatureFlag !== null) where.push(q.isFeatureFlag ? "pd.name LIKE '$feature/%'" : "pd.name NOT LIKE '$feature/%'");
   if (q.isNumerical === true) where.push("pd.is_numerical AND pd.name NOT IN ('distinct_id', 'timestamp')");
   if (q.isNumerical === false) where.push('NOT pd.is_numerical');
-  const seen =
-    q.eventNames === null
-      ? null
-      : `pd.name IN (SELECT ep.property FROM event_properties ep WHERE ep.project_id = ${params.add(q.projectId)} AND ep.event = ANY(${params.add(q.eventNames)}::text[]))`;
-  if (seen !== null && q.onlySeenWithEvents) where.push(seen);
-  const whereSql = where.join(' AND ');
-  const countParams = [...params.values];
+  if (q.eventNames !== null && q.onlySeenWithEvents) where.push(seenWith(q, q.eventNames, params));
+  return where.join(' AND ');
+}
+
+function propertyListSql(q: PropertyDefinitionQuery): ListSql {
+  const params = new Params();
+  const seen = q.eventNames === null ? 'NULL::boolean' : seenWith(q, q.eventNames, params);
+  const where = propertyWhere(q, params);
   // Seen-on-events first when asked, then by name: a total order, so pages never overlap. Names
   // sort by code point (COLLATE "C"), as SQLite's BINARY does.
-  const order = seen === null ? 'pd.name COLLATE "C"' : 'seen DESC, pd.name COLLATE "C"';
-  const page = `SELECT pd.*, ${seen ?? 'NULL::boolean'} AS seen FROM property_definitions pd WHERE ${whereSql}
+  const order = q.eventNames === null ? 'pd.name COLLATE "C"' : 'seen DESC, pd.name COLLATE "C"';
+  const page = `SELECT pd.*, ${seen} AS seen FROM property_definitions pd WHERE ${where}
     ORDER BY ${order} LIMIT ${params.add(q.limit)} OFFSET ${params.add(q.offset)}`;
-  return { page: { sql: page, params: params.values }, count: { sql: `SELECT count(*)::int AS n FROM property_definitions pd WHERE ${whereSql}`, params: countParams } };
+  const countParams = new Params();
+  const count = `SELECT count(*)::int AS n FROM property_definitions pd WHERE ${propertyWhere(q, countParams)}`;
+  return { page: { sql: page, params: params.values }, count: { sql: count, params: countParams.values } };
 }
 
 const propertyFromRow = (row: Row): PropertyDefinition => ({
