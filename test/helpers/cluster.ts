@@ -43,10 +43,12 @@ function list(value: string): string[] {
 /**
  * Whether the cluster tests run, and against what. Once they are enabled (the env file exists
  * or SIGHTLINE_CLUSTER_TESTS=1), a missing setting is an error, not a reason to skip.
+ * SIGHTLINE_CLUSTER_TESTS=0 turns them off even with a cluster up (npm test's embedded part).
  */
 export function clusterAvailability(): ClusterAvailability {
   const file = envFilePath();
   const fileExists = fs.existsSync(file);
+  if (process.env.SIGHTLINE_CLUSTER_TESTS === '0') return { enabled: false, reason: 'SIGHTLINE_CLUSTER_TESTS=0' };
   if (!fileExists && process.env.SIGHTLINE_CLUSTER_TESTS !== '1') {
     return { enabled: false, reason: `no local cluster (${file} is missing): run npm run cluster:up, or set SIGHTLINE_CLUSTER_TESTS=1 with the SIGHTLINE_* settings` };
   }
@@ -75,7 +77,7 @@ export function clusterAvailability(): ClusterAvailability {
 export function clusterPostgresUrl(): string | null {
   const file = envFilePath();
   const fileExists = fs.existsSync(file);
-  if (!fileExists && process.env.SIGHTLINE_CLUSTER_TESTS !== '1') return null;
+  if (process.env.SIGHTLINE_CLUSTER_TESTS === '0' || (!fileExists && process.env.SIGHTLINE_CLUSTER_TESTS !== '1')) return null;
   const url = process.env.SIGHTLINE_POSTGRES_URL ?? (fileExists ? readEnvFile(file).SIGHTLINE_POSTGRES_URL : undefined);
   if (!url) throw new Error(`cluster tests are enabled but SIGHTLINE_POSTGRES_URL is not set (in the environment or ${file})`);
   return url;
