@@ -9,8 +9,9 @@ import type { Logger } from './kernel/logger.js';
 import { createMetrics } from './kernel/metrics.js';
 import { ChangeStamps } from './store/change-stamps.js';
 import { openStores, type StoreSettings } from './store/index.js';
+import type { MetaChange, MetaStore } from './store/types.js';
 import type { AppContext } from './app-context.js';
-import { FlagService } from './flags/evaluation/index.js';
+import { ALL_PROJECTS, FlagService } from './flags/evaluation/index.js';
 import type { FlagAnswerDeps } from './flags/remote/answer.js';
 import { mainThreadAnswerer, type FlagAnswerer } from './flags/remote/answerer.js';
 import { FlagThreads } from './flags/threads/flag-threads.js';
@@ -103,6 +104,11 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const flags = new FlagService(stores.meta.flags, log);
   const flagAnswers = answererOf(config, { projects: projectCache, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
   const eventCounts = new StatsCache();
+  const invalidate = sharedInvalidation(stores.meta, log, {
+    flags: (projectId) => flags.cache.invalidate(projectId),
+    projects: () => projectCache.invalidate(),
+    definitions: () => buffer.definitions.clear(),
+  });
   const sessions = new SessionService({ accounts: stores.meta.accounts, tenancy });
   const publicUrl = config.publicUrl ?? null;
   const sessionAuth = new SessionAuth(sessions, publicUrl);
@@ -125,13 +131,13 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     api: { access, publicUrl },
     capture,
     projectCache,
-    projects: new Projects(tenancy, () => projectCache.invalidate()),
+    projects: new Projects(tenancy, () => invalidate({ kind: 'projects' })),
     organizations: new Organizations(tenancy),
     memberships: new Memberships(tenancy),
     personalKeys: new PersonalKeys(tenancy),
-    definitions: new Definitions(stores.meta.definitions, () => buffer.definitions.clear()),
+    definitions: new Definitions(stores.meta.definitions, () => invalidate({ kind: 'definitions' })),
     flags,
-    flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => flags.cache.invalidate(projectId) }),
+    flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => invalidate({ kind: 'flags', projectId }) }),
     flagAnswers,
     eventCounts,
     drain: new Drain(),
@@ -196,6 +202,33 @@ function logMemoryPlan(config: Config, log: Logger): void {
     },
     'memory budget',
   );
+}
+
+/**
+ * What a management write must drop from caches: here at once, and on every other node through the
+ * store's change feed when several share it (the feed also brings this node's own change back,
+ * which only costs one more reload).
+ */
+function sharedInvalidation(
+  meta: MetaStore,
+  log: Logger,
+  drop: { flags: (projectId: number) => void; projects: () => void; definitions: () => void },
+): (change: MetaChange) => void {
+  const apply = (change: MetaChange) => {
+    if (change.kind === 'flags') drop.flags(change.projectId);
+    if (change.kind === 'projects') drop.projects();
+    if (change.kind === 'definitions') drop.definitions();
+    if (change.kind === 'all') {
+      drop.flags(ALL_PROJECTS);
+      drop.projects();
+      drop.definitions();
+    }
+  };
+  meta.changes?.subscribe(apply);
+  return (change) => {
+    apply(change);
+    meta.changes?.publish(change).catch((error: unknown) => log.warn({ err: error, change }, 'could not tell other nodes of a change'));
+  };
 }
 
 /** /decide and /flags on flag threads (their caches cleared whenever the main thread's are), or on the main thread. */

@@ -52,7 +52,7 @@ export interface Config {
   flushMaxEvents: number;
   /** Capture answers 503 while more than this many events wait for a flush. */
   maxPendingEvents: number;
-  /** Distinct ids whose persons ingestion keeps in memory between flushes (0 = no cache). */
+  /** Distinct ids whose persons ingestion keeps in memory between flushes (0 = no cache; always 0 with PostgreSQL). */
   personCacheSize: number;
   /** Acknowledged events the event store may lag behind before flushes wait for it. */
   eventStoreMaxLagEvents: number;
@@ -174,6 +174,7 @@ function memoryBudget(env: Env, machine: Machine): Config['memory'] {
 export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHINE): Config {
   const memory = memoryBudget(env, machine);
   const bodyLimitBytes = integer(env, 'SIGHTLINE_BODY_LIMIT_BYTES', 20 * MB, 1024, 1024 * MB);
+  const postgres = postgresUrl(env);
   return {
     memory,
     recordMemoryBytes: memory.recordMemoryBytes,
@@ -182,7 +183,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     host: env.SIGHTLINE_HOST?.trim() || '0.0.0.0',
     port: integer(env, 'SIGHTLINE_PORT', 8000, 0, 65535),
     dataDir: path.resolve(env.SIGHTLINE_DATA_DIR?.trim() || './data'),
-    postgresUrl: postgresUrl(env),
+    postgresUrl: postgres,
     logLevel: oneOf(env, 'SIGHTLINE_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     bodyLimitBytes,
     decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, memory.decodedLimitBytes), 1024, 4096 * MB),
@@ -202,7 +203,8 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),
     flushMaxEvents: integer(env, 'SIGHTLINE_FLUSH_MAX_EVENTS', memory.flushMaxEvents, 1, 1_000_000),
     maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', memory.maxPendingEvents, 1, 100_000_000),
-    personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', memory.personCacheSize, 0, 10_000_000),
+    // Off with a shared metadata store: other nodes change persons this cache would not see.
+    personCacheSize: postgres ? 0 : integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', memory.personCacheSize, 0, 10_000_000),
     eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
     retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
     retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),

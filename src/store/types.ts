@@ -392,7 +392,20 @@ export interface IngestStore {
 // The metadata store and the event store
 // ---------------------------------------------------------------------------------------------
 
+/** A change that caches on other nodes must hear of. */
+export type MetaChange = { kind: 'flags'; projectId: number } | { kind: 'projects' } | { kind: 'definitions' } | { kind: 'all' };
+
+/** Tells every node sharing the metadata store of changes to what they keep in caches. */
+export interface ChangeFeed {
+  /** Every node's listeners hear it, this node's included. */
+  publish(change: MetaChange): Promise<void>;
+  /** `kind: 'all'` means some changes may have been missed (the connection was lost): forget everything. */
+  subscribe(listener: (change: MetaChange) => void): void;
+}
+
 export interface MetaStore {
+  /** Only where several nodes share the store (PostgreSQL); absent for the embedded one. */
+  readonly changes?: ChangeFeed;
   readonly tenancy: TenancyStore;
   readonly ingest: IngestStore;
   readonly definitions: DefinitionStore;

@@ -6,6 +6,7 @@ import { PostgresDefinitionStore } from './definitions.js';
 import { PostgresFlagStore } from './flags.js';
 import { PostgresIngestStore } from './ingest.js';
 import { PostgresTenancyStore } from './tenancy.js';
+import { PostgresChangeFeed } from './change-feed.js';
 
 export interface PostgresSettings {
   url: string;
@@ -22,12 +23,16 @@ export class PostgresMetaStore implements MetaStore {
   readonly definitions: PostgresDefinitionStore;
   readonly flags: PostgresFlagStore;
   readonly accounts: PostgresAccountStore;
+  /** Listens only once something subscribes (the main thread; flag threads never do). */
+  readonly changes: PostgresChangeFeed;
 
   private constructor(
     private readonly pool: PgPool,
-    node: string,
+    settings: PostgresSettings,
     stamps: ChangeStamps,
   ) {
+    const node = settings.node;
+    this.changes = new PostgresChangeFeed(settings.url, pool);
     this.tenancy = new PostgresTenancyStore(pool);
     this.ingest = new PostgresIngestStore(pool, node, stamps);
     this.definitions = new PostgresDefinitionStore(pool);
@@ -45,7 +50,7 @@ export class PostgresMetaStore implements MetaStore {
       await pool.end().catch(() => {});
       throw error;
     }
-    return new PostgresMetaStore(pool, settings.node, stamps);
+    return new PostgresMetaStore(pool, settings, stamps);
   }
 
   /** Applies pending migrations and says which (the `sightline migrate` command). */
@@ -73,6 +78,7 @@ export class PostgresMetaStore implements MetaStore {
   }
 
   async close(): Promise<void> {
+    await this.changes.close();
     await this.pool.end();
   }
 }
