@@ -116,7 +116,31 @@ describe('two nodes on one database', { skip }, () => {
     assert.equal(nodes.length, 2, JSON.stringify(nodes));
     for (const node of nodes) assert.ok(Number(node.flush_seq) > 0);
   });
+
+  test('a project changed on one node reaches the other at once (LISTEN/NOTIFY), not after its 60 s cache', async () => {
+    // A has the project cached by its token once it captured with it.
+    await ingest(a, [{ event: 'before-anonymizing', distinct_id: 'ip-user' }]);
+    assert.ok('$ip' in (await storedEvent(a, 'before-anonymizing')).properties, 'IPs are kept before the change');
+    await expectOk(await b.api('/api/projects/@current/', { method: 'PATCH', body: { anonymize_ips: true } }));
+    let attempt = 0;
+    await eventually(async () => {
+      const event = `anonymized-${attempt++}`;
+      await ingest(a, [{ event, distinct_id: 'ip-user' }]);
+      return !('$ip' in (await storedEvent(a, event)).properties);
+    }, 15_000);
+    await expectOk(await b.api('/api/projects/@current/', { method: 'PATCH', body: { anonymize_ips: false } }));
+  });
 });
+
+/** The one event named `event`, once the node's event store has it. */
+async function storedEvent(server: TestServer, event: string): Promise<any> {
+  let found: any[] = [];
+  await eventually(async () => {
+    found = (await expectOk(await server.api(`/api/projects/@current/events/?event=${encodeURIComponent(event)}&limit=100`))).results;
+    return found.length > 0;
+  });
+  return found[0];
+}
 
 async function eventCount(server: TestServer, event: string): Promise<number> {
   const page = await expectOk(await server.api(`/api/projects/@current/events/?event=${encodeURIComponent(event)}&limit=100`));
