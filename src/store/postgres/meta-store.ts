@@ -23,6 +23,7 @@ export class PostgresMetaStore implements MetaStore {
   readonly definitions: PostgresDefinitionStore;
   readonly flags: PostgresFlagStore;
   readonly accounts: PostgresAccountStore;
+  private lastSize = 0;
   /** Listens only once something subscribes (the main thread; flag threads never do). */
   readonly changes: PostgresChangeFeed;
 
@@ -72,9 +73,15 @@ export class PostgresMetaStore implements MetaStore {
     }
   }
 
+  /** The last size known while the server is unreachable (/metrics must still answer). */
   async sizeBytes(): Promise<number> {
-    const row = (await this.pool.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n')).rows[0];
-    return Number(row.n);
+    try {
+      const row = (await this.pool.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n')).rows[0];
+      this.lastSize = Number(row.n);
+    } catch {
+      // unreachable: /_ready says so
+    }
+    return this.lastSize;
   }
 
   async close(): Promise<void> {
