@@ -9,6 +9,7 @@ import { benchFlags } from './flags.js';
 import { benchFootprint } from './footprint.js';
 import { benchStartLarge } from './start-large.js';
 import { benchIngest } from './ingest.js';
+import { benchInsights } from './insights.js';
 import { benchRetention } from './retention.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
@@ -19,10 +20,11 @@ const benchmarks: Record<string, () => Promise<string>> = {
   retention: benchRetention,
   footprint: benchFootprint,
   'start-large': benchStartLarge,
+  insights: benchInsights,
 };
 
-/** Run only when named: it makes a data set of 10 million events first (minutes, gigabytes). */
-const ON_REQUEST_ONLY = new Set(['start-large']);
+/** Run only when named: they make a data set of 10 million events first (minutes, gigabytes). */
+const ON_REQUEST_ONLY = new Set(['start-large', 'insights']);
 
 const wanted = process.argv.slice(2);
 const header = `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${new Date().toISOString()}`;

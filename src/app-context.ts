@@ -2,6 +2,7 @@
  * Everything the composition root builds once (app.ts). Only routes.ts reads it, to hand each
  * route module the few parts it needs.
  */
+import type { QueryService } from './insights/query/service.js';
 import type { Capture } from './capture/service.js';
 import type { Config } from './config.js';
 import type { Definitions } from './definitions/service.js';
@@ -46,6 +47,8 @@ export interface AppContext {
   flagManagement: FlagManagement;
   /** Answers /decide and /flags POSTs (on flag threads when configured). */
   flagAnswers: FlagAnswerer;
+  /** The query API (insights): kinds, result cache, envelope. */
+  queries: QueryService;
   /** The events list's counts per filter; forgotten whenever events are deleted. */
   eventCounts: StatsCache;
   /** The shutdown's drain window (readiness and `Connection: close` while it lasts). */

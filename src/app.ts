@@ -1,4 +1,5 @@
 /** Wires configuration, stores, ingestion and HTTP into one running service. */
+import { QueryService } from './insights/query/service.js';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { bootstrapIfEmpty } from './tenancy/bootstrap.js';
@@ -18,7 +19,7 @@ import { FlagThreads } from './flags/threads/flag-threads.js';
 import { ProjectCache } from './tenancy/projects/project-cache.js';
 import { registerRoutes } from './routes.js';
 import { createServer } from './http/server.js';
-import { Drain } from './http/drain.js';
+import { Drain, IdleReaper } from './http/drain.js';
 import { Retention } from './ingestion/retention.js';
 import { Capture } from './capture/service.js';
 import { Definitions } from './definitions/service.js';
@@ -140,11 +141,13 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => invalidate({ kind: 'flags', projectId }) }),
     flagAnswers,
     eventCounts,
+    queries: new QueryService({ cacheBytes: config.memory.queryCacheBytes }),
     drain: new Drain(),
     sessions,
     sessionAuth,
   };
   const app = createServer(config, log, metrics, ctx.drain);
+  const idle = new IdleReaper(app.server);
   await registerRoutes(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
   log.info({ address, dataDir: config.dataDir, metadataStore: config.postgresUrl ? 'postgresql' : 'sqlite' }, 'Sightline is accepting traffic');
@@ -159,10 +162,11 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       await ctx.drain.start(DRAIN_QUIET_MS, Math.min(DRAIN_MAX_MS, config.shutdownTimeoutMs / 4));
       buffer.beginShutdown();
       const closing = app.close();
-      // Node closes idle keep-alive sockets once, when close starts; a socket whose in-flight
-      // request is answered later stays open until its keep-alive timeout (65 s) and holds the
-      // shutdown past its deadline. Keep reaping until the server is closed.
-      const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+      // A socket whose in-flight request is answered after close started stays open until its
+      // keep-alive timeout (65 s) and would hold the shutdown past its deadline: keep reaping
+      // idle ones until the server is closed.
+      idle.reap();
+      const reaper = setInterval(() => idle.reap(), 50);
       // Queries and exports still running halfway to the shutdown limit are stopped (their
       // requests get 503), so that they cannot hold the shutdown past it.
       const interrupter = setTimeout(() => void stores.events.interruptQueries().catch(() => undefined), config.shutdownTimeoutMs / 2);

@@ -14,6 +14,7 @@ import { registerDecideRoutes } from './flags/remote/decide.js';
 import { registerFlagsRoutes } from './flags/remote/flags.js';
 import { registerFlagDefinitionRoutes } from './flags/remote/local-evaluation.js';
 import { registerHealthRoutes } from './health/routes.js';
+import { registerQueryRoutes } from './insights/query/routes.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerApiRateLimit } from './http/rate-limit.js';
@@ -30,6 +31,10 @@ const QUERYABLE_WAIT_MS = 10_000;
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { api, config } = ctx;
+  const queryableEvents = async () => {
+    await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+    return ctx.stores.events;
+  };
   // These three must come first: they observe every route added after them.
   await registerOpenApi(app);
   await registerMethodNotAllowed(app);
@@ -46,14 +51,12 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await registerEventDefinitionRoutes(app, { api, definitions: ctx.definitions });
   await registerEventRoutes(app, {
     api,
-    queryableEvents: async () => {
-      await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
-      return ctx.stores.events;
-    },
+    queryableEvents,
     persons: ctx.stores.meta.ingest,
     definitions: ctx.stores.meta.definitions,
     counts: ctx.eventCounts,
   });
+  await registerQueryRoutes(app, { api, queries: ctx.queries, queryableEvents });
   await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
   const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
   await registerDecideRoutes(app, remote);

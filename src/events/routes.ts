@@ -24,6 +24,7 @@ import { envelope, integer, link } from '../http/pagination.js';
 import { params } from '../http/schemas.js';
 import { eventsQuerystring, eventSchema, listResponse, valuesQuerystring } from './schemas.js';
 import { apiRoute } from '../http/route.js';
+import { clientGone } from '../http/client-gone.js';
 
 type ProjectParams = { project_id: string };
 
@@ -39,15 +40,6 @@ export interface EventRouteDeps {
   definitions: Pick<DefinitionStore, 'propertyTypes'>;
   /** The list's counts per filter. */
   counts: StatsCache;
-}
-
-/** Aborted when the client goes away before its answer is sent: its queries are stopped then. */
-function clientGone(reply: FastifyReply): AbortSignal {
-  const gone = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) gone.abort();
-  });
-  return gone.signal;
 }
 
 async function sendCsv(reply: FastifyReply, body: AsyncIterable<string>, filename: string): Promise<FastifyReply> {

@@ -42,6 +42,35 @@ export interface Call extends Span {
   kind: 'call';
   name: string;
   args: Expr[];
+  /** `count(DISTINCT x)`. */
+  distinct?: boolean;
+  /** Parameters of a parametric aggregate: `quantile(0.9)(x)` has params [0.9]. */
+  params?: Expr[];
+  /** `f(x) OVER (PARTITION BY … ORDER BY …)`. */
+  over?: WindowSpec;
+}
+
+export interface OrderItem {
+  expr: Expr;
+  desc: boolean;
+}
+
+export interface WindowSpec {
+  partitionBy: Expr[];
+  orderBy: OrderItem[];
+}
+
+/** `INTERVAL 7 DAY`. */
+export interface IntervalExpr extends Span {
+  kind: 'interval';
+  amount: Expr;
+  unit: string;
+}
+
+/** A SELECT used as a value: `(SELECT max(timestamp) FROM events)`, `x IN (SELECT …)`. */
+export interface SubqueryExpr extends Span {
+  kind: 'subquery';
+  query: SelectStatement;
 }
 
 export interface Negate extends Span {
@@ -113,13 +142,54 @@ export type Expr =
   | Like
   | In
   | IsNull
-  | Logical;
+  | Logical
+  | IntervalExpr
+  | SubqueryExpr;
 
 /** One entry of a `select` list: an expression with an optional `AS alias`. */
 export interface SelectItem {
   expr: Expr;
   alias: string | null;
 }
+
+// --- statements (HogQLQuery) -----------------------------------------------------------------
+
+export type JoinKind = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS';
+
+export type FromItem =
+  | { kind: 'table'; name: string; alias: string | null; start: number }
+  | { kind: 'subquery'; query: SelectStatement; alias: string | null; start: number };
+
+export interface JoinClause {
+  type: JoinKind;
+  item: FromItem;
+  on: Expr | null;
+}
+
+export interface SelectCore extends Span {
+  kind: 'select';
+  /** `WITH name AS (SELECT …)`. */
+  ctes: Array<{ name: string; query: SelectStatement; start: number }>;
+  distinct: boolean;
+  /** `*` is an item whose expr is a Star. */
+  columns: SelectItem[];
+  from: FromItem | null;
+  joins: JoinClause[];
+  where: Expr | null;
+  groupBy: Expr[];
+  having: Expr | null;
+  orderBy: OrderItem[];
+  limit: Expr | null;
+  offset: Expr | null;
+}
+
+export interface SelectUnion extends Span {
+  kind: 'union';
+  all: boolean;
+  queries: SelectStatement[];
+}
+
+export type SelectStatement = SelectCore | SelectUnion;
 
 /** Direct children of a node, in source order. */
 export function children(expr: Expr): Expr[] {
@@ -131,7 +201,12 @@ export function children(expr: Expr): Expr[] {
     case 'index':
       return [expr.target, expr.index];
     case 'call':
-      return expr.args;
+      return [...expr.args, ...(expr.params ?? []), ...(expr.over ? [...expr.over.partitionBy, ...expr.over.orderBy.map((o) => o.expr)] : [])];
+    case 'interval':
+      return [expr.amount];
+    case 'subquery':
+      // Its own expressions were bounded when it was parsed.
+      return [];
     case 'negate':
     case 'not':
     case 'isNull':

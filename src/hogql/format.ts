@@ -17,8 +17,20 @@ export function formatExpr(expr: Expr): string {
       return `${formatExpr(expr.target)}[${formatExpr(expr.index)}]`;
     case 'star':
       return '*';
-    case 'call':
-      return `${expr.name}(${expr.args.map(formatExpr).join(', ')})`;
+    case 'call': {
+      const params = expr.params ? `(${expr.params.map(formatExpr).join(', ')})` : '';
+      const text = `${expr.name}${params}(${expr.distinct ? 'DISTINCT ' : ''}${expr.args.map(formatExpr).join(', ')})`;
+      if (!expr.over) return text;
+      const over = [
+        expr.over.partitionBy.length > 0 ? `PARTITION BY ${expr.over.partitionBy.map(formatExpr).join(', ')}` : '',
+        expr.over.orderBy.length > 0 ? `ORDER BY ${expr.over.orderBy.map((o) => `${formatExpr(o.expr)}${o.desc ? ' DESC' : ''}`).join(', ')}` : '',
+      ].filter(Boolean);
+      return `${text} OVER (${over.join(' ')})`;
+    }
+    case 'interval':
+      return `INTERVAL ${formatExpr(expr.amount)} ${expr.unit.toUpperCase()}`;
+    case 'subquery':
+      return '(SELECT …)';
     case 'negate':
       return `-(${formatExpr(expr.expr)})`;
     case 'not':

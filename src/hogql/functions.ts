@@ -8,8 +8,9 @@ import type { Call, Expr } from './ast.js';
 import { asBool, asDate, asDateTime, asFloat, asNumber, asText, localDateText, unify } from './coerce.js';
 import { timestampText } from './dates.js';
 import { errorAt } from './errors.js';
-import { type IrExpr, call, constant } from './ir.js';
-import type { HogQLType } from './types.js';
+import { type IrExpr, call, cast, constant, op } from './ir.js';
+import { re2SyntaxError } from './re2.js';
+import { type HogQLType, type IntervalUnit, INTERVAL_UNITS } from './types.js';
 
 /** A resolved argument with the source offset errors point at. */
 export interface Arg {
@@ -30,6 +31,10 @@ export interface FunctionSpec {
   minArgs: number;
   maxArgs: number;
   aggregate?: boolean;
+  /** Only over a window: `row_number() OVER (…)`. */
+  windowOnly?: boolean;
+  /** Takes `count(DISTINCT x)`. */
+  distinct?: boolean;
   /** ClickHouse accepts these in any letter case (the SQL-standard ones). */
   caseInsensitive?: boolean;
   /** Extra checks on constant arguments (units, modes), before anything is typed. */
@@ -51,8 +56,50 @@ const SPECS: FunctionSpec[] = [
     maxArgs: 1,
     aggregate: true,
     caseInsensitive: true,
+    distinct: true,
     resolve: (args) => call('count', args.map((a) => a.ir), 'Integer'),
   },
+  { name: 'uniqExact', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('count', [x.ir], 'Integer', { distinct: true }) },
+  { name: 'countIf', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([c]) => call('countIf', [asBool(c.ir, c.at)], 'Integer') },
+  { name: 'sumIf', minArgs: 2, maxArgs: 2, aggregate: true, resolve: ([x, c]) => call('sumIf', [asNumber(x.ir), asBool(c.ir, c.at)], x.ir.type === 'Integer' ? 'Integer' : 'Float') },
+  { name: 'avgIf', minArgs: 2, maxArgs: 2, aggregate: true, resolve: ([x, c]) => call('avgIf', [asFloat(x.ir), asBool(c.ir, c.at)], 'Float') },
+  { name: 'any', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('any', [x.ir], x.ir.type) },
+  { name: 'groupArray', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('groupArray', [x.ir], 'Array', { item: x.ir.type }) },
+  { name: 'median', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('quantile', [asFloat(x.ir)], 'Float', { params: [constant(0.5, 'Float')] }) },
+  {
+    name: 'quantile',
+    minArgs: 1,
+    maxArgs: 1,
+    aggregate: true,
+    check: (c) => quantileLevels(c, 1),
+    resolve: ([x], _ctx, c) => call('quantile', [asFloat(x.ir)], 'Float', { params: quantileLevels(c, 1).map((p) => constant(p, 'Float')) }),
+  },
+  {
+    name: 'quantiles',
+    minArgs: 1,
+    maxArgs: 1,
+    aggregate: true,
+    check: (c) => quantileLevels(c, Infinity),
+    resolve: ([x], _ctx, c) => call('quantiles', [asFloat(x.ir)], 'Array', { item: 'Float', params: quantileLevels(c, Infinity).map((p) => constant(p, 'Float')) }),
+  },
+  // --- window-only
+  { name: 'row_number', minArgs: 0, maxArgs: 0, windowOnly: true, resolve: () => call('row_number', [], 'Integer') },
+  { name: 'rank', minArgs: 0, maxArgs: 0, windowOnly: true, resolve: () => call('rank', [], 'Integer') },
+  { name: 'dense_rank', minArgs: 0, maxArgs: 0, windowOnly: true, resolve: () => call('dense_rank', [], 'Integer') },
+  ...['lagInFrame', 'leadInFrame', 'lag', 'lead'].map(
+    (name): FunctionSpec => ({
+      name,
+      minArgs: 1,
+      maxArgs: 2,
+      windowOnly: true,
+      check: (c) => {
+        if (c.args.length === 2) integerConstant(c.args[1], `${name} offset`, 0, 1_000_000);
+      },
+      resolve: ([x, n]) => call(name.startsWith('lag') ? 'lag' : 'lead', n ? [x.ir, n.ir] : [x.ir], x.ir.type),
+    }),
+  ),
+  { name: 'first_value', minArgs: 1, maxArgs: 1, windowOnly: true, resolve: ([x]) => call('first_value', [x.ir], x.ir.type) },
+  { name: 'last_value', minArgs: 1, maxArgs: 1, windowOnly: true, resolve: ([x]) => call('last_value', [x.ir], x.ir.type) },
   { name: 'uniq', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('count', [x.ir], 'Integer', { distinct: true }) },
   { name: 'sum', minArgs: 1, maxArgs: 1, aggregate: true, caseInsensitive: true, resolve: ([x]) => numericAggregate('sum', x.ir) },
   { name: 'avg', minArgs: 1, maxArgs: 1, aggregate: true, caseInsensitive: true, resolve: ([x]) => call('avg', [asFloat(x.ir)], 'Float') },
@@ -77,6 +124,71 @@ const SPECS: FunctionSpec[] = [
     },
   },
   { name: 'toStartOfMonth', minArgs: 1, maxArgs: 1, resolve: calendar('toStartOfMonth', 'Date') },
+  { name: 'toStartOfMinute', minArgs: 1, maxArgs: 1, resolve: ([x], ctx) => truncate('minute', x, ctx) },
+  { name: 'toStartOfQuarter', minArgs: 1, maxArgs: 1, resolve: ([x], ctx) => cast(truncate('quarter', x, ctx), 'Date') },
+  { name: 'toStartOfYear', minArgs: 1, maxArgs: 1, resolve: ([x], ctx) => cast(truncate('year', x, ctx), 'Date') },
+  {
+    name: 'dateTrunc',
+    minArgs: 2,
+    maxArgs: 2,
+    caseInsensitive: true,
+    check: (c) => unitConstant(c.args[0], 'dateTrunc unit', TRUNC_UNITS),
+    // ClickHouse's weeks here start on Monday, whatever the project says.
+    resolve: ([unit, x], ctx) => truncate(String((unit.ir as { value: string }).value).toLowerCase() as IntervalUnit, x, ctx),
+  },
+  ...(
+    [
+      ['toYear', 'year'],
+      ['toQuarter', 'quarter'],
+      ['toMonth', 'month'],
+      ['toDayOfMonth', 'day'],
+      ['toHour', 'hour'],
+      ['toMinute', 'minute'],
+      ['toSecond', 'second'],
+      ['toDayOfWeek', 'isodow'],
+      ['toDayOfYear', 'doy'],
+    ] as const
+  ).map(
+    ([name, part]): FunctionSpec => ({
+      name,
+      minArgs: 1,
+      maxArgs: 1,
+      resolve: ([x], ctx) => call('datePart', [constant(part, 'String'), asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx)], 'Integer'),
+    }),
+  ),
+  {
+    name: 'toUnixTimestamp',
+    minArgs: 1,
+    maxArgs: 1,
+    resolve: ([x], ctx) => call('toInt', [asFloat(asDateTime(x.ir, x.at, ctx.timeZone))], 'Integer'),
+  },
+  ...INTERVAL_UNITS.map(
+    (unit): FunctionSpec => ({
+      name: `toInterval${unit[0].toUpperCase()}${unit.slice(1)}`,
+      minArgs: 1,
+      maxArgs: 1,
+      resolve: ([n]) => ({ kind: 'interval', amount: asNumber(n.ir), unit, type: 'Interval' }),
+    }),
+  ),
+  ...(['dateAdd', 'dateSub'] as const).map(
+    (name): FunctionSpec => ({
+      name,
+      minArgs: 3,
+      maxArgs: 3,
+      caseInsensitive: true,
+      check: (c) => unitConstant(c.args[0], `${name} unit`, INTERVAL_UNITS),
+      resolve: ([unit, n, x], ctx) => {
+        const interval: IrExpr = { kind: 'interval', amount: asNumber(n.ir), unit: String((unit.ir as { value: string }).value).toLowerCase() as IntervalUnit, type: 'Interval' };
+        return op(name === 'dateAdd' ? '+' : '-', [asDateTime(x.ir, x.at, ctx.timeZone), interval], 'DateTime');
+      },
+    }),
+  ),
+  {
+    name: 'yesterday',
+    minArgs: 0,
+    maxArgs: 0,
+    resolve: (_args, ctx) => constant(localDateText(ctx.now.getTime() - 86_400_000, ctx.timeZone), 'Date'),
+  },
   {
     name: 'now',
     minArgs: 0,
@@ -123,7 +235,14 @@ const SPECS: FunctionSpec[] = [
   { name: 'lower', minArgs: 1, maxArgs: 1, caseInsensitive: true, resolve: text1('lower', 'String') },
   { name: 'upper', minArgs: 1, maxArgs: 1, caseInsensitive: true, resolve: text1('upper', 'String') },
   // ClickHouse counts bytes.
-  { name: 'length', minArgs: 1, maxArgs: 1, caseInsensitive: true, resolve: text1('length', 'Integer') },
+  {
+    name: 'length',
+    minArgs: 1,
+    maxArgs: 1,
+    caseInsensitive: true,
+    // An array's length is its number of elements; anything else is text, measured in bytes.
+    resolve: ([x]) => (x.ir.type === 'Array' ? call('arrayLength', [x.ir], 'Integer') : call('length', [asText(x.ir)], 'Integer')),
+  },
   {
     name: 'concat',
     minArgs: 1,
@@ -133,6 +252,55 @@ const SPECS: FunctionSpec[] = [
     resolve: (args) => call('concat', args.map((a) => asText(a.ir)), 'String'),
   },
   { name: 'empty', minArgs: 1, maxArgs: 1, resolve: text1('empty', 'Boolean') },
+  {
+    name: 'substring',
+    minArgs: 2,
+    maxArgs: 3,
+    caseInsensitive: true,
+    resolve: ([x, from, length]) => call('substring', [asText(x.ir), asNumber(from.ir), ...(length ? [asNumber(length.ir)] : [])], 'String'),
+  },
+  { name: 'replaceAll', minArgs: 3, maxArgs: 3, resolve: ([x, a, b]) => call('replaceAll', [asText(x.ir), asText(a.ir), asText(b.ir)], 'String') },
+  { name: 'trim', minArgs: 1, maxArgs: 1, caseInsensitive: true, resolve: text1('trim', 'String') },
+  {
+    name: 'match',
+    minArgs: 2,
+    maxArgs: 2,
+    check: (c) => re2Constant(c.args[1]),
+    resolve: ([x, pattern]) => call('match', [asText(x.ir), asText(pattern.ir)], 'Boolean'),
+  },
+  {
+    name: 'extract',
+    minArgs: 2,
+    maxArgs: 2,
+    check: (c) => re2Constant(c.args[1]),
+    resolve: ([x, pattern]) => call('extract', [asText(x.ir), asText(pattern.ir)], 'String'),
+  },
+  {
+    name: 'replaceRegexpAll',
+    minArgs: 3,
+    maxArgs: 3,
+    check: (c) => re2Constant(c.args[1]),
+    resolve: ([x, pattern, by]) => call('replaceRegexpAll', [asText(x.ir), asText(pattern.ir), asText(by.ir)], 'String'),
+  },
+  ...(
+    [
+      ['JSONExtractString', 'String'],
+      ['JSONExtractRaw', 'String'],
+      ['JSONExtractInt', 'Integer'],
+      ['JSONExtractFloat', 'Float'],
+      ['JSONExtractBool', 'Boolean'],
+      ['JSONHas', 'Boolean'],
+    ] as const
+  ).map(
+    ([name, type]): FunctionSpec => ({
+      name,
+      minArgs: 1,
+      maxArgs: 20,
+      // Keys are constants: a key path becomes one JSON pointer the dialect binds.
+      check: (c) => c.args.slice(1).forEach((arg) => stringConstant(arg, `${name} key`)),
+      resolve: ([json, ...keys]) => call(name, [asText(json.ir), ...keys.map((k) => k.ir)], type),
+    }),
+  ),
   { name: 'notEmpty', minArgs: 1, maxArgs: 1, resolve: text1('notEmpty', 'Boolean') },
   // --- logic and numbers
   {
@@ -143,6 +311,27 @@ const SPECS: FunctionSpec[] = [
     resolve: (args, ctx) => {
       const { exprs, type } = unify(args.map((a) => a.ir), args.map((a) => a.at), ctx.timeZone);
       return call('coalesce', exprs, type);
+    },
+  },
+  { name: 'ifNull', minArgs: 2, maxArgs: 2, caseInsensitive: true, resolve: (args, ctx) => {
+      const { exprs, type } = unify(args.map((a) => a.ir), args.map((a) => a.at), ctx.timeZone);
+      return call('coalesce', exprs, type);
+    } },
+  { name: 'isNull', minArgs: 1, maxArgs: 1, resolve: ([x]) => op('isNull', [x.ir]) },
+  { name: 'isNotNull', minArgs: 1, maxArgs: 1, resolve: ([x]) => op('isNotNull', [x.ir]) },
+  {
+    name: 'multiIf',
+    minArgs: 3,
+    maxArgs: 201,
+    check: (c) => {
+      if (c.args.length % 2 === 0) throw errorAt("Function 'multiIf' takes an odd number of arguments (conditions and values, then the default)", c.start);
+    },
+    resolve: (args, ctx) => {
+      const values = args.filter((_a, i) => i % 2 === 1 || i === args.length - 1);
+      const { exprs, type } = unify(values.map((a) => a.ir), values.map((a) => a.at), ctx.timeZone);
+      const branches: Array<[IrExpr, IrExpr]> = [];
+      for (let i = 0; i + 1 < args.length; i += 2) branches.push([asBool(args[i].ir, args[i].at), exprs[i / 2]]);
+      return { kind: 'case', branches, otherwise: exprs[exprs.length - 1], type };
     },
   },
   {
@@ -176,6 +365,38 @@ const SPECS: FunctionSpec[] = [
     },
   },
 ];
+
+const TRUNC_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'];
+
+/** The start of the `unit` containing x, on the wall clock of the project's zone. */
+function truncate(unit: IntervalUnit, x: Arg, ctx: FunctionContext): IrExpr {
+  return call('dateTrunc', [constant(unit, 'String'), asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx)], 'DateTime');
+}
+
+function unitConstant(expr: Expr, what: string, units: readonly string[]): void {
+  const unit = stringConstant(expr, what).toLowerCase();
+  if (!units.includes(unit)) throw errorAt(`${what} must be one of ${units.join(', ')}`, expr.start);
+}
+
+/** A constant RE2 pattern is checked now, so a bad one is a 400 at its position. */
+function re2Constant(expr: Expr): void {
+  if (expr.kind !== 'constant' || typeof expr.value !== 'string') return;
+  const problem = re2SyntaxError(expr.value);
+  if (problem) throw errorAt(`Invalid regular expression: ${problem}`, expr.start);
+}
+
+/** The levels of `quantile(0.9)(x)` / `quantiles(0.5, 0.9)(x)`: constants in [0, 1]. */
+function quantileLevels(c: Call, max: number): number[] {
+  const params = c.params ?? [];
+  if (params.length === 0 && c.name.toLowerCase() !== 'median') throw errorAt(`${c.name} needs its level as a parameter: ${c.name}(0.9)(x)`, c.start);
+  if (params.length > max) throw errorAt(`${c.name} takes ${max} parameter`, c.start);
+  return params.map((param) => {
+    if (param.kind !== 'constant' || typeof param.value !== 'number' || param.value < 0 || param.value > 1) {
+      throw errorAt(`${c.name} level must be a number between 0 and 1`, param.start);
+    }
+    return param.value;
+  });
+}
 
 /** sum: integers stay integers (Int64 in ClickHouse), anything else sums as floats. */
 function numericAggregate(name: string, x: IrExpr): IrExpr {

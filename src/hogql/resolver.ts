@@ -3,18 +3,20 @@
  * whitelist (arity, aggregates, constant checks), operands brought to one type. Every check a
  * query can fail is made here, before any dialect prints SQL.
  */
-import type { ArithmeticOp, Call, Compare, Expr, In, Like } from './ast.js';
-import { asBool, asDate, asDateTime, asFloat, asText, unify } from './coerce.js';
+import type { ArithmeticOp, Call, Compare, Expr, In, Like, SelectStatement } from './ast.js';
+import { asBool, asDate, asDateTime, asFloat, asNumber, asText, unify } from './coerce.js';
 import { type CompileContext, timeZoneOf } from './context.js';
 import { errorAt, quoteForMessage } from './errors.js';
 import { type FunctionSpec, findFunction } from './functions.js';
-import { type IrExpr, call, constant, op } from './ir.js';
-import { type HogQLType, isNumeric, isTemporal } from './types.js';
+import { type IrExpr, type IrOrder, type IrWindow, call, cast, constant, op } from './ir.js';
+import { type HogQLType, intervalUnit, isNumeric, isTemporal } from './types.js';
 
 /** Where field names are looked up. */
 export interface FieldScope {
   /** The field's IR; throws "Unknown field" when nothing in scope has it. */
   field(names: string[], start: number): IrExpr;
+  /** A SELECT used as a value; absent where only expressions are allowed (the events API). */
+  subquery?(query: SelectStatement, start: number): IrExpr;
 }
 
 export class ExprResolver {
@@ -67,6 +69,16 @@ export class ExprResolver {
       case 'and':
       case 'or':
         return op(expr.kind, expr.exprs.map((item) => asBool(this.resolve(item), item.start)));
+      case 'interval': {
+        const unit = intervalUnit(expr.unit);
+        if (!unit) throw errorAt(`Unknown interval unit ${quoteForMessage(expr.unit)}`, expr.start);
+        const amount = this.resolve(expr.amount);
+        if (!isNumeric(amount.type) && amount.type !== 'String') throw errorAt(`INTERVAL needs a number, got ${amount.type}`, expr.amount.start);
+        return { kind: 'interval', amount: asNumber(amount), unit, type: 'Interval' };
+      }
+      case 'subquery':
+        if (!this.scope.subquery) throw errorAt('Subqueries are only allowed in a HogQL query', expr.start);
+        return this.scope.subquery(expr.query, expr.start);
     }
   }
 
@@ -101,6 +113,11 @@ export class ExprResolver {
     if (arity < spec.minArgs || arity > spec.maxArgs) {
       throw errorAt(`Function '${spec.name}' ${describeArity(spec)}, got ${arity}`, expr.start);
     }
+    if (spec.windowOnly && !expr.over) throw errorAt(`Function '${spec.name}' needs an OVER (…) window`, expr.start);
+    if (expr.over && !spec.windowOnly && !spec.aggregate) throw errorAt(`Function '${spec.name}' cannot be used over a window`, expr.start);
+    if (expr.distinct && !spec.distinct) throw errorAt(`Function '${spec.name}' does not take DISTINCT`, expr.start);
+    if (expr.params && !['quantile', 'quantiles'].includes(spec.name)) throw errorAt(`Function '${spec.name}' takes no parameters`, expr.start);
+    if (expr.over) return this.window(expr, spec);
     if (spec.aggregate) {
       if (this.aggregate) {
         throw errorAt(`Aggregate function '${spec.name}' cannot be used inside aggregate function '${this.aggregate.name}'`, expr.start);
@@ -112,10 +129,30 @@ export class ExprResolver {
     if (spec.aggregate) this.aggregate = spec;
     try {
       const args = star ? [] : expr.args.map((arg) => ({ ir: this.resolve(arg), at: arg.start }));
-      return spec.resolve(args, { timeZone: this.timeZone, now: this.ctx.now }, expr);
+      const ir = spec.resolve(args, { timeZone: this.timeZone, now: this.ctx.now }, expr);
+      return expr.distinct && ir.kind === 'call' ? { ...ir, distinct: true } : ir;
     } finally {
       this.aggregate = outer;
     }
+  }
+
+  /**
+   * `f(x) OVER (PARTITION BY … ORDER BY …)`: computed per row after grouping, so it neither
+   * makes the query aggregate nor may it sit inside an aggregate.
+   */
+  private window(expr: Call, spec: FunctionSpec): IrExpr {
+    if (this.aggregate) throw errorAt(`Window function '${spec.name}' cannot be used inside aggregate function '${this.aggregate.name}'`, expr.start);
+    const { over, ...plain } = expr;
+    const hadAggregate = this.hasAggregate;
+    spec.check?.(plain);
+    const args = plain.args.length === 1 && plain.args[0].kind === 'star' ? [] : plain.args.map((arg) => ({ ir: this.resolve(arg), at: arg.start }));
+    const resolved = spec.resolve(args, { timeZone: this.timeZone, now: this.ctx.now }, plain);
+    if (resolved.kind !== 'call') throw errorAt(`Function '${spec.name}' cannot be used over a window`, expr.start);
+    this.hasAggregate = hadAggregate;
+    const partitionBy = over!.partitionBy.map((e) => this.resolve(e));
+    const orderBy: IrOrder[] = over!.orderBy.map((o) => ({ expr: this.resolve(o.expr), desc: o.desc }));
+    const window: IrWindow = { kind: 'window', call: expr.distinct ? { ...resolved, distinct: true } : resolved, partitionBy, orderBy, frame: null, type: resolved.type };
+    return window;
   }
 
   private negate(inner: Expr): IrExpr {
@@ -140,6 +177,18 @@ export class ExprResolver {
    * difference of two dates is a number of days / seconds. Null for anything else.
    */
   private dateArithmetic(operator: '+' | '-', left: IrExpr, right: IrExpr): IrExpr | null {
+    const interval = right.type === 'Interval' ? right : operator === '+' && left.type === 'Interval' ? left : null;
+    if (interval) {
+      const date = interval === right ? left : right;
+      if (date.type === 'DateTime') return op(operator, [date, interval], 'DateTime');
+      if (date.type === 'Date') {
+        // A Date moved by whole days stays a Date, as in ClickHouse; by hours it becomes a DateTime.
+        const unit = (interval as { unit: string }).unit;
+        const moved = op(operator, [date, interval], 'DateTime');
+        return ['second', 'minute', 'hour'].includes(unit) ? moved : cast(moved, 'Date');
+      }
+      throw errorAt(`Cannot add an interval to ${date.type}`, 0);
+    }
     if (operator === '-' && left.type === right.type && isTemporal(left.type)) {
       const unit = left.type === 'Date' ? 'day' : 'second';
       return call('dateDiff', [constant(unit, 'String'), right, left, constant('UTC', 'String')], 'Integer');
@@ -167,6 +216,13 @@ export class ExprResolver {
   }
 
   private in(expr: In): IrExpr {
+    if (expr.list.length === 1 && expr.list[0].kind === 'subquery') {
+      // The subquery's column type decides; the left side is brought to it.
+      const sub = this.resolve(expr.list[0]);
+      const left = this.resolve(expr.left);
+      const [converted] = sub.type === left.type || sub.type === 'Null' ? [left] : unify([left, constant(null, sub.type)], [expr.left.start, expr.list[0].start], this.timeZone).exprs;
+      return op(expr.negated ? 'notIn' : 'in', [converted, sub]);
+    }
     return this.membership(
       this.resolve(expr.left),
       expr.list.map((item) => this.resolve(item)),

@@ -1,3 +1,5 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 /**
  * The drain window of a graceful shutdown. Closing the listening socket resets every
  * connection the kernel has completed but the server has not accepted yet, and closing an idle
@@ -28,6 +30,44 @@ export class Drain {
     const step = Math.max(5, Math.min(50, quietMs / 4));
     while (performance.now() - started < maxMs && performance.now() - this.lastRequestAt < quietMs) {
       await new Promise((resolve) => setTimeout(resolve, step));
+    }
+  }
+}
+
+/** How long a connection accepted just before the listener closed may take to send its request. */
+const FIRST_REQUEST_GRACE_MS = 1_000;
+
+/**
+ * The connections a closing server may end. Node's closeIdleConnections() also ends a
+ * connection that was accepted but has not sent its first request yet — a client that has
+ * just connected, whose request then fails with ECONNRESET. This reaper ends a connection only
+ * once it has no request in progress and either has been answered (a keep-alive connection
+ * waiting for more) or has sent nothing for a second.
+ */
+export class IdleReaper {
+  private readonly connections = new Map<Socket, { active: number; answered: boolean; since: number }>();
+
+  constructor(server: Server) {
+    server.on('connection', (socket: Socket) => {
+      this.connections.set(socket, { active: 0, answered: false, since: performance.now() });
+      socket.once('close', () => this.connections.delete(socket));
+    });
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      const state = this.connections.get(request.socket);
+      if (!state) return;
+      state.active++;
+      response.once('close', () => {
+        state.active--;
+        state.answered = true;
+        state.since = performance.now();
+      });
+    });
+  }
+
+  reap(): void {
+    const now = performance.now();
+    for (const [socket, state] of this.connections) {
+      if (state.active === 0 && (state.answered || now - state.since > FIRST_REQUEST_GRACE_MS)) socket.destroy();
     }
   }
 }

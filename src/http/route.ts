@@ -15,6 +15,8 @@ export interface ApiRoute<G extends RouteGenericInterface> {
   url: string;
   /** Scope object such as `project`; GET needs `<object>:read`, other methods `<object>:write`. */
   scope: string;
+  /** What the route does to its scope object; by default GET reads and other methods write. */
+  action?: 'read' | 'write';
   tag: string;
   summary: string;
   params?: JsonSchema;
@@ -28,14 +30,14 @@ export interface ApiRoute<G extends RouteGenericInterface> {
 const principals = new WeakMap<object, Principal>();
 
 export function apiRoute<G extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, api: ApiKit, route: ApiRoute<G>): void {
-  const action = route.method === 'GET' ? 'read' : 'write';
+  const action = route.action ?? (route.method === 'GET' ? 'read' : 'write');
   app.route<G>({
     method: route.method,
     url: route.url,
     schema: {
       tags: [route.tag],
       summary: route.summary,
-      security: [{ PersonalApiKey: [] }],
+      security: [{ PersonalApiKey: [`${route.scope}:${action}`] }],
       ...(route.params && { params: route.params }),
       ...(route.querystring && { querystring: route.querystring }),
       ...(route.body && { body: route.body }),

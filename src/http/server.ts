@@ -28,7 +28,8 @@ export function createServer(config: Config, log: Logger, metrics: Metrics, drai
     keepAliveTimeout: 65_000,
     maxRequestsPerSocket: 0,
     return503OnClosing: true,
-    forceCloseConnections: 'idle',
+    // Idle connections are ended by the shutdown's IdleReaper (http/drain.ts), which spares a client that has just connected.
+    forceCloseConnections: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'invalid'
   | 'blank'
   | 'max_length'
+  | 'not_a_list'
   | 'parse_error'
   | 'invalid_payload'
   | 'invalid_project'

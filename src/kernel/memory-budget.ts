@@ -44,6 +44,8 @@ export interface MemoryPlan {
   maxPendingEvents: number;
   personCacheSize: number;
   geoipCacheEntries: number;
+  /** Bytes of computed query results (insights) kept for repeat requests. */
+  queryCacheBytes: number;
   flagThreads: number;
   /** Largest capture body after decompression. */
   decodedLimitBytes: number;
@@ -55,7 +57,7 @@ const clamp = (value: number, min: number, max: number) => Math.min(max, Math.ma
  * The split of `limitMb` (at least MIN_MEMORY_LIMIT_MB). 30 % is left to the kernel's page cache;
  * of what the process may use, after its fixed cost:
  * 30 % for DuckDB, 15 % for flush records waiting for the event store (5 % of it kept for
- * reuse), 15 % for events waiting for a flush, 5 % for the person cache, 2 % for GeoIP answers;
+ * reuse), 15 % for events waiting for a flush, 5 % for the person cache, 2 % each for GeoIP answers and query results;
  * the rest is headroom for requests being decoded, query results and the garbage collectors' slack. Each figure is capped at what a large machine
  * needs, which were the fixed defaults before they followed the memory.
  */
@@ -72,6 +74,7 @@ export function planMemory(limitMb: number, cores: number): MemoryPlan {
     maxPendingEvents: clamp((usableBytes * 0.15) / PENDING_EVENT_BYTES, 1_000, 200_000),
     personCacheSize: clamp((usableBytes * 0.05) / CACHED_PERSON_BYTES, 1_000, 20_000),
     geoipCacheEntries: clamp((usableBytes * 0.02) / GEOIP_ANSWER_BYTES, 1_000, 50_000),
+    queryCacheBytes: clamp(usableBytes * 0.02, 2 * MB, 64 * MB),
     // Threads start on the first flag request; each then holds its own isolate and caches.
     flagThreads: clamp(Math.min(4, cores, (usableBytes / MB - 128) / FLAG_THREAD_MB), 0, 4),
     decodedLimitBytes: clamp(usableBytes / 8, 20 * MB, 100 * MB),

@@ -27,8 +27,22 @@ export const projectFromRow = (row: Row): Project => ({
   api_token: row.api_token as string,
   timezone: row.timezone as string,
   anonymize_ips: toBool(row.anonymize_ips),
+  week_start_day: row.week_start_day === 1 ? 1 : row.week_start_day === 0 ? 0 : null,
+  test_account_filters: jsonList(row.test_account_filters),
   created_at: row.created_at as string,
 });
+
+/** A JSON list column: text from SQLite, already parsed from PostgreSQL's `json`. */
+function jsonList(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
+}
 
 /** An invite as the API shows it (never its link's token hash). */
 export const INVITE_COLUMNS = 'id, organization_id, target_email, level, created_by, created_at';

@@ -46,7 +46,20 @@ export interface Project {
   api_token: string;
   timezone: string;
   anonymize_ips: boolean;
+  /** First day of a week bucket: 0 Sunday, 1 Monday; null means Sunday (PostHog's default). */
+  week_start_day: 0 | 1 | null;
+  /** Property filters a query ANDs when it sets filterTestAccounts (PostHog's project setting). */
+  test_account_filters: unknown[];
   created_at: string;
+}
+
+/** The project settings a PATCH may change. */
+export interface ProjectPatch {
+  name?: string;
+  timezone?: string;
+  anonymize_ips?: boolean;
+  week_start_day?: 0 | 1 | null;
+  test_account_filters?: unknown[];
 }
 
 export interface PersonalApiKey {
@@ -119,7 +132,7 @@ export interface TenancyStore {
   deleteInvite(organizationId: string, id: string): Promise<boolean>;
   /** The pending invite of an e-mail (at most one: a new invite replaces the old). */
   findInvite(organizationId: string, email: string): Promise<OrganizationInvite | null>;
-  updateProject(id: number, patch: { name?: string; timezone?: string; anonymize_ips?: boolean }): Promise<Project | null>;
+  updateProject(id: number, patch: ProjectPatch): Promise<Project | null>;
 }
 
 // ---------------------------------------------------------------------------------------------

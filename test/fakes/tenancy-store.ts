@@ -4,7 +4,7 @@
  * one pending invite per e-mail, and null/false for what is not there.
  */
 import { randomUUID } from 'node:crypto';
-import type { Membership, MembershipLevel, Organization, OrganizationInvite, Page, PageOf, PersonalApiKey, Project, TenancyStore, User } from '../../src/store/types.js';
+import type { Membership, MembershipLevel, Organization, OrganizationInvite, Page, PageOf, PersonalApiKey, Project, ProjectPatch, TenancyStore, User } from '../../src/store/types.js';
 import { sha256Hex } from '../../src/util/keys.js';
 
 const now = () => new Date().toISOString();
@@ -37,7 +37,7 @@ export class FakeTenancyStore implements TenancyStore {
     return membership;
   }
   async createProject(input: { organizationId: string; name: string; apiToken: string }) {
-    const project: Project = { id: this.projects.length + 1, uuid: randomUUID(), organization_id: input.organizationId, name: input.name, api_token: input.apiToken, timezone: 'UTC', anonymize_ips: false, created_at: now() };
+    const project: Project = { id: this.projects.length + 1, uuid: randomUUID(), organization_id: input.organizationId, name: input.name, api_token: input.apiToken, timezone: 'UTC', anonymize_ips: false, week_start_day: null, test_account_filters: [], created_at: now() };
     this.projects.push(project);
     return project;
   }
@@ -137,7 +137,7 @@ export class FakeTenancyStore implements TenancyStore {
   async findInvite(organizationId: string, email: string) {
     return this.invites.find((i) => i.organization_id === organizationId && i.target_email === email) ?? null;
   }
-  async updateProject(id: number, patch: { name?: string; timezone?: string; anonymize_ips?: boolean }) {
+  async updateProject(id: number, patch: ProjectPatch) {
     const project = await this.getProject(id);
     if (!project) return null;
     for (const [key, value] of Object.entries(patch)) if (value !== undefined) Object.assign(project, { [key]: value });

@@ -60,6 +60,8 @@ export interface ApiOperation {
   requiredQuery: Record<string, string>;
   bodySchema: Record<string, any> | null;
   public: boolean;
+  /** The key scopes it needs (`query:read`): a POST may be a read, as the query API is. */
+  scopes: string[];
 }
 
 /** Every operation of GET /api/schema/ (the document is public). */
@@ -79,6 +81,7 @@ export async function apiOperations(server: TestServer): Promise<ApiOperation[]>
         requiredQuery: Object.fromEntries(parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, queryExample(p)])),
         bodySchema: op.requestBody?.content?.['application/json']?.schema ?? null,
         public: !op.security,
+        scopes: (op.security ?? []).flatMap((requirement: Record<string, string[]>) => Object.values(requirement).flat()),
       });
     }
   }

@@ -118,7 +118,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       // A server left running would keep the test file's process alive after its failure.
       child.kill('SIGKILL');
       reject(new Error(`server did not start in time:\n${output}`));
-    }, options.timeoutMs ?? 30_000);
+    }, options.timeoutMs ?? 60_000);
     const check = () => {
       const match = /"address":"(http:\/\/[^"]+)".*accepting traffic/.exec(output);
       if (match) {

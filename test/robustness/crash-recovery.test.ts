@@ -363,15 +363,24 @@ describe('graceful shutdown', () => {
       assert.equal(r.error, undefined, `a request in flight at SIGTERM got an answer, not ${r.error}`);
       assert.equal(r.status, 200, 'a request already being processed at SIGTERM is acknowledged');
     }
-    const statuses = new Map<string, number>();
-    for (const r of [...load.requests, ...late.requests]) {
-      const key = r.status !== undefined ? String(r.status) : (r.error ?? 'pending');
-      statuses.set(key, (statuses.get(key) ?? 0) + 1);
-    }
+    const outcomes = (requests: typeof load.requests) => {
+      const statuses = new Map<string, number>();
+      for (const r of requests) {
+        const key = r.status !== undefined ? String(r.status) : (r.error ?? 'pending');
+        statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      }
+      return statuses;
+    };
+    const statuses = outcomes([...load.requests, ...late.requests]);
+    t.diagnostic(`first load ${JSON.stringify(Object.fromEntries(outcomes(load.requests)))}, latecomers ${JSON.stringify(Object.fromEntries(outcomes(late.requests)))}`);
     t.diagnostic(`${inFlight.length} in flight at SIGTERM; outcomes ${JSON.stringify(Object.fromEntries(statuses))}; exit after ${Math.round(exitedAfterMs)} ms`);
-    // Connections are never reset: during the drain window latecomers are served (and told
-    // `Connection: close`), after it they are refused before anything is sent.
-    for (const key of statuses.keys()) assert.ok(['200', '503', 'ECONNREFUSED'].includes(key), `unexpected outcome ${key}`);
+    // Clients that were already connected are answered, never reset. Latecomers are served
+    // during the drain window (and told `Connection: close`); after it they are refused, or —
+    // when one reuses an idle keep-alive connection just as the server closes it, a race
+    // inherent in HTTP keep-alive — see the connection closed. Either way they know the batch
+    // was not acknowledged, and the retry below stores it: nothing is silently lost.
+    for (const [key] of outcomes(load.requests)) assert.equal(key, '200', `a request of a connected client ended in ${key}`);
+    for (const key of statuses.keys()) assert.ok(['200', '503', 'ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(key), `unexpected outcome ${key}`);
     assert.ok(late.requests.some((r) => r.status === 200), 'requests arriving during the drain window are served');
 
     const recovered = await restartRetryVerify(t, server, { graceful: load, 'during shutdown': late });

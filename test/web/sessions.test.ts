@@ -304,7 +304,7 @@ describe('invites', () => {
   test('an unknown or malformed invite token is refused in words', async () => {
     const post = (body: unknown) => fetch(`${server.url}/api/signup/invite`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     await expectError(await post({ invite_token: 'nope' }), 404, 'not_found');
-    await expectError(await post({}), 400, 'invalid_input');
+    await expectError(await post({}), 400, 'required', 'invite_token');
   });
 });
 

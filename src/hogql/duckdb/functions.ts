@@ -25,6 +25,24 @@ const FUNCTIONS: Record<string, Print> = {
   avg: (_p, _c, [x]) => `avg(${x})`,
   min: (_p, _c, [x]) => `min(${x})`,
   max: (_p, _c, [x]) => `max(${x})`,
+  countIf: (_p, _c, [cond]) => `count(*) FILTER (WHERE ${cond})`,
+  sumIf: (_p, c, [x, cond]) => (c.type === 'Integer' ? `TRY_CAST(sum(${x}) FILTER (WHERE ${cond}) AS BIGINT)` : `sum(${x}) FILTER (WHERE ${cond})`),
+  avgIf: (_p, _c, [x, cond]) => `avg(${x}) FILTER (WHERE ${cond})`,
+  any: (_p, _c, [x]) => `any_value(${x})`,
+  // ClickHouse's groupArray leaves NULLs out.
+  groupArray: (_p, _c, [x]) => `list(${x}) FILTER (WHERE ${x} IS NOT NULL)`,
+  // Levels are numbers the resolver checked; DuckDB wants them as constants, not parameters.
+  quantile: (_p, c, [x]) => `quantile_cont(${x}, ${level(c.params?.[0])})`,
+  quantiles: (_p, c, [x]) => `quantile_cont(${x}, [${(c.params ?? []).map(level).join(', ')}])`,
+
+  // --- window-only
+  row_number: () => 'row_number()',
+  rank: () => 'rank()',
+  dense_rank: () => 'dense_rank()',
+  lag: (_p, _c, args) => `lag(${args.join(', ')})`,
+  lead: (_p, _c, args) => `lead(${args.join(', ')})`,
+  first_value: (_p, _c, [x]) => `first_value(${x})`,
+  last_value: (_p, _c, [x]) => `last_value(${x})`,
 
   // --- dates (the last argument of the calendar functions is the time zone)
   toDateTime: (p, c, [x]) => p.local.instant(`CAST(${x} AS TIMESTAMP)`, tzArg(c, 1)),
@@ -47,6 +65,17 @@ const FUNCTIONS: Record<string, Print> = {
     const both = c.args[1].type === 'Date' ? [from, to] : [p.local.wall(from, tz), p.local.wall(to, tz)];
     return `date_diff('${unit}', ${both[0]}, ${both[1]})`;
   },
+  dateTrunc: (p, c, [, x]) => {
+    const unit = constText(c.args[0], 'dateTrunc unit');
+    if (!/^(second|minute|hour|day|week|month|quarter|year)$/.test(unit)) throw new Error(`unknown unit ${unit}`);
+    const tz = tzArg(c, 2);
+    return p.local.instant(`date_trunc('${unit}', ${p.local.wall(x, tz)})`, tz);
+  },
+  datePart: (p, c, [, x]) => {
+    const part = constText(c.args[0], 'date part');
+    if (!/^(year|quarter|month|day|hour|minute|second|isodow|doy)$/.test(part)) throw new Error(`unknown part ${part}`);
+    return `CAST(date_part('${part}', ${p.local.wall(x, tzArg(c, 2))}) AS BIGINT)`;
+  },
   // A shift out of the representable range becomes NULL.
   addDays: (_p, _c, [date, n]) => `TRY(${date} + TRY_CAST(${n} AS INTEGER))`,
   addSeconds: (_p, _c, [date, n]) => `TRY(${date} + to_seconds(${n}))`,
@@ -57,9 +86,34 @@ const FUNCTIONS: Record<string, Print> = {
   upper: (_p, _c, [x]) => `upper(${x})`,
   // ClickHouse counts bytes.
   length: (_p, _c, [x]) => `strlen(${x})`,
+  arrayLength: (_p, _c, [x]) => `CAST(len(${x}) AS BIGINT)`,
   // DuckDB's concat skips NULLs, as HogQL's treats them as empty strings.
   concat: (_p, _c, args) => `concat(${args.join(', ')})`,
   empty: (_p, _c, [x]) => `(strlen(${x}) = 0)`,
+  substring: (_p, _c, [x, from, length]) =>
+    length === undefined ? `substring(${x}, CAST(${from} AS BIGINT))` : `substring(${x}, CAST(${from} AS BIGINT), CAST(${length} AS BIGINT))`,
+  replaceAll: (_p, _c, [x, a, b]) => `replace(${x}, ${a}, ${b})`,
+  trim: (_p, _c, [x]) => `trim(${x})`,
+  // ClickHouse: the first group's text when the pattern has one, else the whole match; '' when none.
+  extract: (_p, c, [s, pattern]) => {
+    const group = c.args[1].kind === 'const' && hasCaptureGroup(String(c.args[1].value)) ? 1 : 0;
+    return tryUnlessConstant(c, `regexp_extract(${s}, ${pattern}, ${group})`);
+  },
+  replaceRegexpAll: (_p, c, [s, pattern, by]) => tryUnlessConstant(c, `regexp_replace(${s}, ${pattern}, ${by}, 'g')`),
+  // JSON text read at constant keys; ClickHouse's defaults ('' / 0 / false) where a key is
+  // missing, the value has another type or the text is not JSON.
+  JSONExtractString: (p, c, [j]) => {
+    const at = jsonPath(p, c);
+    return `coalesce(TRY(CASE WHEN json_type(${j}, ${at}) = 'VARCHAR' THEN json_extract_string(${j}, ${at}) END), '')`;
+  },
+  JSONExtractRaw: (p, c, [j]) => `coalesce(TRY(CAST(json_extract(${j}, ${jsonPath(p, c)}) AS VARCHAR)), '')`,
+  JSONExtractInt: (p, c, [j]) => `coalesce(TRY_CAST(trunc(TRY_CAST(TRY(json_extract_string(${j}, ${jsonPath(p, c)})) AS DOUBLE)) AS BIGINT), 0)`,
+  JSONExtractFloat: (p, c, [j]) => `coalesce(TRY_CAST(TRY(json_extract_string(${j}, ${jsonPath(p, c)})) AS DOUBLE), 0)`,
+  JSONExtractBool: (p, c, [j]) => {
+    const at = jsonPath(p, c);
+    return `coalesce(TRY(CASE WHEN json_type(${j}, ${at}) = 'BOOLEAN' THEN CAST(json_extract_string(${j}, ${at}) AS BOOLEAN) END), FALSE)`;
+  },
+  JSONHas: (p, c, [j]) => `coalesce(TRY(json_extract(${j}, ${jsonPath(p, c)}) IS NOT NULL), FALSE)`,
   notEmpty: (_p, _c, [x]) => `(strlen(${x}) > 0)`,
 
   // --- logic and numbers
@@ -82,6 +136,36 @@ const FUNCTIONS: Record<string, Print> = {
   /** How far the store has taken ingestion flushes (rows are stamped with theirs). */
   __storeSeq: () => "(SELECT value FROM sync_state WHERE key = 'flush_seq')",
 };
+
+/** The JSON pointer of a call's constant keys (after the JSON argument); the root when none. */
+function jsonPath(p: SqlWriter, c: IrCall): string {
+  const keys = c.args.slice(1).map((arg) => constText(arg, 'JSON key'));
+  return p.bind(keys.length === 0 ? '$' : jsonPointer(keys), 'String');
+}
+
+function level(param: IrExpr | undefined): string {
+  const value = param?.kind === 'const' ? param.value : null;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new Error('quantile level must be a number in [0, 1]');
+  return String(value);
+}
+
+/** A pattern that exists only per row may be invalid: NULL for that row, not a failed query. */
+function tryUnlessConstant(c: IrCall, sql: string): string {
+  return c.args[1].kind === 'const' ? sql : `TRY(${sql})`;
+}
+
+/** `(` that opens a capturing group: not escaped, not `(?…`, not inside a class. */
+function hasCaptureGroup(pattern: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '\\') i++;
+    else if (inClass) inClass = ch !== ']';
+    else if (ch === '[') inClass = true;
+    else if (ch === '(' && pattern[i + 1] !== '?') return true;
+  }
+  return false;
+}
 
 function startOf(p: SqlWriter, c: IrCall, args: string[], unit: 'hour' | 'day'): string {
   const tz = tzArg(c, 1);

@@ -192,4 +192,13 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'project settings the insights read: week start, test account filters',
+    sql: `
+      -- NULL: Sunday, as PostHog reads an unset week_start_day.
+      ALTER TABLE projects ADD COLUMN week_start_day integer;
+      ALTER TABLE projects ADD COLUMN test_account_filters json NOT NULL DEFAULT '[]';
+    `,
+  },
 ];

@@ -9,6 +9,7 @@ import type {
   PageOf,
   PersonalApiKey,
   Project,
+  ProjectPatch,
   TenancyStore,
   User,
 } from '../types.js';
@@ -232,13 +233,23 @@ export class PostgresTenancyStore implements TenancyStore {
     return (await one<OrganizationInvite>(this.pool, sql, [organizationId, email])) ?? null;
   }
 
-  async updateProject(id: number, patch: { name?: string; timezone?: string; anonymize_ips?: boolean }): Promise<Project | null> {
-    if (!(await this.getProject(id))) return null;
+  async updateProject(id: number, patch: ProjectPatch): Promise<Project | null> {
+    if (!isInt4(id)) return null;
+    // week_start_day may be set back to null, so "not given" is its own parameter.
     const row = await one(
       this.pool,
-      `UPDATE projects SET name = coalesce($1, name), timezone = coalesce($2, timezone), anonymize_ips = coalesce($3, anonymize_ips)
-       WHERE id = $4 RETURNING *`,
-      [patch.name ?? null, patch.timezone ?? null, patch.anonymize_ips ?? null, id],
+      `UPDATE projects SET name = coalesce($1, name), timezone = coalesce($2, timezone), anonymize_ips = coalesce($3, anonymize_ips),
+         week_start_day = CASE WHEN $4 THEN $5::integer ELSE week_start_day END, test_account_filters = coalesce($6::json, test_account_filters)
+       WHERE id = $7 RETURNING *`,
+      [
+        patch.name ?? null,
+        patch.timezone ?? null,
+        patch.anonymize_ips ?? null,
+        patch.week_start_day !== undefined,
+        patch.week_start_day ?? null,
+        patch.test_account_filters === undefined ? null : JSON.stringify(patch.test_account_filters),
+        id,
+      ],
     );
     return row ? projectFromRow(row) : null;
   }

@@ -188,4 +188,13 @@ export const migrations: Migration[] = [
       CREATE UNIQUE INDEX organization_invites_token ON organization_invites(token_hash) WHERE token_hash IS NOT NULL;
     `,
   },
+  {
+    version: 3,
+    name: 'project settings the insights read: week start, test account filters',
+    sql: `
+      -- NULL: Sunday, as PostHog reads an unset week_start_day.
+      ALTER TABLE projects ADD COLUMN week_start_day INTEGER;
+      ALTER TABLE projects ADD COLUMN test_account_filters TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
 ];

@@ -9,6 +9,7 @@ import type {
   PageOf,
   PersonalApiKey,
   Project,
+  ProjectPatch,
   TenancyStore,
   User,
 } from '../types.js';
@@ -218,12 +219,21 @@ export class SqliteTenancyStore implements TenancyStore {
     return (row as OrganizationInvite | undefined) ?? null;
   }
 
-  async updateProject(id: number, patch: { name?: string; timezone?: string; anonymize_ips?: boolean }): Promise<Project | null> {
+  async updateProject(id: number, patch: ProjectPatch): Promise<Project | null> {
     const current = await this.getProject(id);
     if (!current) return null;
+    // week_start_day may be set back to null, so undefined (not given) and null differ.
+    const weekStartDay = patch.week_start_day === undefined ? current.week_start_day : patch.week_start_day;
     this.db
-      .prepare('UPDATE projects SET name = ?, timezone = ?, anonymize_ips = ? WHERE id = ?')
-      .run(patch.name ?? current.name, patch.timezone ?? current.timezone, (patch.anonymize_ips ?? current.anonymize_ips) ? 1 : 0, id);
+      .prepare('UPDATE projects SET name = ?, timezone = ?, anonymize_ips = ?, week_start_day = ?, test_account_filters = ? WHERE id = ?')
+      .run(
+        patch.name ?? current.name,
+        patch.timezone ?? current.timezone,
+        (patch.anonymize_ips ?? current.anonymize_ips) ? 1 : 0,
+        weekStartDay,
+        JSON.stringify(patch.test_account_filters ?? current.test_account_filters),
+        id,
+      );
     return this.getProject(id);
   }
 }

@@ -18,6 +18,8 @@ export const projectSchema = object({
   name: { type: 'string' },
   timezone: { type: 'string' },
   anonymize_ips: { type: 'boolean' },
+  week_start_day: { type: ['integer', 'null'], enum: [0, 1, null], description: 'First day of week buckets: 0 Sunday, 1 Monday, null Sunday' },
+  test_account_filters: { type: 'array', items: { type: 'object', additionalProperties: true } },
   created_at: dateTime,
   effective_membership_level: { type: 'integer', enum: [1, 8, 15] },
 });
@@ -32,6 +34,8 @@ const settingsSchema = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
   timezone: { type: 'string', maxLength: 100, description: 'IANA time zone, e.g. Europe/Paris' },
   anonymize_ips: { type: 'boolean' },
+  week_start_day: { description: 'First day of week buckets: 0 Sunday, 1 Monday, null Sunday' },
+  test_account_filters: { description: 'Property filters that leave out internal and test users when a query sets filterTestAccounts' },
 };
 
 export interface ProjectRouteDeps {
@@ -93,14 +97,14 @@ export async function registerProjectRoutes(app: FastifyInstance, { api, project
     ...base,
     method: 'PATCH',
     url: '/api/projects/:id/',
-    summary: "Update a project's name, time zone or IP anonymisation",
+    summary: "Update a project's name, time zone, IP anonymisation, week start or test account filters",
     params: projectParams,
     body: patchBody(settingsSchema),
     response: { 200: projectSchema },
     handler: async (request, principal) => {
       const { project, membership } = await api.access.projectFor(principal, request.params.id);
-      const { name, timezone, anonymize_ips } = request.body ?? {};
-      return serializeProject(await projects.update(project.id, { name, timezone, anonymize_ips }), membership);
+      const { name, timezone, anonymize_ips, week_start_day, test_account_filters } = request.body ?? {};
+      return serializeProject(await projects.update(project.id, { name, timezone, anonymize_ips, week_start_day, test_account_filters }), membership);
     },
   });
 }

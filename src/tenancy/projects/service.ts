@@ -4,15 +4,15 @@
  * change drops the token cache of the capture and flag paths.
  */
 import { notFound, permissionDenied, validationError } from '../../kernel/errors.js';
-import type { Membership, Project, TenancyStore } from '../../store/types.js';
+import type { Membership, Project, ProjectPatch, TenancyStore } from '../../store/types.js';
 import { newProjectApiKey } from '../../util/keys.js';
 import { ADMIN } from '../members/rules.js';
 
-export interface ProjectSettings {
-  name?: string;
-  timezone?: string;
-  anonymize_ips?: boolean;
-}
+export type ProjectSettings = ProjectPatch;
+
+/** More test-account filters than this is not a real setting. */
+const MAX_TEST_ACCOUNT_FILTERS = 50;
+const FILTER_TYPES = ['event', 'person', 'element', 'session', 'cohort', 'group', 'hogql'];
 
 export class Projects {
   constructor(
@@ -33,21 +33,52 @@ export class Projects {
   /** A new project with its own API token, in the organization of `actor`. */
   async create(actor: Membership, settings: ProjectSettings & { name: string }): Promise<Project> {
     if (actor.level < ADMIN) throw permissionDenied('Your organization access level is insufficient.');
-    checkTimezone(settings.timezone);
+    checkSettings(settings);
     const created = await this.tenancy.createProject({ organizationId: actor.organization_id, name: settings.name, apiToken: newProjectApiKey() });
-    const { timezone, anonymize_ips } = settings;
-    const project = timezone !== undefined || anonymize_ips !== undefined ? await this.tenancy.updateProject(created.id, { timezone, anonymize_ips }) : created;
+    const { name: _name, ...rest } = settings;
+    const changed = Object.values(rest).some((value) => value !== undefined);
+    const project = changed ? await this.tenancy.updateProject(created.id, rest) : created;
     this.invalidate();
     return project!;
   }
 
   async update(projectId: number, settings: ProjectSettings): Promise<Project> {
-    checkTimezone(settings.timezone);
+    checkSettings(settings);
     const updated = await this.tenancy.updateProject(projectId, settings);
     if (!updated) throw notFound('Project not found.');
     this.invalidate();
     return updated;
   }
+}
+
+function checkSettings(settings: ProjectSettings): void {
+  checkTimezone(settings.timezone);
+  const day = settings.week_start_day;
+  if (day !== undefined && day !== null && day !== 0 && day !== 1) {
+    throw validationError(`"${String(day)}" is not a valid choice: week_start_day is 0 (Sunday), 1 (Monday) or null.`, 'week_start_day', 'invalid_choice');
+  }
+  if (settings.test_account_filters !== undefined) checkTestAccountFilters(settings.test_account_filters);
+}
+
+/**
+ * The filters' shape only: each is a property filter object with a key. What its operator and
+ * value mean is checked where a query compiles it (a bad one is then that query's 400).
+ */
+function checkTestAccountFilters(filters: unknown): void {
+  const attr = 'test_account_filters';
+  if (!Array.isArray(filters)) throw validationError('Expected a list of property filters.', attr, 'not_a_list');
+  if (filters.length > MAX_TEST_ACCOUNT_FILTERS) throw validationError(`At most ${MAX_TEST_ACCOUNT_FILTERS} filters.`, attr, 'max_length');
+  filters.forEach((filter, index) => {
+    if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
+      throw validationError(`Filter ${index} must be an object.`, attr, 'invalid');
+    }
+    const { key, type } = filter as Record<string, unknown>;
+    if (typeof key !== 'string' || key === '') throw validationError(`Filter ${index} needs a key.`, attr, 'invalid');
+    if (type !== undefined && (typeof type !== 'string' || !FILTER_TYPES.includes(type))) {
+      throw validationError(`Filter ${index} has an unknown type; expected one of ${FILTER_TYPES.join(', ')}.`, attr, 'invalid');
+    }
+  });
+  if (JSON.stringify(filters).length > 20_000) throw validationError('The filters are too large.', attr, 'max_length');
 }
 
 function checkTimezone(timezone: string | undefined): void {

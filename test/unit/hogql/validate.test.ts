@@ -92,7 +92,67 @@ describe('function whitelist', () => {
     if: "if(event = 'a', 1, 2)",
     round: 'round(properties.n, 2)',
     abs: 'abs(properties.n)',
+    uniqExact: 'uniqExact(distinct_id)',
+    countIf: "countIf(event = 'a')",
+    sumIf: "sumIf(toInt(properties.n), event = 'a')",
+    avgIf: "avgIf(properties.n, event = 'a')",
+    any: 'any(event)',
+    groupArray: 'groupArray(event)',
+    median: 'median(properties.n)',
+    quantile: 'quantile(0.9)(properties.n)',
+    quantiles: 'quantiles(0.5, 0.9)(properties.n)',
+    row_number: 'row_number() over (partition by event order by timestamp)',
+    rank: 'rank() over (order by timestamp desc)',
+    dense_rank: 'dense_rank() over (order by timestamp)',
+    lagInFrame: 'lagInFrame(event) over (order by timestamp)',
+    leadInFrame: 'leadInFrame(event, 2) over (order by timestamp)',
+    lag: 'lag(event) over (order by timestamp)',
+    lead: 'lead(event) over (order by timestamp)',
+    first_value: 'first_value(event) over (partition by distinct_id order by timestamp)',
+    last_value: 'last_value(event) over (partition by distinct_id order by timestamp)',
+    toStartOfMinute: 'toStartOfMinute(timestamp)',
+    toStartOfQuarter: 'toStartOfQuarter(timestamp)',
+    toStartOfYear: 'toStartOfYear(timestamp)',
+    dateTrunc: "dateTrunc('week', timestamp)",
+    toYear: 'toYear(timestamp)',
+    toQuarter: 'toQuarter(timestamp)',
+    toMonth: 'toMonth(timestamp)',
+    toDayOfMonth: 'toDayOfMonth(timestamp)',
+    toHour: 'toHour(timestamp)',
+    toMinute: 'toMinute(timestamp)',
+    toSecond: 'toSecond(timestamp)',
+    toDayOfWeek: 'toDayOfWeek(timestamp)',
+    toDayOfYear: 'toDayOfYear(timestamp)',
+    toUnixTimestamp: 'toUnixTimestamp(timestamp)',
+    toIntervalSecond: 'timestamp - toIntervalSecond(30)',
+    toIntervalMinute: 'timestamp - toIntervalMinute(30)',
+    toIntervalHour: 'timestamp - toIntervalHour(3)',
+    toIntervalDay: 'now() - toIntervalDay(7)',
+    toIntervalWeek: 'now() - toIntervalWeek(1)',
+    toIntervalMonth: 'now() - toIntervalMonth(1)',
+    toIntervalQuarter: 'today() - toIntervalQuarter(1)',
+    toIntervalYear: 'today() - toIntervalYear(1)',
+    dateAdd: "dateAdd('day', 1, timestamp)",
+    dateSub: "dateSub('hour', 1, timestamp)",
+    yesterday: 'yesterday()',
+    substring: 'substring(event, 1, 3)',
+    replaceAll: "replaceAll(event, '$', '')",
+    trim: 'trim(event)',
+    match: "match(event, '^\\$page')",
+    extract: "extract(properties.$current_url, 'utm_source=([^&]+)')",
+    replaceRegexpAll: "replaceRegexpAll(event, '[0-9]+', '#')",
+    JSONExtractString: "JSONExtractString(properties, '$browser')",
+    JSONExtractRaw: "JSONExtractRaw(properties, 'a', 'b')",
+    JSONExtractInt: "JSONExtractInt(properties, 'n')",
+    JSONExtractFloat: "JSONExtractFloat(properties, 'n')",
+    JSONExtractBool: "JSONExtractBool(properties, 'flag')",
+    JSONHas: "JSONHas(properties, 'flag')",
+    ifNull: "ifNull(properties.x, 'none')",
+    isNull: 'isNull(properties.x)',
+    isNotNull: 'isNotNull(properties.x)',
+    multiIf: "multiIf(event = 'a', 1, event = 'b', 2, 3)",
   };
+  const AGGREGATES = ['count', 'uniq', 'sum', 'avg', 'min', 'max', 'uniqExact', 'countIf', 'sumIf', 'avgIf', 'any', 'groupArray', 'median', 'quantile', 'quantiles'];
 
   it('has a usage example for every function', () => {
     assert.deepEqual([...FUNCTION_NAMES].sort(), Object.keys(usage).sort());
@@ -102,7 +162,7 @@ describe('function whitelist', () => {
     it(`compiles ${name}`, () => {
       const result = compileSelect([source], ctx());
       assert.equal(result.exprs.length, 1);
-      assert.equal(result.hasAggregate, ['count', 'uniq', 'sum', 'avg', 'min', 'max'].includes(name));
+      assert.equal(result.hasAggregate, AGGREGATES.includes(name));
     });
   }
 

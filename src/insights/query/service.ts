@@ -1,0 +1,111 @@
+/**
+ * Answers a query request: picks the kind, lets it parse its node, serves a fresh cached result
+ * or computes one, and wraps it in PostHog's envelope (query-api.md §1.3).
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { clientGone } from '../../http/client-gone.js';
+import { validationError } from '../../kernel/errors.js';
+import { runner } from '../../events/run.js';
+import type { EventStore, Project } from '../../store/types.js';
+import { queryKinds } from '../kinds.js';
+import type { InsightProject, QueryKind } from '../types.js';
+import { isoWithOffset } from '../time/index.js';
+import { cachePolicy } from './refresh.js';
+import { ResultCache } from './result-cache.js';
+
+/** Bumped when a kind's results change for the same query, so old cached results are not served. */
+const CACHE_VERSION = 1;
+/** PostHog's default minimum age before a blocking request recomputes. */
+const DEFAULT_FRESH_SECONDS = 60;
+
+export interface QueryServiceOptions {
+  cacheBytes: number;
+  kinds?: ReadonlyMap<string, QueryKind<unknown>>;
+  now?: () => Date;
+}
+
+export class QueryService {
+  private readonly cache: ResultCache;
+  private readonly kinds: ReadonlyMap<string, QueryKind<unknown>>;
+  private readonly now: () => Date;
+
+  constructor(options: QueryServiceOptions) {
+    this.cache = new ResultCache(options.cacheBytes);
+    this.kinds = options.kinds ?? queryKinds;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The reply's body as JSON text (cached results are kept as text). */
+  async answer(project: Project, request: Record<string, unknown>, events: EventStore, reply: FastifyReply): Promise<unknown> {
+    const policy = cachePolicy(request.refresh ?? (request.async === true ? 'async' : undefined));
+    const node = request.query as Record<string, unknown>;
+    const kind = this.kindOf(node);
+    const parsed = kind.parse(node);
+    const insightProject = insightProjectOf(project);
+    // The event store's position is the data version: new events (and the person changes that
+    // come with them) make every cached result stale.
+    const position = await events.position();
+    const key = cacheKey(kind.kind, parsed, insightProject, `${position.seq}.${position.events}`);
+    const now = this.now();
+
+    const cached = policy.useCache ? this.cache.get(key) : undefined;
+    if (cached && (policy.acceptStale || cached.freshUntil > now.getTime())) {
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return cached.json.replace('"is_cached":false', '"is_cached":true');
+    }
+
+    const started = performance.now();
+    const computed = await kind.run(parsed, { project: insightProject, now, run: runner(events, 'query', clientGone(reply)) });
+    const seconds = (performance.now() - started) / 1000;
+    const freshFor = kind.freshForSeconds?.(parsed) ?? DEFAULT_FRESH_SECONDS;
+    const body = {
+      ...computed,
+      // `is_cached` first, so a cache hit can flip it in the stored text without reparsing.
+      is_cached: false,
+      hogql: computed.hogql ?? null,
+      timings: [{ k: './query', t: seconds }],
+      error: null,
+      modifiers: {},
+      query_status: null,
+      last_refresh: isoWithOffset(now.getTime(), 'UTC'),
+      next_allowed_client_refresh: isoWithOffset(now.getTime() + freshFor * 1000, 'UTC'),
+      cache_key: key,
+      cache_target_age: null,
+      timezone: insightProject.timeZone,
+    };
+    const json = JSON.stringify(body);
+    this.cache.set(key, { json, computedAt: now.getTime(), freshUntil: now.getTime() + freshFor * 1000 });
+    reply.header('content-type', 'application/json; charset=utf-8');
+    return json;
+  }
+
+  knows(kind: string): boolean {
+    return this.kinds.has(kind);
+  }
+
+  private kindOf(node: Record<string, unknown>): QueryKind<unknown> {
+    const name = node.kind;
+    if (typeof name !== 'string' || name === '') throw validationError('query.kind is required.', 'query.kind', 'required');
+    const kind = this.kinds.get(name);
+    if (!kind) {
+      throw validationError(`Unsupported query kind "${name.slice(0, 100)}"; supported: ${[...this.kinds.keys()].join(', ') || 'none yet'}.`, 'query.kind', 'invalid_choice');
+    }
+    return kind;
+  }
+}
+
+/** The project settings a query reads. */
+export function insightProjectOf(project: Project): InsightProject {
+  return {
+    id: project.id,
+    timeZone: project.timezone || 'UTC',
+    weekStartDay: project.week_start_day === 1 ? 1 : 0,
+    testAccountFilters: project.test_account_filters ?? [],
+  };
+}
+
+function cacheKey(kind: string, node: unknown, project: InsightProject, dataVersion: string): string {
+  const text = JSON.stringify([CACHE_VERSION, kind, node, project, dataVersion]);
+  return `cache_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+}
