@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
 import { migrateMetaStore, openMetaStore } from './store/index.js';
-import { DataDirError } from './store/errors.js';
+import { DataDirError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
 
 /** A setting's error ends the process with its message, not a stack trace. */
@@ -19,9 +19,9 @@ function exitOnConfigError(error: unknown): never {
   throw error;
 }
 
-/** So does a data folder that cannot be used: one line with the path, the cause and the fix. */
+/** So does a data folder or a metadata database that cannot be used: one line with the place, the cause and the fix. */
 function exitOnStartError(error: unknown): never {
-  if (error instanceof DataDirError) {
+  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError) {
     process.stderr.write(`${error.advice}\n`);
     process.exit(1);
   }

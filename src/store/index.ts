@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Logger, LogLevel } from '../kernel/logger.js';
 import path from 'node:path';
 import { ChangeStamps } from './change-stamps.js';
-import { DataDirError, describeOpenError } from './errors.js';
+import { DataDirError, describeOpenError, MetaStoreUnreachableError } from './errors.js';
 import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';
 import { PostgresMetaStore } from './postgres/meta-store.js';
@@ -62,8 +62,11 @@ export async function migrateMetaStore(settings: MetaStoreSettings): Promise<str
 export async function openStores(settings: StoreSettings, changeStamps = new ChangeStamps()): Promise<Stores> {
   const dataDir = path.resolve(settings.dataDir);
   asDataDirError(dataDir, () => checkWritable(dataDir));
-  const meta = settings.postgresUrl
-    ? await openMetaStore(settings, changeStamps)
+  const postgresUrl = settings.postgresUrl;
+  const meta = postgresUrl
+    ? await openMetaStore(settings, changeStamps).catch((error: unknown) => {
+        throw new MetaStoreUnreachableError(postgresUrl, describeOpenError(error));
+      })
     : await asDataDirErrorAsync(dataDir, () => openMetaStore(settings, changeStamps));
   try {
     const events = await ThreadedEventStore.open(settings.dataDir, settings.duckdb);

@@ -75,6 +75,28 @@ describe('migrations', { skip }, () => {
   });
 });
 
+describe('an unreachable database', { skip }, () => {
+  test('a server that cannot reach it stops with one line naming it (password hidden), the cause and the fix', async () => {
+    const failed = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        SIGHTLINE_DATA_DIR: newTempDir(),
+        SIGHTLINE_PORT: '0',
+        SIGHTLINE_POSTGRES_URL: 'postgres://sightline:secret@127.0.0.1:1/nowhere',
+      },
+    }).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.ok(failed, 'serve must fail');
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^Cannot use the PostgreSQL metadata store at postgres:\/\/sightline:\*\*\*@127\.0\.0\.1:1\/nowhere: ECONNREFUSED.*Start it, or correct SIGHTLINE_POSTGRES_URL\.\n$/);
+    assert.ok(!failed.stderr.includes('secret'));
+  });
+});
+
 describe('two nodes on one database', { skip }, () => {
   let a: TestServer;
   let b: TestServer;
