@@ -2,7 +2,10 @@
 import { eventsQuery } from './events-query/kind.js';
 import { hogqlQuery } from './hogql/kind.js';
 import type { QueryKind } from './types.js';
+import { trendsKind } from './trends/kind.js';
+import { stickinessKind } from './stickiness/kind.js';
+import { lifecycleKind } from './lifecycle/kind.js';
 
-const KINDS: QueryKind<any>[] = [hogqlQuery, eventsQuery];
+const KINDS: QueryKind<any>[] = [hogqlQuery, eventsQuery, trendsKind, stickinessKind, lifecycleKind];
 
 export const queryKinds: ReadonlyMap<string, QueryKind<unknown>> = new Map(KINDS.map((k) => [k.kind, k]));

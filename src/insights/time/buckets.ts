@@ -25,7 +25,7 @@ export const MAX_BUCKETS = 5_000;
 export function bucketCount(range: ResolvedDateRange): number {
   let n = 0;
   for (let wall = firstWall(range); toInstant(wall, range.timeZone) < range.to; wall = addUnits(range.interval, 1, wall)) {
-    if (++n > MAX_BUCKETS) break;
+    if (!skipped(range, wall, toInstant(wall, range.timeZone)) && ++n > MAX_BUCKETS) break;
   }
   return n;
 }
@@ -35,6 +35,7 @@ export function buckets(range: ResolvedDateRange): Bucket[] {
   for (let wall = firstWall(range); ; wall = addUnits(range.interval, 1, wall)) {
     const start = toInstant(wall, range.timeZone);
     if (start >= range.to || out.length >= MAX_BUCKETS) break;
+    if (skipped(range, wall, start)) continue;
     out.push({ start, wall, day: dayText(range, wall), label: labelOf(range, wall), iso: isoWithOffset(start, range.timeZone) });
   }
   return out;
@@ -43,6 +44,14 @@ export function buckets(range: ResolvedDateRange): Bucket[] {
 /** Wall start of the bucket holding an instant (the reference implementation of SQL bucketing). */
 export function bucketWallOf(range: ResolvedDateRange, instant: number): number {
   return startOf(range.interval, toWall(instant, range.timeZone), range.weekStartDay);
+}
+
+/**
+ * An hour (or minute) that the clock skips when DST starts has no bucket: its wall time names
+ * no instant. (A day whose midnight is skipped still has one, starting when the day does.)
+ */
+function skipped(range: ResolvedDateRange, wall: number, start: number): boolean {
+  return (range.interval === 'hour' || range.interval === 'minute') && toWall(start, range.timeZone) !== wall;
 }
 
 function firstWall(range: ResolvedDateRange): number {

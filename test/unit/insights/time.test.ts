@@ -107,3 +107,10 @@ describe('date ranges', () => {
     );
   });
 });
+
+test('the hour the clock skips when DST starts has no bucket; the repeated hour in autumn is one bucket (by wall clock, as ClickHouse groups it)', () => {
+  // Paris, 30 March 2025: 02:00 CET jumps to 03:00 CEST (01:00 UTC).
+  const spring = buckets(resolveDateRange({ date_from: '2025-03-30T00:00:00', date_to: '2025-03-30T04:00:00', explicitDate: true }, options({ interval: 'hour', timeZone: 'Europe/Paris' })));
+  assert.deepEqual(spring.map((b) => b.day), ['2025-03-30 00:00:00', '2025-03-30 01:00:00', '2025-03-30 03:00:00', '2025-03-30 04:00:00']);
+  assert.deepEqual(spring.map((b) => iso(b.start)), ['2025-03-29T23:00:00.000Z', '2025-03-30T00:00:00.000Z', '2025-03-30T01:00:00.000Z', '2025-03-30T02:00:00.000Z']);
+});

@@ -1,0 +1,93 @@
+/**
+ * Reference trends: plain loops over an event array, bucketed with the shared time helpers
+ * (resolveDateRange, buckets, bucketWallOf). Covers the math, intervals and one event-property
+ * breakdown with top-N and the null/other markers.
+ */
+import { buckets, bucketWallOf, resolveDateRange, startOf, toWall, DAY_MS, type DateRangeInput, type Interval } from '../../../../src/insights/time/index.js';
+import { personsAfterMerges, propertyText, quantile, type RefEvent } from './events.js';
+
+export interface RefTrendsQuery {
+  event: string;
+  math: string;
+  math_property?: string;
+  interval: Interval;
+  dateRange: DateRangeInput;
+  timeZone: string;
+  breakdown?: string;
+  breakdownLimit?: number;
+  now: Date;
+}
+
+export interface RefSeries {
+  breakdown_value?: string;
+  data: number[];
+  days: string[];
+}
+
+const NULL = '$$_posthog_breakdown_null_$$';
+const OTHER = '$$_posthog_breakdown_other_$$';
+const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
+
+export function referenceTrends(all: RefEvent[], q: RefTrendsQuery): RefSeries[] {
+  const range = resolveDateRange(q.dateRange, { interval: q.interval, timeZone: q.timeZone, weekStartDay: 0, now: q.now });
+  const list = buckets(range);
+  const personOf = personsAfterMerges(all);
+  const matching = all.filter((e) => e.event === q.event && e.ts < range.to);
+  const valueOf = (e: RefEvent) => {
+    if (!q.breakdown) return '';
+    const text = propertyText(e.properties[q.breakdown]);
+    return text === null || text === '' ? NULL : text;
+  };
+  let math = q.math;
+  if (math === 'weekly_active' && (q.interval === 'week' || q.interval === 'month')) math = 'dau';
+  if (math === 'monthly_active' && q.interval === 'month') math = 'dau';
+
+  const active = math === 'weekly_active' || math === 'monthly_active';
+  /** The events a bucket counts. */
+  const eventsOf = (events: RefEvent[], i: number): RefEvent[] => {
+    const bucket = list[i];
+    if (!active) return events.filter((e) => e.ts >= range.readFrom && bucketWallOf(range, e.ts) === bucket.wall);
+    const days = math === 'weekly_active' ? 7 : 30;
+    const hourly = q.interval === 'hour';
+    const lastWall = hourly ? bucket.wall : startOf('day', i + 1 < list.length ? list[i + 1].wall - 1 : toWall(range.to - 1, q.timeZone));
+    const firstWall = hourly ? lastWall - (days * 24 - 1) * 3_600_000 : lastWall - (days - 1) * DAY_MS;
+    return events.filter((e) => {
+      const w = startOf(hourly ? 'hour' : 'day', toWall(e.ts, q.timeZone));
+      return w >= firstWall && w <= lastWall;
+    });
+  };
+  const valueIn = (counted: RefEvent[]): number => {
+    if (math === 'total') return counted.length;
+    if (math === 'dau' || active) return new Set(counted.map((e) => personOf(e.distinct_id))).size;
+    const numbers = counted.map((e) => Number(propertyText(e.properties[q.math_property!]) ?? NaN)).filter((n) => Number.isFinite(n));
+    if (numbers.length === 0) return 0;
+    if (math === 'sum') return numbers.reduce((a, b) => a + b, 0);
+    if (math === 'avg') return numbers.reduce((a, b) => a + b, 0) / numbers.length;
+    if (math === 'min') return Math.min(...numbers);
+    if (math === 'max') return Math.max(...numbers);
+    return quantile(numbers, QUANTILES[math]);
+  };
+
+  const values = [...new Set(matching.map(valueOf))];
+  const series = values.flatMap((value) => {
+    const events = matching.filter((e) => valueOf(e) === value);
+    const counted = list.map((_, i) => eventsOf(events, i));
+    // A breakdown value is there when some bucket counts one of its events.
+    if (!counted.some((c) => c.length > 0)) return [];
+    return [{ value, data: counted.map(valueIn) }];
+  });
+  const days = list.map((b) => b.day);
+  if (!q.breakdown) return [{ data: series[0]?.data ?? list.map(() => 0), days }];
+
+  // Top N by total, then value; null after regular values; the rest summed into other.
+  const total = (s: { data: number[] }) => s.data.reduce((a, b) => a + b, 0);
+  const byValue = (a: string, b: string) => (a === b ? 0 : a === NULL ? 1 : b === NULL ? -1 : a < b ? -1 : 1);
+  const ranked = series.sort((a, b) => total(b) - total(a) || byValue(a.value, b.value));
+  const limit = q.breakdownLimit ?? 25;
+  const kept = ranked.slice(0, limit);
+  const rest = ranked.slice(limit);
+  const ordered = [...kept.filter((s) => s.value !== NULL), ...kept.filter((s) => s.value === NULL)];
+  const out: RefSeries[] = ordered.map((s) => ({ breakdown_value: s.value, data: s.data, days }));
+  if (rest.length > 0) out.push({ breakdown_value: OTHER, data: list.map((_, i) => rest.reduce((sum, s) => sum + s.data[i], 0)), days });
+  return out;
+}
