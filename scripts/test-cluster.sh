@@ -12,7 +12,7 @@ if [ "${SIGHTLINE_SKIP_CLUSTER_TESTS:-}" = 1 ]; then
   exit 0
 fi
 
-# The suites that run in both modes: tenancy, flags, capture, events, definitions.
+# The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API.
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts
@@ -20,6 +20,7 @@ SUITES=(
   test/capture/capture.test.ts
   test/events/events-list.test.ts test/events/events-hogql.test.ts
   test/definitions/*.test.ts
+  test/insights/query-api.test.ts
 )
 
 cluster() { bash scripts/cluster/cluster.sh "$@"; }
