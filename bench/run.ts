@@ -11,6 +11,7 @@ import { benchStartLarge } from './start-large.js';
 import { benchIngest } from './ingest.js';
 import { benchInsights } from './insights.js';
 import { benchRetention } from './retention.js';
+import { benchMetadataPostgres } from './metadata-postgres.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
   ingest: benchIngest,
@@ -21,10 +22,11 @@ const benchmarks: Record<string, () => Promise<string>> = {
   footprint: benchFootprint,
   'start-large': benchStartLarge,
   insights: benchInsights,
+  'metadata-postgres': benchMetadataPostgres,
 };
 
-/** Run only when named: they make a data set of 10 million events first (minutes, gigabytes). */
-const ON_REQUEST_ONLY = new Set(['start-large', 'insights']);
+/** Run only when named: they make a data set of 10 million events first (minutes, gigabytes), or need the local cluster. */
+const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'metadata-postgres']);
 
 const wanted = process.argv.slice(2);
 const header = `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${new Date().toISOString()}`;
