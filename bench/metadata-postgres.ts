@@ -48,7 +48,7 @@ export async function benchMetadataPostgres(): Promise<string> {
     const dataDir = newTempDir();
     // '' keeps the embedded store even though the cluster is up (test/helpers/server.ts).
     const postgresUrl = engine.startsWith('PostgreSQL') ? await databaseFor(clusterUrl, dataDir) : '';
-    const server = await startBenchServer({ dataDir, env: { SIGHTLINE_POSTGRES_URL: postgresUrl, SIGHTLINE_LOG_LEVEL: 'warn' } });
+    const server = await startBenchServer({ dataDir, env: { SIGHTLINE_POSTGRES_URL: postgresUrl, SIGHTLINE_LOG_LEVEL: 'info' } });
     try {
       process.stderr.write(`${engine}: ${BODIES} bodies of ${PER_BODY} events, then /decide…\n`);
       runs.push([engine, await measure(server, batchBodies(server.projectKey, BODIES, PER_BODY))]);
