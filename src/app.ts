@@ -12,8 +12,9 @@ import type { Logger } from './kernel/logger.js';
 import { createMetrics } from './kernel/metrics.js';
 import type { ChangeStamps } from './store/change-stamps.js';
 import { beginOpeningStores, type OpeningStores } from './app-stores.js';
+import type { MetaChange, MetaStore } from './store/types.js';
 import type { AppContext } from './app-context.js';
-import { FlagService } from './flags/evaluation/index.js';
+import { ALL_PROJECTS, FlagService } from './flags/evaluation/index.js';
 import type { FlagAnswerDeps } from './flags/remote/answer.js';
 import { mainThreadAnswerer, type FlagAnswerer } from './flags/remote/answerer.js';
 import { FlagThreads } from './flags/threads/flag-threads.js';
@@ -115,6 +116,11 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const flags = new FlagService(stores.meta.flags, log);
   const flagAnswers = answererOf(config, { projects: projectCache, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
   const eventCounts = new StatsCache();
+  const invalidate = sharedInvalidation(stores.meta, log, {
+    flags: (projectId) => flags.cache.invalidate(projectId),
+    projects: () => projectCache.invalidate(),
+    definitions: () => buffer.definitions.clear(),
+  });
   const sessions = new SessionService({ accounts: stores.meta.accounts, tenancy });
   const publicUrl = config.publicUrl ?? null;
   const sessionAuth = new SessionAuth(sessions, publicUrl);
@@ -127,8 +133,10 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     metrics,
     submit: (events) => buffer.submit(events),
   });
-  const personDeletions = new PersonDeletions({
-    store: stores.meta.persons,
+  const personStore = stores.meta.persons;
+  const dashboardStore = stores.meta.dashboards;
+  const personDeletions = personStore && new PersonDeletions({
+    store: personStore,
     persons: stores.meta.ingest,
     events: stores.events,
     ordering: buffer,
@@ -137,7 +145,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     log,
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
-  await personDeletions.resume();
+  await personDeletions?.resume();
   const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes });
   const ctx: AppContext = {
     config,
@@ -149,24 +157,24 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     api: { access, publicUrl },
     capture,
     projectCache,
-    projects: new Projects(tenancy, () => projectCache.invalidate()),
+    projects: new Projects(tenancy, () => invalidate({ kind: 'projects' })),
     organizations: new Organizations(tenancy),
     memberships: new Memberships(tenancy),
     personalKeys: new PersonalKeys(tenancy),
-    definitions: new Definitions(stores.meta.definitions, () => buffer.definitions.clear()),
+    definitions: new Definitions(stores.meta.definitions, () => invalidate({ kind: 'definitions' })),
     flags,
-    flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => flags.cache.invalidate(projectId) }),
+    flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => invalidate({ kind: 'flags', projectId }) }),
     flagAnswers,
     eventCounts,
     queries,
-    savedInsights: new SavedInsights({ store: stores.meta.dashboards, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }),
-    dashboards: new Dashboards(stores.meta.dashboards),
+    savedInsights: dashboardStore ? new SavedInsights({ store: dashboardStore, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }) : null,
+    dashboards: dashboardStore ? new Dashboards(dashboardStore) : null,
     drain: new Drain(),
     sessions,
     sessionAuth,
-    persons: new Persons(stores.meta.persons, (events) => buffer.submit(events)),
-    personDeletions,
-    personSplits: new PersonSplits({ store: stores.meta.persons, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }),
+    persons: personStore ? new Persons(personStore, (events) => buffer.submit(events)) : null,
+    personDeletions: personDeletions ?? null,
+    personSplits: personStore ? new PersonSplits({ store: personStore, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }) : null,
   };
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
@@ -177,7 +185,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   });
   await registerRoutes(app, ctx);
   const address = await app.listen({ host: config.host, port: config.port });
-  log.info({ address, dataDir: config.dataDir }, 'Sightline is accepting traffic');
+  log.info({ address, dataDir: config.dataDir, metadataStore: config.postgresUrl ? 'postgresql' : 'sqlite' }, 'Sightline is accepting traffic');
   const retention = config.retentionDays > 0 ? new Retention(stores, { days: config.retentionDays, intervalSeconds: config.retentionIntervalSeconds, eventsDeleted: () => eventCounts.forgetAll() }, metrics, log) : null;
   retention?.start();
 
@@ -206,7 +214,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       idleCollector.stop();
       await retention?.stop();
       // An unfinished deletion stays queued in the metadata store and resumes at the next start.
-      personDeletions.stop();
+      personDeletions?.stop();
       await flagAnswers.close();
       await buffer.close();
       await stores.events.close();
@@ -238,11 +246,38 @@ function logMemoryPlan(config: Config, log: Logger): void {
   );
 }
 
+/**
+ * What a management write must drop from caches: here at once, and on every other node through the
+ * store's change feed when several share it (the feed also brings this node's own change back,
+ * which only costs one more reload).
+ */
+function sharedInvalidation(
+  meta: MetaStore,
+  log: Logger,
+  drop: { flags: (projectId: number) => void; projects: () => void; definitions: () => void },
+): (change: MetaChange) => void {
+  const apply = (change: MetaChange) => {
+    if (change.kind === 'flags') drop.flags(change.projectId);
+    if (change.kind === 'projects') drop.projects();
+    if (change.kind === 'definitions') drop.definitions();
+    if (change.kind === 'all') {
+      drop.flags(ALL_PROJECTS);
+      drop.projects();
+      drop.definitions();
+    }
+  };
+  meta.changes?.subscribe(apply);
+  return (change) => {
+    apply(change);
+    meta.changes?.publish(change).catch((error: unknown) => log.warn({ err: error, change }, 'could not tell other nodes of a change'));
+  };
+}
+
 /** /decide and /flags on flag threads (their caches cleared whenever the main thread's are), or on the main thread. */
 function answererOf(config: Config, deps: FlagAnswerDeps & { projects: ProjectCache }, changeStamps: ChangeStamps): FlagAnswerer {
   const onMain = mainThreadAnswerer(deps);
   if (config.flagThreads === 0) return onMain;
-  const data = { dataDir: config.dataDir, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel, changeStamps: changeStamps.memory };
+  const data = { dataDir: config.dataDir, postgresUrl: config.postgresUrl, maxDecodedBytes: config.decodedLimitBytes, logLevel: config.logLevel, changeStamps: changeStamps.memory };
   const threads = new FlagThreads(config.flagThreads, data, onMain, deps.log);
   deps.service.cache.onInvalidate((projectId) => threads.invalidateFlags(projectId));
   deps.projects.onInvalidate(() => threads.invalidateProjects());

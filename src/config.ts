@@ -29,7 +29,8 @@ export interface Config {
   maxEventBytes: number;
   /** Whether X-Forwarded-For is trusted for the client IP. */
   trustProxy: boolean;
-  /** Store engines; only the embedded pair exists today. */
+  /** Metadata in this PostgreSQL database instead of the data folder's SQLite file (docs/scale-out-cluster.md). */
+  postgresUrl: string | undefined;
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
   /** Threads DuckDB may use for one query or checkpoint (the calling thread included). */
@@ -51,7 +52,7 @@ export interface Config {
   flushMaxEvents: number;
   /** Capture answers 503 while more than this many events wait for a flush. */
   maxPendingEvents: number;
-  /** Distinct ids whose persons ingestion keeps in memory between flushes (0 = no cache). */
+  /** Distinct ids whose persons ingestion keeps in memory between flushes (0 = no cache; always 0 with PostgreSQL). */
   personCacheSize: number;
   /** Acknowledged events the event store may lag behind before flushes wait for it. */
   eventStoreMaxLagEvents: number;
@@ -122,6 +123,22 @@ function ownerPassword(env: Env): string | undefined {
   return value;
 }
 
+/** A libpq-style URL; its password is never echoed back in the error. */
+function postgresUrl(env: Env): string | undefined {
+  const raw = env.SIGHTLINE_POSTGRES_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname) {
+    throw new ConfigError('SIGHTLINE_POSTGRES_URL must look like postgres://user:password@host:5432/database');
+  }
+  return raw;
+}
+
 const MB = 1024 * 1024;
 
 /** Where the machine's facts come from (tests give their own). */
@@ -159,6 +176,7 @@ function memoryBudget(env: Env, machine: Machine): Config['memory'] {
 export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHINE): Config {
   const memory = memoryBudget(env, machine);
   const bodyLimitBytes = integer(env, 'SIGHTLINE_BODY_LIMIT_BYTES', 20 * MB, 1024, 1024 * MB);
+  const postgres = postgresUrl(env);
   return {
     memory,
     recordMemoryBytes: memory.recordMemoryBytes,
@@ -167,6 +185,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     host: env.SIGHTLINE_HOST?.trim() || '0.0.0.0',
     port: integer(env, 'SIGHTLINE_PORT', 8000, 0, 65535),
     dataDir: path.resolve(env.SIGHTLINE_DATA_DIR?.trim() || './data'),
+    postgresUrl: postgres,
     logLevel: oneOf(env, 'SIGHTLINE_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     bodyLimitBytes,
     decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, memory.decodedLimitBytes), 1024, 4096 * MB),
@@ -186,7 +205,8 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     flushIntervalMs: integer(env, 'SIGHTLINE_FLUSH_INTERVAL_MS', 5, 0, 10_000),
     flushMaxEvents: integer(env, 'SIGHTLINE_FLUSH_MAX_EVENTS', memory.flushMaxEvents, 1, 1_000_000),
     maxPendingEvents: integer(env, 'SIGHTLINE_MAX_PENDING_EVENTS', memory.maxPendingEvents, 1, 100_000_000),
-    personCacheSize: integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', memory.personCacheSize, 0, 10_000_000),
+    // Off with a shared metadata store: other nodes change persons this cache would not see.
+    personCacheSize: postgres ? 0 : integer(env, 'SIGHTLINE_PERSON_CACHE_SIZE', memory.personCacheSize, 0, 10_000_000),
     eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
     retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
     retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-/** Command line: `serve` (default), `init`, `users add`, `users set-password`. */
+/** Command line: `serve` (default), `init`, `migrate`, `users add`, `users set-password`. */
 import { Command, InvalidArgumentError } from 'commander';
 import { beginOpeningStores } from './app-stores.js';
 import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
-import { openMetaStore } from './store/index.js';
-import { DataDirError } from './store/errors.js';
+import { migrateMetaStore, openMetaStore } from './store/index.js';
+import { DataDirError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
 
 /** A setting's error ends the process with its message, not a stack trace. */
@@ -19,9 +19,9 @@ function exitOnConfigError(error: unknown): never {
   throw error;
 }
 
-/** So does a data folder that cannot be used: one line with the path, the cause and the fix. */
+/** So does a data folder or a metadata database that cannot be used: one line with the place, the cause and the fix. */
 function exitOnStartError(error: unknown): never {
-  if (error instanceof DataDirError) {
+  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError) {
     process.stderr.write(`${error.advice}\n`);
     process.exit(1);
   }
@@ -37,9 +37,11 @@ function config(): Config {
 }
 
 /** CLI commands only need the metadata store (SQLite allows a running server alongside). */
-function openMeta(cfg: Config): MetaStore {
-  return openMetaStore({ dataDir: cfg.dataDir });
+function openMeta(cfg: Config): Promise<MetaStore> {
+  return openMetaStore(metaSettings(cfg));
 }
+
+const metaSettings = (cfg: Config) => ({ dataDir: cfg.dataDir, postgresUrl: cfg.postgresUrl });
 
 async function serve(): Promise<void> {
   const cfg = config();
@@ -95,7 +97,7 @@ program
   .option('--email <email>', 'owner e-mail', 'admin@sightline.local')
   .option('--json', 'print machine-readable JSON')
   .action(async (options: { org: string; project: string; email: string; json?: boolean }) => {
-    const meta = openMeta(config());
+    const meta = await openMeta(config());
     const created = await createTenant(meta, { organizationName: options.org, projectName: options.project, email: options.email });
     await meta.close();
     const result = {
@@ -108,6 +110,18 @@ program
     process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k}: ${v}`).join('\n')}\n`);
   });
 
+program
+  .command('migrate')
+  .description('apply pending schema migrations of the metadata store (the server also does at start)')
+  .action(async () => {
+    try {
+      process.stdout.write(`${await migrateMetaStore(metaSettings(config()))}\n`);
+    } catch (error) {
+      process.stderr.write(`migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  });
+
 const users = program.command('users').description('manage users');
 
 users
@@ -118,7 +132,7 @@ users
   .option('--level <level>', 'member, admin or owner (1, 8, 15)', level, 1 as MembershipLevel)
   .option('--json', 'print machine-readable JSON')
   .action(async (options: { org: string; email: string; level: MembershipLevel; json?: boolean }) => {
-    const meta = openMeta(config());
+    const meta = await openMeta(config());
     try {
       const { user, personalApiKey } = await addUserToOrganization(meta, { organizationId: options.org, email: options.email, level: options.level });
       const result = { user_uuid: user.uuid, email: user.email, level: options.level, personal_api_key: personalApiKey };
@@ -137,7 +151,7 @@ users
   .requiredOption('--email <email>', 'e-mail of the user')
   .action(async (options: { email: string }) => {
     if (process.stdin.isTTY) process.stderr.write('Type the new password, then Enter and Ctrl-D (it is shown as you type):\n');
-    const meta = openMeta(config());
+    const meta = await openMeta(config());
     try {
       process.stdout.write(`${await setPasswordFromInput(meta, options.email, process.stdin)}\n`);
     } catch (error) {

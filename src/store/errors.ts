@@ -51,6 +51,29 @@ export class DataDirError extends Error {
   }
 }
 
+/** The PostgreSQL metadata store cannot be reached or migrated at start. */
+export class MetaStoreUnreachableError extends Error {
+  constructor(url: string, reason: string) {
+    super(`Cannot use the PostgreSQL metadata store at ${withoutPassword(url)}: ${reason}`);
+    this.name = 'MetaStoreUnreachableError';
+  }
+
+  /** One line for a person: where, why, and what to do. */
+  get advice(): string {
+    return `${this.message}. Start it, or correct SIGHTLINE_POSTGRES_URL.`;
+  }
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unreadable URL)';
+  }
+}
+
 /** The cause of a failed open, in one line (a SQLite or system error code first when there is one). */
 export function describeOpenError(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
@@ -63,6 +86,10 @@ export function describeOpenError(error: unknown): string {
 // of what they hold; anything else (I/O, a full disk, a lock, a closed store) means the store
 // cannot work at the moment, whatever it is given.
 const CONTENT_CODES = ['SQLITE_CONSTRAINT', 'SQLITE_MISMATCH', 'SQLITE_TOOBIG', 'SQLITE_RANGE'];
+// PostgreSQL's SQLSTATE classes of the same kind: data exceptions (22), integrity constraint
+// violations (23) and program limits such as a row too large (54). Connection failures (08,
+// or a system code such as ECONNREFUSED) and shutdowns (57) are not content.
+const POSTGRES_CONTENT = /^(22|23|54)[0-9A-Z]{3}$/;
 
 /**
  * Did a store refuse a write because of its content (so the same write fails every time, and
@@ -72,5 +99,5 @@ const CONTENT_CODES = ['SQLITE_CONSTRAINT', 'SQLITE_MISMATCH', 'SQLITE_TOOBIG', 
 export function refusesContent(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   if (typeof code !== 'string') return error instanceof Error;
-  return CONTENT_CODES.some((prefix) => code.startsWith(prefix));
+  return CONTENT_CODES.some((prefix) => code.startsWith(prefix)) || POSTGRES_CONTENT.test(code);
 }

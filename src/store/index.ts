@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import type { Logger, LogLevel } from '../kernel/logger.js';
 import path from 'node:path';
 import { ChangeStamps } from './change-stamps.js';
-import { DataDirError, describeOpenError } from './errors.js';
+import { DataDirError, describeOpenError, MetaStoreUnreachableError } from './errors.js';
 import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';
+import { PostgresMetaStore } from './postgres/meta-store.js';
+import { nodeName } from './node-name.js';
 import type { EventStore, MetaStore } from './types.js';
 
 export interface Stores {
@@ -15,7 +17,12 @@ export interface Stores {
 /** Where the metadata store lives. Plain data: flag threads receive it as it is. */
 export interface MetaStoreSettings {
   dataDir: string;
+  /** Set: metadata in this PostgreSQL database (shared by every node), not in the data folder. */
+  postgresUrl?: string;
 }
+
+/** Connections to PostgreSQL: the main thread's store, and each flag thread's. */
+const POSTGRES_CONNECTIONS = { main: 8, thread: 2 };
 
 export interface StoreSettings extends MetaStoreSettings {
   duckdb: { memoryLimit: string; threads: number; queryTimeoutMs: number; logLevel: LogLevel };
@@ -24,11 +31,28 @@ export interface StoreSettings extends MetaStoreSettings {
 /**
  * The metadata store alone: for the CLI, and for flag threads, each with its own connection.
  * `changeStamps`: shared with the other threads that open the store (change-stamps.ts).
- * `create`: make the data folder if it is missing (a flag thread must not: its server made it).
+ * `create`: make the data folder if it is missing, and migrate a PostgreSQL schema (a flag
+ * thread must do neither: its server did).
  */
-export function openMetaStore(settings: MetaStoreSettings, changeStamps = new ChangeStamps(), { create = true } = {}): MetaStore {
+export async function openMetaStore(settings: MetaStoreSettings, changeStamps = new ChangeStamps(), { create = true } = {}): Promise<MetaStore> {
   if (create) fs.mkdirSync(settings.dataDir, { recursive: true });
+  if (settings.postgresUrl) {
+    const postgres = { url: settings.postgresUrl, node: nodeName(settings.dataDir), maxConnections: POSTGRES_CONNECTIONS[create ? 'main' : 'thread'] };
+    return PostgresMetaStore.open(postgres, changeStamps, { migrate: create });
+  }
   return SqliteMetaStore.open(settings.dataDir, changeStamps);
+}
+
+/** `sightline migrate`: applies the metadata store's pending migrations; says what it did. */
+export async function migrateMetaStore(settings: MetaStoreSettings): Promise<string> {
+  if (settings.postgresUrl) {
+    const applied = await PostgresMetaStore.migrate(settings.postgresUrl);
+    return applied.length === 0 ? 'PostgreSQL schema is up to date' : `PostgreSQL: applied migrations ${applied.join(', ')}`;
+  }
+  // Opening the SQLite store migrates it.
+  const meta = await openMetaStore(settings);
+  await meta.close();
+  return `SQLite schema in ${path.join(settings.dataDir, 'meta.sqlite')} is up to date`;
 }
 
 /**
@@ -39,11 +63,16 @@ export async function openStores(settings: StoreSettings, changeStamps = new Cha
   const dataDir = path.resolve(settings.dataDir);
   asDataDirError(dataDir, () => checkWritable(dataDir));
   // First, so that the event store's thread loads and opens DuckDB (most of the start) while
-  // this thread opens SQLite and loads the rest of the service.
+  // this thread opens the metadata store and loads the rest of the service.
   const openingEvents = ThreadedEventStore.open(settings.dataDir, settings.duckdb);
   let meta: MetaStore;
   try {
-    meta = asDataDirError(dataDir, () => openMetaStore(settings, changeStamps));
+    const postgresUrl = settings.postgresUrl;
+    meta = postgresUrl
+      ? await openMetaStore(settings, changeStamps).catch((error: unknown) => {
+          throw new MetaStoreUnreachableError(postgresUrl, describeOpenError(error));
+        })
+      : await asDataDirErrorAsync(dataDir, () => openMetaStore(settings, changeStamps));
   } catch (error) {
     void openingEvents.then((events) => events.close(), () => undefined);
     throw error;
@@ -67,6 +96,14 @@ function checkWritable(dataDir: string): void {
 function asDataDirError<T>(dataDir: string, open: () => T): T {
   try {
     return open();
+  } catch (error) {
+    throw new DataDirError(dataDir, describeOpenError(error));
+  }
+}
+
+async function asDataDirErrorAsync<T>(dataDir: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
   } catch (error) {
     throw new DataDirError(dataDir, describeOpenError(error));
   }

@@ -611,15 +611,32 @@ export interface DashboardStore {
   updateTile(dashboardId: number, tileId: number, patch: TileUpdate): Promise<StoredTile | null>;
 }
 
+/** A change that caches on other nodes must hear of. */
+export type MetaChange = { kind: 'flags'; projectId: number } | { kind: 'projects' } | { kind: 'definitions' } | { kind: 'all' };
+
+/** Tells every node sharing the metadata store of changes to what they keep in caches. */
+export interface ChangeFeed {
+  /** Every node's listeners hear it, this node's included. */
+  publish(change: MetaChange): Promise<void>;
+  /** `kind: 'all'` means some changes may have been missed (the connection was lost): forget everything. */
+  subscribe(listener: (change: MetaChange) => void): void;
+}
+
 export interface MetaStore {
+  /** Only where several nodes share the store (PostgreSQL); absent for the embedded one. */
+  readonly changes?: ChangeFeed;
   readonly tenancy: TenancyStore;
   readonly ingest: IngestStore;
   readonly definitions: DefinitionStore;
   readonly flags: FlagStore;
   readonly accounts: AccountStore;
-  readonly persons: PersonStore;
-  readonly groups: GroupStore;
-  readonly dashboards: DashboardStore;
+  /**
+   * The persons and groups APIs' and the saved insights' stores. Only the embedded (SQLite)
+   * store has them so far: with PostgreSQL metadata those APIs are not served yet.
+   */
+  readonly persons?: PersonStore;
+  readonly groups?: GroupStore;
+  readonly dashboards?: DashboardStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

@@ -15,7 +15,7 @@ const run = promisify(execFile);
 async function cli(server: TestServer, args: string[]): Promise<Record<string, any>> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args, '--json'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SIGHTLINE_DATA_DIR: server.dataDir, SIGHTLINE_LOG_LEVEL: 'silent' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...server.storeEnv, SIGHTLINE_LOG_LEVEL: 'silent' },
   });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }

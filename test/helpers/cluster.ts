@@ -43,10 +43,12 @@ function list(value: string): string[] {
 /**
  * Whether the cluster tests run, and against what. Once they are enabled (the env file exists
  * or SIGHTLINE_CLUSTER_TESTS=1), a missing setting is an error, not a reason to skip.
+ * SIGHTLINE_CLUSTER_TESTS=0 turns them off even with a cluster up (npm test's embedded part).
  */
 export function clusterAvailability(): ClusterAvailability {
   const file = envFilePath();
   const fileExists = fs.existsSync(file);
+  if (process.env.SIGHTLINE_CLUSTER_TESTS === '0') return { enabled: false, reason: 'SIGHTLINE_CLUSTER_TESTS=0' };
   if (!fileExists && process.env.SIGHTLINE_CLUSTER_TESTS !== '1') {
     return { enabled: false, reason: `no local cluster (${file} is missing): run npm run cluster:up, or set SIGHTLINE_CLUSTER_TESTS=1 with the SIGHTLINE_* settings` };
   }
@@ -65,4 +67,18 @@ export function clusterAvailability(): ClusterAvailability {
       natsServers: list(setting('SIGHTLINE_NATS_URL')),
     },
   };
+}
+
+/**
+ * The cluster's PostgreSQL URL when the cluster tests are enabled, else null: test servers
+ * (server.ts) then keep their metadata there. Needs only that one setting, so a cluster of
+ * PostgreSQL alone (`cluster.sh start postgres`) will do.
+ */
+export function clusterPostgresUrl(): string | null {
+  const file = envFilePath();
+  const fileExists = fs.existsSync(file);
+  if (process.env.SIGHTLINE_CLUSTER_TESTS === '0' || (!fileExists && process.env.SIGHTLINE_CLUSTER_TESTS !== '1')) return null;
+  const url = process.env.SIGHTLINE_POSTGRES_URL ?? (fileExists ? readEnvFile(file).SIGHTLINE_POSTGRES_URL : undefined);
+  if (!url) throw new Error(`cluster tests are enabled but SIGHTLINE_POSTGRES_URL is not set (in the environment or ${file})`);
+  return url;
 }

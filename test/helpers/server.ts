@@ -9,6 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { clusterPostgresUrl } from './cluster.js';
+import { databaseFor } from './postgres-databases.js';
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
@@ -24,6 +27,8 @@ export interface TestServer {
   url: string;
   port: number;
   dataDir: string;
+  /** The settings that name the server's stores: a CLI run with them works on the same data. */
+  storeEnv: Record<string, string>;
   projectKey: string;
   personalKey: string;
   process: ChildProcess;
@@ -83,6 +88,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const entry = build ? [...START_NODE_ARGS, path.join(ROOT, 'dist/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
   const nodeCommand = [process.execPath, ...(options.nodeArgs ?? []), ...entry, 'serve'];
   const [command, ...args] = [...(options.launcher ?? []), ...nodeCommand];
+  // With the cluster tests on, metadata goes to PostgreSQL: one database per data folder.
+  const clusterPostgres = options.env?.SIGHTLINE_POSTGRES_URL === undefined ? clusterPostgresUrl() : null;
+  const postgresEnv: Record<string, string> = clusterPostgres ? { SIGHTLINE_POSTGRES_URL: await databaseFor(clusterPostgres, dataDir) } : {};
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {
@@ -95,6 +103,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       SIGHTLINE_PROJECT_API_KEY: projectKey,
       SIGHTLINE_PERSONAL_API_KEY: personalKey,
       ...(build ? START_ENV : {}),
+      ...postgresEnv,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -128,6 +137,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     url,
     port: Number(new URL(url).port),
     dataDir,
+    storeEnv: { SIGHTLINE_DATA_DIR: dataDir, ...postgresEnv, ...pick(options.env, 'SIGHTLINE_POSTGRES_URL') },
     projectKey,
     personalKey,
     process: child,
@@ -160,4 +170,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     },
   };
   return server;
+}
+
+function pick(env: Record<string, string> | undefined, name: string): Record<string, string> {
+  return env?.[name] === undefined ? {} : { [name]: env[name] };
 }

@@ -4,6 +4,11 @@
  */
 import { DuckDbEventStore } from '../../src/store/duckdb/event-store.js';
 import { SqliteMetaStore } from '../../src/store/sqlite/meta-store.js';
+import { PostgresMetaStore } from '../../src/store/postgres/meta-store.js';
+import type { MetaStore } from '../../src/store/types.js';
+import pg from 'pg';
+import { clusterPostgresUrl } from './cluster.js';
+import { databaseUrlOf } from './postgres-databases.js';
 
 export interface StoredSnapshot {
   events: { uuid: string; event: string; distinct_id: string; person_id: string | null; timestamp: string; properties: Record<string, any>; elements_chain: string; groups: string[] }[];
@@ -17,7 +22,23 @@ export interface StoredSnapshot {
 
 export async function readStores(dataDir: string): Promise<StoredSnapshot> {
   const events = await DuckDbEventStore.open(dataDir);
-  const meta = SqliteMetaStore.open(dataDir);
+  // The metadata where the server kept it: its PostgreSQL database in cluster mode.
+  const postgresUrl = databaseUrlOf(clusterPostgresUrl(), dataDir);
+  let meta: MetaStore;
+  let select: (sql: string) => Promise<any[]>;
+  let closeSelect = async () => {};
+  if (postgresUrl) {
+    meta = await PostgresMetaStore.open({ url: postgresUrl, node: 'test-reader', maxConnections: 1 }, undefined, { migrate: false });
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    select = async (sql) => (await client.query(sql)).rows;
+    closeSelect = () => client.end();
+  } else {
+    const sqlite = SqliteMetaStore.open(dataDir);
+    meta = sqlite;
+    select = async (sql) => sqlite.db.prepare(sql).all();
+  }
+  const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
   try {
     const rows = await events.query({
       sql: `SELECT uuid::VARCHAR AS uuid, event, distinct_id, person_id::VARCHAR AS person_id, strftime(timestamp, '%Y-%m-%dT%H:%M:%S.%gZ') AS timestamp,
@@ -29,7 +50,6 @@ export async function readStores(dataDir: string): Promise<StoredSnapshot> {
     for await (const { person, distinct_ids } of meta.ingest.allPersons()) {
       persons.push({ uuid: person.uuid, properties: person.properties, is_identified: person.is_identified, distinct_ids });
     }
-    const db = meta.db;
     return {
       events: rows.map((r) => ({
         uuid: r.uuid as string,
@@ -42,16 +62,18 @@ export async function readStores(dataDir: string): Promise<StoredSnapshot> {
         groups: [r.g0, r.g1, r.g2, r.g3, r.g4] as string[],
       })),
       persons,
-      groupTypes: db.prepare('SELECT group_type, group_type_index FROM group_types ORDER BY group_type_index').all() as StoredSnapshot['groupTypes'],
-      groups: (db.prepare('SELECT group_type_index, group_key, properties FROM groups').all() as any[]).map((g) => ({ ...g, properties: JSON.parse(g.properties) })),
-      propertyDefinitions: (db.prepare('SELECT name, type, group_type_index, property_type, is_numerical FROM property_definitions ORDER BY name').all() as any[]).map(
-        (d) => ({ ...d, is_numerical: d.is_numerical === 1 }),
-      ),
-      eventDefinitions: db.prepare('SELECT name FROM event_definitions ORDER BY name').all() as { name: string }[],
-      eventProperties: db.prepare('SELECT event, property FROM event_properties ORDER BY event, property').all() as { event: string; property: string }[],
+      groupTypes: await select('SELECT group_type, group_type_index FROM group_types ORDER BY group_type_index'),
+      groups: (await select('SELECT group_type_index, group_key, properties FROM groups')).map((g) => ({ ...g, properties: json(g.properties) })),
+      propertyDefinitions: (await select('SELECT name, type, group_type_index, property_type, is_numerical FROM property_definitions ORDER BY name')).map((d) => ({
+        ...d,
+        is_numerical: d.is_numerical === 1 || d.is_numerical === true,
+      })),
+      eventDefinitions: await select('SELECT name FROM event_definitions ORDER BY name'),
+      eventProperties: await select('SELECT event, property FROM event_properties ORDER BY event, property'),
     };
   } finally {
     await events.close();
     await meta.close();
+    await closeSelect();
   }
 }

@@ -14,13 +14,13 @@ import { login, OWNER_EMAIL, OWNER_PASSWORD, sessionOf, signIn, withSession, typ
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Runs the real CLI against a data folder, with `input` on standard input. */
-function cli(dataDir: string, args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the real CLI against a server's stores, with `input` on standard input. */
+function cli(storeEnv: Record<string, string>, args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       ['--import', 'tsx', 'src/main.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SIGHTLINE_DATA_DIR: dataDir, SIGHTLINE_LOG_LEVEL: 'silent' } },
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...storeEnv, SIGHTLINE_LOG_LEVEL: 'silent' } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin!.end(input);
@@ -200,14 +200,14 @@ describe('passwords', () => {
     const { link } = await invite(email, 1);
     const joined = await acceptInvite(link, { first_name: 'Cli', password: 'old password' });
 
-    const tooShort = await cli(server.dataDir, ['users', 'set-password', '--email', email], 'short\n');
+    const tooShort = await cli(server.storeEnv, ['users', 'set-password', '--email', email], 'short\n');
     assert.equal(tooShort.code, 1);
     assert.match(tooShort.stderr, /too short/);
-    const unknown = await cli(server.dataDir, ['users', 'set-password', '--email', 'ghost@sightline.test'], 'long enough password\n');
+    const unknown = await cli(server.storeEnv, ['users', 'set-password', '--email', 'ghost@sightline.test'], 'long enough password\n');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /No user/);
 
-    const done = await cli(server.dataDir, ['users', 'set-password', '--email', email], 'a new password with spaces \n');
+    const done = await cli(server.storeEnv, ['users', 'set-password', '--email', email], 'a new password with spaces \n');
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /Password set for cli@sightline\.test/);
     assert.doesNotMatch(done.stdout + done.stderr, /a new password/, 'the password is never echoed');
@@ -272,7 +272,7 @@ describe('invites', () => {
 
   test('a link for an e-mail that has an account asks for that account’s password and never replaces it', async () => {
     // The owner's e-mail, invited to a second organization (made by the CLI) by its owner.
-    const second = await cli(server.dataDir, ['init', '--org', 'Second', '--email', 'owner2@sightline.test', '--json'], '');
+    const second = await cli(server.storeEnv, ['init', '--org', 'Second', '--email', 'owner2@sightline.test', '--json'], '');
     assert.equal(second.code, 0, second.stderr);
     const { personal_api_key: key2, organization_id: org2 } = JSON.parse(second.stdout.trim());
     const created = await expectOk(await server.api(`/api/organizations/${org2}/invites/`, { method: 'POST', body: { target_email: OWNER_EMAIL, level: 8 }, key: key2 }), 201);

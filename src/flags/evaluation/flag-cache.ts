@@ -36,6 +36,9 @@ function projectFlags(all: StoredFlag[]): ProjectFlags {
   };
 }
 
+/** No project has this id: `invalidate(ALL_PROJECTS)` forgets them all, here and in flag threads. */
+export const ALL_PROJECTS = -1;
+
 export class FlagCache {
   private readonly entries = new Map<number, { flags: Promise<ProjectFlags>; expires: number }>();
   private readonly listeners: ((projectId: number) => void)[] = [];
@@ -59,8 +62,10 @@ export class FlagCache {
     return flags;
   }
 
+  /** `ALL_PROJECTS` forgets every project (changes from other nodes may have been missed). */
   invalidate(projectId: number): void {
-    this.entries.delete(projectId);
+    if (projectId === ALL_PROJECTS) this.entries.clear();
+    else this.entries.delete(projectId);
     for (const listener of this.listeners) listener(projectId);
   }
 

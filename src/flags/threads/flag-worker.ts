@@ -15,6 +15,8 @@ import type { FlagHttpRequest } from '../remote/request.js';
 /** What every flag thread is started with. */
 export interface FlagThreadSettings {
   dataDir: string;
+  /** The server's PostgreSQL metadata store, when it has one (store/index.ts). */
+  postgresUrl?: string;
   maxDecodedBytes: number;
   logLevel: LogLevel;
   /** The main thread's change stamps (persons and groups read here are kept until they change). */
@@ -49,7 +51,7 @@ export type FlagThreadOutput = { type: 'ready' } | { type: 'answers'; replies: F
 
 const data = workerData as FlagThreadData;
 const log = createLogger(data.logLevel);
-const meta = openMetaStore({ dataDir: data.dataDir }, new ChangeStamps(data.changeStamps), { create: false });
+const meta = await openMetaStore({ dataDir: data.dataDir, postgresUrl: data.postgresUrl }, new ChangeStamps(data.changeStamps), { create: false });
 const service = new FlagService(meta.flags, log);
 const deps = { projects: new ProjectCache(meta.tenancy), service, maxDecodedBytes: data.maxDecodedBytes, log };
 

@@ -1,6 +1,7 @@
 import type { AccountStore, BrowserSession, InviteJoiner, Membership, Organization, OrganizationInvite, User } from '../types.js';
 import type { Sqlite } from './database.js';
-import { INVITE_COLUMNS, membershipFromRow, SqliteTenancyStore, userFromRow } from './tenancy.js';
+import { INVITE_COLUMNS, membershipFromRow, userFromRow } from '../rows.js';
+import { SqliteTenancyStore } from './tenancy.js';
 
 type Row = Record<string, unknown>;
 

@@ -19,7 +19,7 @@ import type {
   TileUpdate,
 } from '../types.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
-import { likeContains } from './definitions.js';
+import { likeContains } from '../definition-sql.js';
 
 type Row = Record<string, unknown>;
 

@@ -37,7 +37,7 @@ function migrate(db: Sqlite): void {
   }
 }
 
-export const toBool = (value: unknown): boolean => value === 1 || value === true;
+export { toBool } from '../rows.js';
 export const parseJson = <T>(text: unknown, fallback: T): T => {
   if (typeof text !== 'string') return fallback;
   try {

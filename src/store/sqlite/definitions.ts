@@ -17,6 +17,7 @@ import type {
 } from '../types.js';
 import type Database from 'better-sqlite3';
 import { parseJson, toBool, type Sqlite } from './database.js';
+import { HIDDEN_EVENT_PROPERTY_NAMES } from '../definition-sql.js';
 
 type Row = Record<string, unknown>;
 
@@ -27,31 +28,8 @@ export interface SqlText {
   params: unknown[];
 }
 
-/**
- * Plumbing of every event rather than user data: never listed for type=event. Constants, so
- * they are written into the SQL (a literal list is cheaper per row than json_each).
- */
-const HIDDEN_EVENT_PROPERTIES = [
-  'distinct_id',
-  '$set',
-  '$set_once',
-  '$initial_referrer',
-  '$initial_referring_domain',
-  '$groups',
-  '$group_type',
-  '$group_key',
-  '$group_set',
-  '$group_0',
-  '$group_1',
-  '$group_2',
-  '$group_3',
-  '$group_4',
-]
-  .map((name) => `'${name}'`)
-  .join(', ');
-
-/** `%word%` with LIKE's wildcards escaped, for `LIKE ? ESCAPE '\'`. */
-export const likeContains = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** Constants, so they are written into the SQL (a literal list is cheaper per row than json_each). */
+const HIDDEN_EVENT_PROPERTIES = HIDDEN_EVENT_PROPERTY_NAMES.map((name) => `'${name}'`).join(', ');
 
 /** Every word must occur in the column, ignoring case in every script (`fold_case`, database.ts). */
 function searchClauses(column: string, words: string[]): SqlText {

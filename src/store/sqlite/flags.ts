@@ -19,7 +19,7 @@ import { CachedPersonReads } from '../cached-person-reads.js';
 import { groupKey, groupTypesKey, type ChangeStamps } from '../change-stamps.js';
 import { StampedCache } from '../stamped-cache.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
-import { likeContains } from './definitions.js';
+import { likeContains } from '../definition-sql.js';
 
 type Row = Record<string, unknown>;
 

@@ -14,33 +14,10 @@ import type {
   User,
 } from '../types.js';
 import { maskKey, sha256Hex } from '../../util/keys.js';
-import { parseJson, toBool, type Sqlite } from './database.js';
+import { parseJson, type Sqlite } from './database.js';
+import { INVITE_COLUMNS, membershipFromRow, projectFromRow, userFromRow } from '../rows.js';
 
 type Row = Record<string, unknown>;
-
-export const userFromRow = (row: Row): User => ({
-  id: row.id as number,
-  uuid: row.uuid as string,
-  distinct_id: row.distinct_id as string,
-  first_name: row.first_name as string,
-  last_name: row.last_name as string,
-  email: row.email as string,
-  is_email_verified: toBool(row.is_email_verified),
-  created_at: row.created_at as string,
-});
-
-export const projectFromRow = (row: Row): Project => ({
-  id: row.id as number,
-  uuid: row.uuid as string,
-  organization_id: row.organization_id as string,
-  name: row.name as string,
-  api_token: row.api_token as string,
-  timezone: row.timezone as string,
-  anonymize_ips: toBool(row.anonymize_ips),
-  week_start_day: row.week_start_day === 1 ? 1 : row.week_start_day === 0 ? 0 : null,
-  test_account_filters: parseJson<unknown[]>(row.test_account_filters, []),
-  created_at: row.created_at as string,
-});
 
 export const keyFromRow = (row: Row): PersonalApiKey => ({
   id: row.id as string,
@@ -51,9 +28,6 @@ export const keyFromRow = (row: Row): PersonalApiKey => ({
   created_at: row.created_at as string,
   last_used_at: (row.last_used_at as string | null) ?? null,
 });
-
-/** An invite as the API shows it (never its link's token hash). */
-export const INVITE_COLUMNS = 'id, organization_id, target_email, level, created_by, created_at';
 
 export class SqliteTenancyStore implements TenancyStore {
   constructor(private readonly db: Sqlite) {}
@@ -263,12 +237,3 @@ export class SqliteTenancyStore implements TenancyStore {
     return this.getProject(id);
   }
 }
-
-export const membershipFromRow = (row: Row): Membership => ({
-  id: row.id as string,
-  organization_id: row.organization_id as string,
-  user_id: row.user_id as number,
-  level: row.level as MembershipLevel,
-  joined_at: row.joined_at as string,
-  updated_at: row.updated_at as string,
-});

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The cluster part of `npm test`: brings the local cluster up (scripts/cluster/cluster.sh, from
+# Debian's packages) unless it runs already, runs the cluster tests and a representative part of
+# the integration suite with metadata in PostgreSQL (each test server gets a database of its own,
+# test/helpers/server.ts), and stops the cluster again if it started it.
+# SIGHTLINE_SKIP_CLUSTER_TESTS=1 skips it (a machine without root or apt cannot install the parts).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${SIGHTLINE_SKIP_CLUSTER_TESTS:-}" = 1 ]; then
+  echo "test:cluster skipped (SIGHTLINE_SKIP_CLUSTER_TESTS=1)"
+  exit 0
+fi
+
+# The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API.
+SUITES=(
+  test/cluster/*.test.ts
+  test/tenancy/*.test.ts
+  test/flags/management.test.ts test/flags/decide.test.ts test/flags/evaluation.test.ts test/flags/local-evaluation.test.ts
+  test/capture/capture.test.ts
+  test/events/events-list.test.ts test/events/events-hogql.test.ts
+  test/definitions/*.test.ts
+  test/insights/query-api.test.ts
+)
+
+cluster() { bash scripts/cluster/cluster.sh "$@"; }
+
+started=0
+if ! cluster status --check > /dev/null 2>&1; then
+  started=1
+  cluster up
+fi
+stop_cluster() { if [ "$started" = 1 ]; then cluster down > /dev/null || true; fi; }
+trap stop_cluster EXIT
+
+eval "$(cluster env)"
+export SIGHTLINE_POSTGRES_URL SIGHTLINE_CLICKHOUSE_URL SIGHTLINE_CLICKHOUSE_CLUSTER SIGHTLINE_NATS_URL
+# One file at a time: the cluster takes CPU from test servers that must start within 30 s.
+SIGHTLINE_CLUSTER_TESTS=1 node --import tsx --test --test-concurrency=1 "${SUITES[@]}"

@@ -1,0 +1,204 @@
+/**
+ * Versioned schema of the PostgreSQL metadata store, the same tables as the SQLite store's
+ * (sqlite/migrations.ts). Append-only: a released migration is never edited, a change is a new
+ * entry. Each runs in its own transaction, under an advisory lock, so nodes starting together
+ * apply it once.
+ *
+ * Times are ISO-8601 UTC text (COLLATE "C": compared as the characters they are, whatever the
+ * database's locale), as the embedded store keeps them, so both stores give the API the
+ * same strings (persons keep their events' timestamps to the microsecond). JSON is `json`, not
+ * `jsonb`: it keeps the text as written (key order, and `\u0000`, which jsonb refuses).
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'tenancy, accounts, persons, groups, definitions, flags, ingest state',
+    sql: `
+      CREATE TABLE organizations (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        created_at text COLLATE "C" NOT NULL
+      );
+      CREATE TABLE users (
+        id serial PRIMARY KEY,
+        uuid text NOT NULL UNIQUE,
+        distinct_id text NOT NULL,
+        email text NOT NULL,
+        first_name text NOT NULL DEFAULT '',
+        last_name text NOT NULL DEFAULT '',
+        is_email_verified boolean NOT NULL DEFAULT false,
+        created_at text COLLATE "C" NOT NULL,
+        password_hash text
+      );
+      -- E-mails compare without case, as SQLite's COLLATE NOCASE does.
+      CREATE UNIQUE INDEX users_email ON users (lower(email));
+      CREATE TABLE memberships (
+        id text PRIMARY KEY,
+        organization_id text NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        user_id integer NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        level integer NOT NULL,
+        joined_at text COLLATE "C" NOT NULL,
+        updated_at text COLLATE "C" NOT NULL,
+        UNIQUE (organization_id, user_id)
+      );
+      CREATE INDEX memberships_user ON memberships (user_id);
+      CREATE TABLE organization_invites (
+        id text PRIMARY KEY,
+        organization_id text NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        target_email text NOT NULL,
+        level integer NOT NULL,
+        created_by integer REFERENCES users(id) ON DELETE SET NULL,
+        created_at text COLLATE "C" NOT NULL,
+        token_hash text UNIQUE
+      );
+      CREATE INDEX organization_invites_email ON organization_invites (organization_id, lower(target_email));
+      CREATE TABLE projects (
+        id serial PRIMARY KEY,
+        uuid text NOT NULL UNIQUE,
+        organization_id text NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name text NOT NULL,
+        api_token text NOT NULL UNIQUE,
+        timezone text NOT NULL DEFAULT 'UTC',
+        anonymize_ips boolean NOT NULL DEFAULT false,
+        created_at text COLLATE "C" NOT NULL
+      );
+      CREATE INDEX projects_organization ON projects (organization_id);
+      CREATE TABLE personal_api_keys (
+        id text PRIMARY KEY,
+        user_id integer NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        label text NOT NULL,
+        secure_value text NOT NULL UNIQUE,
+        mask_value text NOT NULL,
+        scopes json,
+        created_at text COLLATE "C" NOT NULL,
+        last_used_at text COLLATE "C"
+      );
+      CREATE INDEX personal_api_keys_user ON personal_api_keys (user_id);
+      -- Only the sha256 of a session token is kept: a copy of the database signs nobody in.
+      CREATE TABLE sessions (
+        token_hash text PRIMARY KEY,
+        user_id integer NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at text COLLATE "C" NOT NULL,
+        expires_at text COLLATE "C" NOT NULL
+      );
+      CREATE INDEX sessions_user ON sessions (user_id);
+
+      CREATE TABLE persons (
+        project_id integer NOT NULL,
+        uuid text NOT NULL,
+        properties json NOT NULL,
+        is_identified boolean NOT NULL DEFAULT false,
+        created_at text COLLATE "C" NOT NULL,
+        version integer NOT NULL DEFAULT 0,
+        PRIMARY KEY (project_id, uuid)
+      );
+      CREATE TABLE person_distinct_ids (
+        project_id integer NOT NULL,
+        distinct_id text NOT NULL,
+        person_uuid text NOT NULL,
+        PRIMARY KEY (project_id, distinct_id)
+      );
+      CREATE INDEX person_distinct_ids_person ON person_distinct_ids (project_id, person_uuid);
+      CREATE TABLE group_types (
+        project_id integer NOT NULL,
+        group_type text NOT NULL,
+        group_type_index integer NOT NULL,
+        PRIMARY KEY (project_id, group_type),
+        UNIQUE (project_id, group_type_index)
+      );
+      CREATE TABLE groups (
+        project_id integer NOT NULL,
+        group_type_index integer NOT NULL,
+        group_key text NOT NULL,
+        properties json NOT NULL,
+        created_at text COLLATE "C" NOT NULL,
+        PRIMARY KEY (project_id, group_type_index, group_key)
+      );
+
+      CREATE TABLE property_definitions (
+        id text PRIMARY KEY,
+        project_id integer NOT NULL,
+        name text NOT NULL,
+        type integer NOT NULL,
+        group_type_index integer NOT NULL DEFAULT -1,
+        property_type text,
+        is_numerical boolean NOT NULL DEFAULT false,
+        tags json NOT NULL DEFAULT '[]',
+        description text,
+        created_at text COLLATE "C" NOT NULL,
+        UNIQUE (project_id, type, group_type_index, name)
+      );
+      CREATE TABLE event_definitions (
+        id text PRIMARY KEY,
+        project_id integer NOT NULL,
+        name text NOT NULL,
+        tags json NOT NULL DEFAULT '[]',
+        description text,
+        created_at text COLLATE "C" NOT NULL,
+        last_seen_at text COLLATE "C" NOT NULL,
+        UNIQUE (project_id, name)
+      );
+      CREATE TABLE event_properties (
+        project_id integer NOT NULL,
+        event text NOT NULL,
+        property text NOT NULL,
+        PRIMARY KEY (project_id, event, property)
+      );
+      CREATE INDEX event_properties_property ON event_properties (project_id, property);
+
+      CREATE TABLE feature_flags (
+        id serial PRIMARY KEY,
+        project_id integer NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        key text NOT NULL,
+        name text NOT NULL DEFAULT '',
+        filters json NOT NULL,
+        active boolean NOT NULL DEFAULT true,
+        deleted boolean NOT NULL DEFAULT false,
+        ensure_experience_continuity boolean NOT NULL DEFAULT false,
+        version integer NOT NULL DEFAULT 1,
+        created_by integer REFERENCES users(id) ON DELETE SET NULL,
+        created_at text COLLATE "C" NOT NULL,
+        updated_at text COLLATE "C" NOT NULL
+      );
+      CREATE UNIQUE INDEX feature_flags_key ON feature_flags (project_id, key) WHERE NOT deleted;
+      CREATE TABLE flag_hash_key_overrides (
+        project_id integer NOT NULL,
+        person_uuid text NOT NULL,
+        feature_flag_key text NOT NULL,
+        hash_key text NOT NULL,
+        PRIMARY KEY (project_id, person_uuid, feature_flag_key)
+      );
+
+      -- De-duplication of retried events. Each node has its own flush log: a row names the node
+      -- and flush that recorded it, so a node's start-up repair forgets only its own.
+      CREATE TABLE event_uuids (
+        project_id integer NOT NULL,
+        uuid bytea NOT NULL,
+        node text NOT NULL,
+        flush_seq bigint NOT NULL,
+        PRIMARY KEY (project_id, uuid)
+      );
+      CREATE INDEX event_uuids_flush ON event_uuids (node, flush_seq);
+      -- The highest flush of each node's flush log applied here.
+      CREATE TABLE ingest_state (
+        node text PRIMARY KEY,
+        flush_seq bigint NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'project settings the insights read: week start, test account filters',
+    sql: `
+      -- NULL: Sunday, as PostHog reads an unset week_start_day.
+      ALTER TABLE projects ADD COLUMN week_start_day integer;
+      ALTER TABLE projects ADD COLUMN test_account_filters json NOT NULL DEFAULT '[]';
+    `,
+  },
+];
