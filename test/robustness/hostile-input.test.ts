@@ -535,7 +535,9 @@ describe('property-based', () => {
           fc.option(hostileString, { nil: null }),
           fc.constantFrom('key', 'key', 'key', 'none', 'garbage', 'project-key'),
           async (query, pathText, auth) => {
-            const path = fillPath(op.path, pathValues(op, pathText === null ? null : encodeAny(pathText) || 'x'), pathText !== null);
+            // A dot segment is resolved away by the client (RFC 3986), so the request names another path.
+            const segment = pathText === null ? null : encodeAny(pathText);
+            const path = fillPath(op.path, pathValues(op, segment === null ? null : /^\.{0,2}$/.test(segment) ? 'x' : segment), pathText !== null);
             const qs = query.map(([k, v]) => `${encodeAny(k)}=${v}`).join('&');
             const authorization = { key: `Bearer ${server.personalKey}`, garbage: 'Bearer phx_\u00ffgarbage%00', 'project-key': `Bearer ${K}`, none: '' }[auth]!;
             const reply = await hostile('GET', `${path}?${qs}`, { headers: authorization ? { authorization } : {} }, `fc ${op.method} ${op.path} ?${qs.slice(0, 200)}`);
