@@ -247,13 +247,14 @@ export class Printer implements SqlWriter {
       case 'not':
         return `(NOT ${this.expr(a)})`;
       case 'neg':
-        // TRY: BIGINT overflow becomes NULL instead of failing the whole query.
-        return e.type === 'Integer' ? `TRY(- ${this.expr(a)})` : `(- ${this.expr(a)})`;
+        // BIGINT overflow becomes NULL instead of failing the whole query: computed in HUGEINT,
+        // then TRY_CAST back (TRY() would refuse an aggregate inside it, as in `count() * 10`).
+        return e.type === 'Integer' ? `TRY_CAST(- CAST(${this.expr(a)} AS HUGEINT) AS BIGINT)` : `(- ${this.expr(a)})`;
       case '+':
       case '-':
       case '*':
       case '%':
-        return e.type === 'Integer' ? `TRY(${this.expr(a)} ${e.op} ${this.expr(b)})` : `(${this.expr(a)} ${e.op} ${this.expr(b)})`;
+        return e.type === 'Integer' ? `TRY_CAST((CAST(${this.expr(a)} AS HUGEINT) ${e.op} ${this.expr(b)}) AS BIGINT)` : `(${this.expr(a)} ${e.op} ${this.expr(b)})`;
       case '/':
         return `(${this.expr(a)} / ${this.expr(b)})`;
       case '=':

@@ -385,6 +385,10 @@ describe('select expressions and aggregates on DuckDB', () => {
     assert.deepEqual(await run({ select: ["if(count() > 10, 'many', 'few')", 'round(count() / uniq(distinct_id), 2)'] }), [['many', 3.17]]);
   });
 
+  it('does integer arithmetic on aggregates (DuckDB refuses them inside TRY)', async () => {
+    assert.deepEqual(await run({ select: ['count() * 10', 'count() - count()', '-count()'] }), [['190', '0', '-19']]);
+  });
+
   it('evaluates now(), today() and constants from the context', async () => {
     assert.deepEqual(await run({ select: ['now()', 'today()', "'x'", '1.5', 'NULL', 'true'], where: ["uuid = '" + uuid(1) + "'"] }), [
       ['2024-06-01 12:00:00', '2024-06-01', 'x', 1.5, null, true],
