@@ -70,6 +70,8 @@ async function serve(): Promise<void> {
       },
       (error) => {
         log.error({ err: error }, 'shutdown failed');
+        // The logger writes asynchronously and exit() would drop the line: say it on stderr too.
+        process.stderr.write(`shutdown failed: ${(error as Error)?.stack ?? String(error)}\n`);
         process.exit(1);
       },
     );
