@@ -74,7 +74,9 @@ export async function openStores(settings: StoreSettings, changeStamps = new Cha
         })
       : await asDataDirErrorAsync(dataDir, () => openMetaStore(settings, changeStamps));
   } catch (error) {
-    void openingEvents.then((events) => events.close(), () => undefined);
+    // Wait for the event store's thread to finish opening and close it: exit() with that thread
+    // still inside DuckDB's native open waited for it forever (the start-up error never exited).
+    await openingEvents.then((events) => events.close(), () => undefined);
     throw error;
   }
   try {
