@@ -3,6 +3,7 @@
  * route module the few parts it needs.
  */
 import type { QueryService } from './insights/query/service.js';
+import type { Actions } from './actions/service.js';
 import type { Dashboards } from './dashboards/dashboards-service.js';
 import type { SavedInsights } from './dashboards/insights-service.js';
 import type { Capture } from './capture/service.js';
@@ -57,6 +58,8 @@ export interface AppContext {
   /** Saved insights and dashboards (their results come from `queries`). */
   savedInsights: SavedInsights | null;
   dashboards: Dashboards | null;
+  /** Actions; null where the metadata store has none yet (PostgreSQL). */
+  actions: Actions | null;
   /** The events list's counts per filter; forgotten whenever events are deleted. */
   eventCounts: StatsCache;
   /** The shutdown's drain window (readiness and `Connection: close` while it lasts). */

@@ -1,5 +1,6 @@
 /** Wires configuration, stores, ingestion and HTTP into one running service. */
 import { QueryService } from './insights/query/service.js';
+import { Actions } from './actions/service.js';
 import { Dashboards } from './dashboards/dashboards-service.js';
 import { SavedInsights } from './dashboards/insights-service.js';
 import path from 'node:path';
@@ -169,6 +170,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     queries,
     savedInsights: dashboardStore ? new SavedInsights({ store: dashboardStore, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }) : null,
     dashboards: dashboardStore ? new Dashboards(dashboardStore) : null,
+    actions: stores.meta.actions ? new Actions(stores.meta.actions) : null,
     drain: new Drain(),
     sessions,
     sessionAuth,

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.js';
+import { registerActionRoutes } from './actions/routes.js';
 import { registerCaptureRoutes } from './capture/routes.js';
 import { registerDashboardRoutes } from './dashboards/dashboard-routes.js';
 import { registerInsightRoutes } from './dashboards/insight-routes.js';
@@ -77,6 +78,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
       definitions: ctx.stores.meta.definitions,
     });
   }
+  if (ctx.actions) await registerActionRoutes(app, { api, actions: ctx.actions, users: ctx.stores.meta.tenancy });
   if (ctx.stores.meta.groups) await registerGroupRoutes(app, { api, groups: ctx.stores.meta.groups });
   if (savedInsights && dashboards) {
     const results = new InsightResults(ctx.queries, queryableEvents);

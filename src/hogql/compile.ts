@@ -56,12 +56,17 @@ export class EventsScope implements FieldScope {
     return new ExprResolver(this.ctx, this);
   }
 
-  filterSources(resolver = this.resolver()): FilterSources {
+  filterSources(resolver = this.resolver()): FilterSources & { elementsChain: IrExpr } {
     const reader = (names: string[]): PropertyReader => ({
       typed: this.field(names, 0),
       text: resolveTableField(this.binding, names, (access) => access.ir)!,
     });
-    return { resolver, event: (key) => reader(['properties', key]), person: (key) => reader(['person', 'properties', key]) };
+    return {
+      resolver,
+      event: (key) => reader(['properties', key]),
+      person: (key) => reader(['person', 'properties', key]),
+      elementsChain: this.field(['elements_chain'], 0),
+    };
   }
 
   get needsPerson(): boolean {

@@ -16,6 +16,7 @@ import { parseExpression } from './parser.js';
 import type { ExprResolver } from './resolver.js';
 import { literal } from './resolver.js';
 import { re2SyntaxError } from './re2.js';
+import { anyElement, hasElementValue, selectorCondition } from './elements.js';
 import { parseFilterDate } from '../util/relative-date.js';
 
 const MAX_GROUP_DEPTH = 10;
@@ -39,6 +40,8 @@ export interface FilterSources {
   group?: (key: string, groupTypeIndex: number) => PropertyReader;
   /** Membership of a cohort; absent until cohorts exist. */
   cohort?: (id: number, negated: boolean) => IrExpr;
+  /** The event's `elements_chain`, for `element` filters; absent where there are no events. */
+  elementsChain?: IrExpr;
 }
 
 export function compilePropertyFilters(json: unknown, sources: FilterSources, attr = 'properties'): IrExpr | null {
@@ -89,8 +92,9 @@ class FilterCompiler {
     const type = filter.type ?? 'event';
     if (type === 'hogql') return this.hogql(filter.key);
     if (type === 'cohort' && this.sources.cohort) return this.cohort(filter);
+    if (type === 'element' && this.sources.elementsChain) return this.element(filter, this.sources.elementsChain);
     const key = filter.key;
-    const supported = ['event', 'person', ...(this.sources.group ? ['group'] : [])];
+    const supported = ['event', 'person', ...(this.sources.group ? ['group'] : []), ...(this.sources.elementsChain ? ['element'] : [])];
     if (typeof type !== 'string' || !supported.includes(type)) {
       throw this.invalid(`Property filter type ${quoteForMessage(String(type))} is not supported (use ${supported.join(', ')} or hogql)`);
     }
@@ -115,6 +119,38 @@ class FilterCompiler {
     const id = typeof filter.value === 'string' && /^\d+$/.test(filter.value) ? Number(filter.value) : filter.value;
     if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw this.invalid('Cohort filters need a cohort id as value');
     return this.sources.cohort!(id, filter.operator === 'not_in');
+  }
+
+  /**
+   * `{type: "element", key: "text"|"href"|"tag_name"|"selector"}`: some element of the
+   * autocapture chain matches. A negative operator holds when no element matches the positive one.
+   */
+  private element(filter: Record<string, unknown>, chain: IrExpr): IrExpr {
+    const key = filter.key;
+    const operator = filter.operator ?? 'exact';
+    if (key === 'selector') {
+      if (operator !== 'exact' && operator !== 'is_not') throw this.invalid('Selector filters take the operator exact or is_not');
+      const selectors = this.scalarList(filter.value, key).map((value) => this.withAttr(() => selectorCondition(chain, String(value))));
+      const matched = anyOf(selectors);
+      return operator === 'exact' ? matched : op('not', [matched]);
+    }
+    if (key !== 'text' && key !== 'href' && key !== 'tag_name') throw this.invalid('Element filter key must be text, href, tag_name or selector');
+    if (typeof operator !== 'string') throw this.invalid('Property filter operator must be a string');
+    if (operator === 'is_set') return hasElementValue(chain, key);
+    if (operator === 'is_not_set') return op('not', [hasElementValue(chain, key)]);
+    const positive = NEGATED[operator] ?? operator;
+    if (!['exact', 'icontains', 'regex'].includes(positive)) throw this.invalid(`Element filters do not take the operator ${quoteForMessage(operator)}`);
+    const matched = anyElement(chain, key, (value) => this.operator(positive, key, { typed: value, text: value }, filter.value));
+    return positive === operator ? matched : op('not', [matched]);
+  }
+
+  private withAttr<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (error instanceof HogQLError && error.attr === null) throw error.withSource(this.attr);
+      throw error;
+    }
   }
 
   private hogql(key: unknown): IrExpr {
@@ -223,6 +259,9 @@ class FilterCompiler {
     return value.map((item) => this.scalar(item, key));
   }
 }
+
+/** The positive operator of each negative one. */
+const NEGATED: Record<string, string> = { is_not: 'exact', not_icontains: 'icontains', not_regex: 'regex' };
 
 /** HogQL semantics for negative operators: a missing property counts as a match. */
 function orMissing(condition: IrExpr): IrExpr {

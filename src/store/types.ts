@@ -611,6 +611,54 @@ export interface DashboardStore {
   updateTile(dashboardId: number, tileId: number, patch: TileUpdate): Promise<StoredTile | null>;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Actions: named combinations of event matchers (PostHog's Action and ActionStep)
+// ---------------------------------------------------------------------------------------------
+
+export type StepMatching = 'contains' | 'regex' | 'exact';
+
+/** One way an event can match an action; every field given must hold (null = not checked). */
+export interface ActionStep {
+  event: string | null;
+  /** Property filters, as the events API and insights take them. */
+  properties: JsonObject[];
+  url: string | null;
+  url_matching: StepMatching | null;
+  text: string | null;
+  text_matching: StepMatching | null;
+  href: string | null;
+  href_matching: StepMatching | null;
+  /** A CSS selector an element of the autocapture chain must match. */
+  selector: string | null;
+  tag_name: string | null;
+}
+
+export interface StoredAction {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  tags: string[];
+  steps: ActionStep[];
+  deleted: boolean;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ActionWrite = Pick<StoredAction, 'name' | 'description' | 'tags' | 'steps' | 'deleted'>;
+
+export interface ActionStore {
+  /** Live actions of the project by name, then id; `search` words must all occur in the name. */
+  pageActions(query: Page & { projectId: number; searchWords: string[] }): Promise<PageOf<StoredAction>>;
+  /** An action of the project (soft-deleted ones too), or null. */
+  getAction(projectId: number, id: number): Promise<StoredAction | null>;
+  createAction(projectId: number, userId: number, action: ActionWrite): Promise<StoredAction>;
+  updateAction(projectId: number, id: number, patch: Partial<ActionWrite>): Promise<StoredAction | null>;
+  /** A live action of the project with exactly this name, other than `exceptId`. */
+  liveActionNamed(projectId: number, name: string, exceptId: number | null): Promise<StoredAction | null>;
+}
+
 /** A change that caches on other nodes must hear of. */
 export type MetaChange = { kind: 'flags'; projectId: number } | { kind: 'projects' } | { kind: 'definitions' } | { kind: 'all' };
 
@@ -637,6 +685,7 @@ export interface MetaStore {
   readonly persons?: PersonStore;
   readonly groups?: GroupStore;
   readonly dashboards?: DashboardStore;
+  readonly actions?: ActionStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

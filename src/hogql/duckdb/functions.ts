@@ -135,6 +135,11 @@ const FUNCTIONS: Record<string, Print> = {
   /** 1-based; NULL past the end. */
   arrayElement: (_p, _c, [x, i]) => `${x}[CAST(${i} AS BIGINT)]`,
 
+  /** Every match's first group (ClickHouse's extractAll of a pattern with one group). */
+  extractAll: (_p, _c, [s, pattern]) => `regexp_extract_all(${s}, ${pattern}, 1)`,
+  /** Some item passes the lambda; false for an empty or NULL list. */
+  arrayExists: (_p, _c, [fn, list]) => `coalesce(len(list_filter(${list}, ${fn})) > 0, FALSE)`,
+
   // --- Sightline's own
   /** A URL without its one trailing slash (`/` itself stays), as paths name pageviews. */
   __trimTrailingSlash: (_p, _c, [x]) => `regexp_replace(${x}, '(.)/$', '\\1')`,

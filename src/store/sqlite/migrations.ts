@@ -290,4 +290,24 @@ export const migrations: Migration[] = [
       CREATE INDEX dashboard_tiles_insight ON dashboard_tiles(insight_id);
     `,
   },
+  {
+    version: 6,
+    name: 'actions',
+    sql: `
+      -- Steps are kept as one JSON list: they are always read and written whole, with the action.
+      CREATE TABLE actions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        steps TEXT NOT NULL DEFAULT '[]',
+        deleted INTEGER NOT NULL DEFAULT 0,
+        created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX actions_project ON actions(project_id, deleted);
+    `,
+  },
 ];
