@@ -62,6 +62,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     personIds: ctx.stores.meta.persons ?? null,
     definitions: ctx.stores.meta.definitions,
     counts: ctx.eventCounts,
+    actions: ctx.actions,
   });
   await registerQueryRoutes(app, { api, queries: ctx.queries, queryableEvents });
   // Not served yet with PostgreSQL metadata (store/types.ts MetaStore).

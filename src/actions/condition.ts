@@ -2,8 +2,9 @@
  * An action as one boolean IR expression over `events e`: the OR of its steps, each the AND of
  * what the step names (event, URL, element text/href/tag/selector, property filters). Built
  * from IR nodes and constants only, so every dialect prints it and user values stay bound.
- * Semantics follow PostHog's action steps: URL matching defaults to `contains`, text and href
- * to `exact`; an element condition holds when any element of the autocapture chain matches.
+ * Semantics follow PostHog's action steps: URL matching defaults to `contains` (case-sensitive,
+ * a LIKE), text and href to `exact` (their `contains` ignores case, an ILIKE); an element
+ * condition holds when any element of the autocapture chain matches.
  */
 import { ir } from '../hogql/index.js';
 import { anyElement, selectorCondition, type ElementAttribute } from '../hogql/elements.js';
@@ -27,10 +28,10 @@ export function actionCondition(steps: readonly ActionStep[], sources: ActionSou
 export function stepCondition(step: ActionStep, sources: ActionSources, attr: string): IrExpr | null {
   const chain = sources.elementsChain;
   const element = (attribute: ElementAttribute, value: string | null, matching: StepMatching | null) =>
-    value === null ? null : anyElement(chain, attribute, (text) => textMatches(text, value, matching ?? 'exact'));
+    value === null ? null : anyElement(chain, attribute, (text) => textMatches(text, value, matching ?? 'exact', 'ilike'));
   return ir.allOf([
     step.event ? ir.op('=', [EVENT, ir.constant(step.event, 'String')]) : null,
-    step.url === null ? null : textMatches(sources.event('$current_url').text, step.url, step.url_matching ?? 'contains'),
+    step.url === null ? null : textMatches(sources.event('$current_url').text, step.url, step.url_matching ?? 'contains', 'like'),
     element('text', step.text, step.text_matching),
     element('href', step.href, step.href_matching),
     element('tag_name', step.tag_name, 'exact'),
@@ -39,11 +40,8 @@ export function stepCondition(step: ActionStep, sources: ActionSources, attr: st
   ]);
 }
 
-/**
- * `contains` is case-sensitive for URLs, as PostHog's LIKE; element text and href follow the
- * same rule here so one step reads the same everywhere.
- */
-function textMatches(text: IrExpr, value: string, matching: StepMatching): IrExpr {
+/** `contains` is a LIKE or an ILIKE (`%` and `_` in the value stay literal). */
+function textMatches(text: IrExpr, value: string, matching: StepMatching, contains: 'like' | 'ilike'): IrExpr {
   const pattern = ir.constant(value, 'String');
   switch (matching) {
     case 'exact':
@@ -51,6 +49,6 @@ function textMatches(text: IrExpr, value: string, matching: StepMatching): IrExp
     case 'regex':
       return ir.call('match', [text, pattern], 'Boolean');
     case 'contains':
-      return ir.op('like', [text, ir.constant(`%${value.replace(/[\\%_]/g, '\\$&')}%`, 'String')]);
+      return ir.op(contains, [text, ir.constant(`%${value.replace(/[\\%_]/g, '\\$&')}%`, 'String')]);
   }
 }

@@ -39,6 +39,7 @@ export function readEventsQuery(query: RawQuery, projectId: number, now: Date): 
     distinctId: text(query, 'distinct_id'),
     event: text(query, 'event'),
     personId: uuidParam(query, 'person_id'),
+    actionSteps: null,
     properties: json(query, 'properties'),
     select: expressions(query, 'select'),
     where: expressions(query, 'where'),

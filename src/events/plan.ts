@@ -15,6 +15,7 @@ import {
   type CompileContext,
   type SelectResult,
 } from '../hogql/index.js';
+import { actionCondition } from '../actions/condition.js';
 import type { EventsQuery } from './types.js';
 
 type IrExpr = ir.IrExpr;
@@ -45,6 +46,7 @@ export function buildPlan(query: EventsQuery, ctx: CompileContext): QueryPlan {
   if (query.event !== null) conditions.push(ir.op('=', [ir.column('e', 'events', 'event', 'String'), ir.constant(query.event, 'String')]));
   if (query.distinctId !== null) conditions.push(ir.op('=', [ir.column('e', 'events', 'distinct_id', 'String'), ir.constant(query.distinctId, 'String')]));
   if (query.personId !== null) conditions.push(personCondition(query.projectId, query.personId));
+  if (query.actionSteps !== null) conditions.push(actionCondition(query.actionSteps, filters.filterSources(), 'action_id'));
   if (query.properties !== null) conditions.push(compileFilters(query.properties, filters));
   const where = query.where ? compileWhere(query.where, filters) : null;
   if (where) conditions.push(where.where);

@@ -15,7 +15,7 @@ import { csvExport, eventById, exportTotal, groupedPage, orderedPage, planReques
 import type { TypeLookup } from './typed-compile.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { Cursor } from './types.js';
-import type { DefinitionStore, EventStore, IngestStore, PersonStore } from '../store/types.js';
+import type { DefinitionStore, EventStore, IngestStore, PersonStore, StoredAction } from '../store/types.js';
 import { customEventNames, DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues, VALUE_COLUMNS } from './values.js';
 import type { ApiKit } from '../http/auth.js';
 import type { StatsCache } from './stats.js';
@@ -43,6 +43,8 @@ export interface EventRouteDeps {
   definitions: Pick<DefinitionStore, 'propertyTypes'>;
   /** The list's counts per filter. */
   counts: StatsCache;
+  /** Live actions by id, for `action_id`; null where the metadata store has none (PostgreSQL). */
+  actions: { resolve(projectId: number, id: number): Promise<StoredAction | null> } | null;
 }
 
 async function sendCsv(reply: FastifyReply, body: AsyncIterable<string>, filename: string): Promise<FastifyReply> {
@@ -86,6 +88,7 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       const { project } = await api.access.projectFor(principal, request.params.project_id);
       const format = readFormat(request.query, request.headers.accept);
       const query = readEventsQuery(await withPersonUuid(request.query, project.id, deps.personIds), project.id, new Date());
+      query.actionSteps = await actionSteps(request.query, project.id, deps.actions);
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id), paging);
       if (format === 'csv') {
@@ -182,6 +185,17 @@ async function withPersonUuid(query: RawQuery, projectId: number, personIds: Pic
 }
 
 const NO_PERSON = '00000000-0000-0000-0000-000000000000';
+
+/** The steps of the live action `action_id` names; an unknown or deleted one is a 400. */
+async function actionSteps(query: RawQuery, projectId: number, actions: EventRouteDeps['actions']): Promise<StoredAction['steps'] | null> {
+  const raw = text(query, 'action_id');
+  if (raw === null) return null;
+  if (!/^\d{1,15}$/.test(raw)) throw validationError('action_id must be an action id.', 'action_id');
+  if (actions === null) throw validationError('Actions are not available with this metadata store.', 'action_id');
+  const action = await actions.resolve(projectId, Number(raw));
+  if (!action) throw validationError(`Action ${raw} does not exist.`, 'action_id', 'invalid_choice');
+  return action.steps;
+}
 
 /** A boolean query parameter as DRF's BooleanField reads it. */
 function drfBoolean(raw: unknown, name: string): boolean {

@@ -16,6 +16,7 @@ export const eventsQuerystring: JsonSchema = {
     before: string('Only events before this time: ISO 8601 (naive = UTC) or relative such as -7d, -24h'),
     distinct_id: string('Only events of this distinct id'),
     event: string('Only events with this name'),
+    action_id: string('Only events matching this action (any of its steps)'),
     person_id: string("Person integer id or uuid: the events of every distinct id the person has now"),
     properties: string('JSON list of property filters {key, value, operator, type} (ANDed) or a group {type: AND|OR, values: […]}'),
     select: string('JSON list of HogQL expressions; rows come back as value lists in this order, with columns and types'),

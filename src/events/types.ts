@@ -1,4 +1,5 @@
 /** What an events API request asks for, once its query parameters are validated. */
+import type { ActionStep } from '../store/types.js';
 
 export interface EventsQuery {
   projectId: number;
@@ -11,6 +12,8 @@ export interface EventsQuery {
   event: string | null;
   /** Person uuid: the events of every distinct id of that person. */
   personId: string | null;
+  /** The steps of the action `action_id` names: events matching any of them. */
+  actionSteps: ActionStep[] | null;
   /** Parsed `properties` JSON (list of filters or a group), or null. */
   properties: unknown;
   select: string[] | null;

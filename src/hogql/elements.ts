@@ -131,7 +131,9 @@ function elementPattern(compound: Compound): string {
   for (const name of [...compound.classes].sort()) pattern += `(?:\\.[^.;"]*)*?\\.${escapeRegex(name)}`;
   const attributes = [...compound.attributes].sort(([a], [b]) => a.localeCompare(b));
   attributes.forEach(([key, value], i) => {
-    pattern += i === 0 ? '(?:[.:][^;]*?)?[:"]' : '[^;]*?"';
+    // The first follows the classes' `:` (or another attribute's closing quote); a later one
+    // follows the previous constraint's closing quote directly, or skips whole attributes.
+    pattern += i === 0 ? '(?:[.:][^;]*?)?[:"]' : '(?:[^;]*?")?';
     const escapedValue = value === null ? '(?:[^"\\\\]|\\\\.)*' : escapeRegex(value.replace(/"/g, '\\"'));
     pattern += `${escapeRegex(key)}="${escapedValue}"`;
   });

@@ -28,6 +28,7 @@ async function planFor(person: StoredPerson, types: TypeLookup) {
     distinctId: null,
     event: null,
     personId: person.uuid,
+    actionSteps: null,
     properties: null,
     select: null,
     where: null,

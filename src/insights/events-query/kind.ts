@@ -80,6 +80,7 @@ export const eventsQuery: QueryKind<EventsNode> = {
       distinctId: null,
       event: node.event,
       personId: node.personId,
+      actionSteps: null,
       properties: [...node.properties, ...(node.filterTestAccounts ? ctx.project.testAccountFilters : [])],
       select: node.expressions,
       where: node.where,
