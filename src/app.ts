@@ -147,7 +147,8 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
   await personDeletions?.resume();
-  const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes });
+  const actions = stores.meta.actions ? new Actions(stores.meta.actions) : null;
+  const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: actions ? (projectId, id) => actions.resolve(projectId, id) : undefined });
   const ctx: AppContext = {
     config,
     log,
@@ -170,7 +171,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     queries,
     savedInsights: dashboardStore ? new SavedInsights({ store: dashboardStore, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }) : null,
     dashboards: dashboardStore ? new Dashboards(dashboardStore) : null,
-    actions: stores.meta.actions ? new Actions(stores.meta.actions) : null,
+    actions,
     drain: new Drain(),
     sessions,
     sessionAuth,

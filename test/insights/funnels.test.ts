@@ -179,7 +179,7 @@ describe('FunnelsQuery', () => {
   test('bad input is a 400 naming the field', async () => {
     const two = series('a', 'b');
     await expectError(await query({ series: series('a') }), 400, 'invalid_input', 'series');
-    await expectError(await query({ series: [{ kind: 'ActionsNode', id: 1 }, ...two] }), 400, 'invalid_choice', 'series.0.kind');
+    await expectError(await query({ series: [{ kind: 'ActionsNode', id: 1 }, ...two] }), 400, 'invalid_choice', 'series.0.id');
     await expectError(await query({ series: [{ kind: 'EventsNode', event: 'a', math: 'dau' }, ...two] }), 400, 'invalid_choice', 'series.0.math');
     await expectError(await query({ series: two, funnelsFilter: { funnelOrderType: 'sideways' } }), 400, 'invalid_choice', 'funnelsFilter.funnelOrderType');
     await expectError(await query({ series: two, funnelsFilter: { funnelWindowIntervalUnit: 'fortnight' } }), 400, 'invalid_choice', 'funnelsFilter.funnelWindowIntervalUnit');

@@ -73,7 +73,7 @@ describe('LifecycleQuery and StickinessQuery', () => {
 
   test('bad input is a 400 naming the field', async () => {
     await expectError(await query('LifecycleQuery', {}), 400, 'required', 'series');
-    await expectError(await query('LifecycleQuery', { series: [{ kind: 'ActionsNode', id: 3 }] }), 400, 'invalid_choice', 'series.0.kind');
+    await expectError(await query('LifecycleQuery', { series: [{ kind: 'ActionsNode', id: 3 }] }), 400, 'invalid_choice', 'series.0.id');
     await expectError(await query('StickinessQuery', { series: [{ kind: 'EventsNode' }], stickinessFilter: { stickinessCriteria: { operator: 'about' } } }), 400, 'invalid_choice', 'stickinessFilter.stickinessCriteria.operator');
     await expectError(await query('StickinessQuery', { series: [{ kind: 'EventsNode' }], interval: 'year' }), 400, 'invalid_choice', 'interval');
     await expectError(await query('LifecycleQuery', { series: [{ kind: 'EventsNode' }], aggregation_group_type_index: 0 }), 400, 'invalid_choice', 'aggregation_group_type_index');

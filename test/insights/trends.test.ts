@@ -266,7 +266,7 @@ describe('TrendsQuery', () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{}, 'required', 'series'],
       [{ series: [] }, 'invalid_input', 'series'],
-      [{ series: [{ kind: 'ActionsNode', id: 1 }] }, 'invalid_choice', 'series.0.kind'],
+      [{ series: [{ kind: 'ActionsNode', id: 1 }] }, 'invalid_choice', 'series.0.id'],
       [{ series: [{ kind: 'EventsNode', math: 'nope' }] }, 'invalid_choice', 'series.0.math'],
       [{ series: [{ kind: 'EventsNode', math: 'sum' }] }, 'required', 'series.0.math_property'],
       [{ series: [{ kind: 'EventsNode', math: 'unique_group' }] }, 'required', 'series.0.math_group_type_index'],

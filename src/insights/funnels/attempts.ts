@@ -15,12 +15,14 @@
  * met an exclusion are left out. Times are microseconds since the epoch, so frames and
  * differences stay exact integers.
  */
-import { ir, lazyJoins } from '../../hogql/index.js';
+import { ir, lazyJoins, type EventsScope } from '../../hogql/index.js';
+import { validationError } from '../../kernel/errors.js';
+import { actionCondition } from '../../actions/condition.js';
 import { insightEvents, instantConstant } from '../events-scope.js';
 import type { HogQLType } from '../../hogql/index.js';
 import type { ResolvedDateRange } from '../time/index.js';
 import type { InsightContext } from '../types.js';
-import type { FunnelExclusion, FunnelsNode } from './parse.js';
+import type { FunnelExclusion, FunnelStep, FunnelsNode } from './parse.js';
 import { bucketExpr } from '../series/bucket.js';
 
 type Expr = ir.IrExpr;
@@ -115,14 +117,14 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
 function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext, withTime: boolean): Relation {
   const { scope, filters } = insightEvents(ctx);
   const eventColumn = ir.column('e', 'events', 'event', 'String');
-  const matches = (event: string | null, properties: unknown, attr: string) =>
-    and(...[event === null ? null : ir.op('=', [eventColumn, ir.constant(event, 'String')]), filters(properties, attr)].filter((x): x is Expr => x !== null));
+  const matches = (step: FunnelStep | FunnelExclusion, attr: string) =>
+    and(...[stepEvents(step, scope, eventColumn, attr), filters(step.properties, `${attr}.properties`)].filter((x): x is Expr => x !== null));
 
   const timestamp = ir.column('e', 'events', 'timestamp', 'DateTime');
   const groupColumn = node.groupTypeIndex === null ? null : ir.column('e', 'events', `$group_${node.groupTypeIndex}`, 'String');
   const actor = groupColumn ?? scope.field(['person_id'], 0);
-  const steps = node.steps.map((step, i) => matches(step.event, step.properties, `series.${i}.properties`));
-  const exclusions = node.exclusions.map((x, i) => matches(x.event, x.properties, `funnelsFilter.exclusions.${i}.properties`));
+  const steps = node.steps.map((step, i) => matches(step, `series.${i}`));
+  const exclusions = node.exclusions.map((x, i) => matches(x, `funnelsFilter.exclusions.${i}`));
 
   const columns: ir.IrSelectColumn[] = [
     { name: 'a', expr: actor },
@@ -171,11 +173,21 @@ function attributeBreakdown(node: FunnelsNode, rows: Relation): Relation {
 
 const stepFlags = (rows: Relation) => [...rows.columns.keys()].filter((name) => /^[sx]\d+$/.test(name));
 
-/** Two steps one event could both match need strictly later times; distinct event names may share a moment. */
+/** The step's event name or action; null: any event. */
+function stepEvents(step: FunnelStep | FunnelExclusion, scope: EventsScope, eventColumn: Expr, attr: string): Expr | null {
+  if (step.action === null) throw validationError('The action of this ActionsNode was not resolved.', `${attr}.id`);
+  if (step.action) return actionCondition(step.action.steps, scope.filterSources(), `${attr}.action`);
+  return step.event === null ? null : ir.op('=', [eventColumn, ir.constant(step.event, 'String')]);
+}
+
+/**
+ * Two steps one event could both match need strictly later times; distinct event names may
+ * share a moment. An action may match any event name.
+ */
 function sameEventPossible(node: FunnelsNode, j: number, k: number): boolean {
-  const a = node.steps[j].event;
-  const b = node.steps[k].event;
-  return a === null || b === null || a === b;
+  const [a, b] = [node.steps[j], node.steps[k]];
+  if (a.action !== undefined || b.action !== undefined) return true;
+  return a.event === null || b.event === null || a.event === b.event;
 }
 
 function orderedAttempts(node: FunnelsNode, rows: Relation, timeColumns: string[]): Relation {

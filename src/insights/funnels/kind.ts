@@ -106,7 +106,7 @@ async function steps(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCo
       order: k,
       people: [],
       count: Number(row?.[`c${k}`] ?? 0),
-      type: 'events',
+      type: node.order !== 'unordered' && node.steps[k].action ? 'actions' : 'events',
       average_conversion_time: k === 0 ? null : seconds(row?.[`avg${k}`]),
       median_conversion_time: k === 0 ? null : seconds(row?.[`med${k}`]),
       ...(breakdown && { breakdown, breakdown_value: breakdown }),
@@ -129,6 +129,7 @@ function stepIdentity(node: FunnelsNode, k: number) {
     return { action_id: null, name, custom_name: null };
   }
   const step = node.steps[k];
+  if (step.action) return { action_id: step.action.id, name: step.action.name, custom_name: step.customName };
   return { action_id: step.event, name: step.event ?? 'All events', custom_name: step.customName };
 }
 

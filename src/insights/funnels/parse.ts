@@ -1,12 +1,13 @@
 /**
  * A FunnelsQuery node (query-api.md §1.8.1) checked and given its defaults. Every refusal is a
  * 400 whose attr names the field (`series.1.event`, `funnelsFilter.exclusions.0.funnelToStep`).
- * What Sightline does not compute yet (actions, optional steps, first-time math, other
+ * What Sightline does not compute yet (optional steps, first-time math, other
  * attributions) is refused by name rather than silently answered differently.
  */
 import { validationError } from '../../kernel/errors.js';
 import { type DateRangeInput, type Interval, INTERVALS } from '../time/index.js';
 import { type Obj, choiceField, integerField, isObject } from '../node-fields.js';
+import { actionOfNode, type ResolvedAction } from '../series/node.js';
 
 export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
 export type FunnelViz = 'steps' | 'trends' | 'time_to_convert';
@@ -23,14 +24,17 @@ export const WINDOW_UNIT_SECONDS: Record<WindowUnit, number> = {
 };
 
 export interface FunnelStep {
-  /** null: any event. */
+  /** null: any event (always null for an ActionsNode). */
   event: string | null;
+  /** ActionsNode: the action (null while unresolved); undefined for an EventsNode. */
+  action?: ResolvedAction | null;
   customName: string | null;
   properties: unknown;
 }
 
 export interface FunnelExclusion {
   event: string | null;
+  action?: ResolvedAction | null;
   properties: unknown;
   fromStep: number;
   toStep: number;
@@ -83,14 +87,14 @@ function eventName(v: unknown, attr: string): string | null {
 
 function parseStep(raw: unknown, index: number): FunnelStep {
   const attr = `series.${index}`;
-  if (!isObject(raw)) throw validationError(`${attr} must be an EventsNode.`, attr);
-  if (raw.kind === 'ActionsNode') throw validationError('Actions do not exist in Sightline yet; use an EventsNode.', `${attr}.kind`, 'invalid_choice');
-  if (raw.kind !== 'EventsNode') throw validationError(`${attr}.kind must be EventsNode.`, `${attr}.kind`, 'invalid_choice');
+  if (!isObject(raw)) throw validationError(`${attr} must be an EventsNode or ActionsNode.`, attr);
+  if (raw.kind !== 'EventsNode' && raw.kind !== 'ActionsNode') throw validationError(`${attr}.kind must be EventsNode or ActionsNode.`, `${attr}.kind`, 'invalid_choice');
   const math = raw.math ?? 'total';
   if (math !== 'total') throw validationError('Funnel steps count every matching event (math "total"); first-time math is not supported yet.', `${attr}.math`, 'invalid_choice');
   if (raw.optionalInFunnel === true) throw validationError('Optional funnel steps are not supported yet.', `${attr}.optionalInFunnel`, 'invalid_choice');
   const customName = raw.custom_name ?? null;
   if (customName !== null && typeof customName !== 'string') throw validationError(`${attr}.custom_name must be a string.`, `${attr}.custom_name`);
+  if (raw.kind === 'ActionsNode') return { event: null, action: actionOfNode(raw, attr), customName, properties: raw.properties ?? [] };
   return { event: eventName(raw.event, `${attr}.event`), customName, properties: raw.properties ?? [] };
 }
 
@@ -124,8 +128,7 @@ function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
 
 function parseExclusion(raw: unknown, index: number, steps: FunnelStep[], order: FunnelOrder): FunnelExclusion {
   const attr = `funnelsFilter.exclusions.${index}`;
-  if (!isObject(raw)) throw validationError(`${attr} must be an EventsNode.`, attr);
-  if (raw.kind === 'ActionsNode') throw validationError('Actions do not exist in Sightline yet; use an EventsNode.', `${attr}.kind`, 'invalid_choice');
+  if (!isObject(raw)) throw validationError(`${attr} must be an EventsNode or ActionsNode.`, attr);
   const last = steps.length - 1;
   const fromStep = integerField(raw.funnelFromStep, 0, 0, last - 1, `${attr}.funnelFromStep`)!;
   const toStep = integerField(raw.funnelToStep, last, 1, last, `${attr}.funnelToStep`)!;
@@ -133,14 +136,16 @@ function parseExclusion(raw: unknown, index: number, steps: FunnelStep[], order:
   if (order === 'unordered' && (fromStep !== 0 || toStep !== last)) {
     throw validationError('Unordered funnels only allow exclusions spanning all steps.', `${attr}.funnelFromStep`);
   }
-  const event = eventName(raw.event, `${attr}.event`);
+  const action = raw.kind === 'ActionsNode' ? actionOfNode(raw, attr) : undefined;
+  const event = action === undefined ? eventName(raw.event, `${attr}.event`) : null;
   const properties = raw.properties ?? [];
+  const sameMatcher = (step: FunnelStep) => (action === undefined ? step.action === undefined && step.event === event : step.action?.id === action?.id);
   for (let i = fromStep; i <= toStep; i++) {
-    if (steps[i].event === event && JSON.stringify(steps[i].properties) === JSON.stringify(properties)) {
-      throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", `${attr}.event`);
+    if (sameMatcher(steps[i]) && JSON.stringify(steps[i].properties) === JSON.stringify(properties)) {
+      throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", `${attr}.${action === undefined ? 'event' : 'id'}`);
     }
   }
-  return { event, properties, fromStep, toStep };
+  return { event, action, properties, fromStep, toStep };
 }
 
 export function parseFunnelsQuery(node: Obj): FunnelsNode {

@@ -11,7 +11,7 @@ import type { InsightContext, KindResponse, QueryKind } from '../types.js';
 import { addUnits, bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, resolveDateRange, toInstant, type DateRangeInput, type Interval } from '../time/index.js';
 import { lifecycleStatement } from './statement.js';
 import { InsightScope } from '../series/scope.js';
-import { choice, optionalBoolean, parseDateRange, parseSeries, seriesName, type SeriesNode } from '../series/node.js';
+import { choice, optionalBoolean, parseDateRange, parseSeries, seriesId, seriesName, seriesType, type SeriesNode } from '../series/node.js';
 
 export interface LifecycleNode {
   kind: 'LifecycleQuery';
@@ -78,7 +78,7 @@ async function runLifecycle(node: LifecycleNode, ctx: InsightContext): Promise<K
     days: list.map((b) => b.day),
     label: `${name} - ${status}`,
     status,
-    action: { id: series.event, name: seriesName(series), custom_name: series.custom_name, type: 'events', order: 0, math: 'total' },
+    action: { id: seriesId(series), name: seriesName(series), custom_name: series.custom_name, type: seriesType(series), order: 0, math: 'total' },
   }));
   return { results, resolved_date_range: describeRange(range) };
 }

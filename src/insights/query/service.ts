@@ -11,6 +11,7 @@ import type { EventStore, Project } from '../../store/types.js';
 import { queryKinds } from '../kinds.js';
 import type { InsightProject, QueryKind } from '../types.js';
 import { isoWithOffset } from '../time/index.js';
+import { resolveActions, type ActionLookup } from './actions.js';
 import { resultCsv } from './csv.js';
 import { cachePolicy } from './refresh.js';
 import { ResultCache } from './result-cache.js';
@@ -24,17 +25,21 @@ export interface QueryServiceOptions {
   cacheBytes: number;
   kinds?: ReadonlyMap<string, QueryKind<unknown>>;
   now?: () => Date;
+  /** Resolves ActionsNode ids; absent where the metadata store has no actions. */
+  actions?: ActionLookup;
 }
 
 export class QueryService {
   private readonly cache: ResultCache;
   private readonly kinds: ReadonlyMap<string, QueryKind<unknown>>;
   private readonly now: () => Date;
+  private readonly actions: ActionLookup | null;
 
   constructor(options: QueryServiceOptions) {
     this.cache = new ResultCache(options.cacheBytes);
     this.kinds = options.kinds ?? queryKinds;
     this.now = options.now ?? (() => new Date());
+    this.actions = options.actions ?? null;
   }
 
   /** The reply's body as JSON text (cached results are kept as text), or the results as CSV. */
@@ -55,7 +60,7 @@ export class QueryService {
    */
   async respond(project: Project, request: Record<string, unknown>, events: EventStore, signal?: AbortSignal): Promise<string> {
     const policy = cachePolicy(request.refresh ?? (request.async === true ? 'async' : undefined));
-    const node = request.query as Record<string, unknown>;
+    const node = (await resolveActions(request.query, project.id, this.actions)) as Record<string, unknown>;
     const kind = this.kindOf(node);
     const parsed = kind.parse(node);
     const insightProject = insightProjectOf(project);

@@ -34,7 +34,7 @@ const MAX_TOTAL_INTERVALS = 400;
 function entity(v: unknown, attr: string): RetentionEntity {
   if (v === undefined || v === null) return { event: '$pageview', properties: [] };
   if (!isObject(v)) throw validationError(`${attr} must be an object such as {"id": "$pageview", "type": "events"}.`, attr);
-  if (v.type === 'actions' || v.kind === 'ActionsNode') throw validationError('Actions do not exist in Sightline yet; use an event.', `${attr}.type`, 'invalid_choice');
+  if (v.type === 'actions' || v.kind === 'ActionsNode') throw validationError('Retention does not take actions yet; use an event.', `${attr}.type`, 'invalid_choice');
   if (v.type !== undefined && v.type !== null && v.type !== 'events') throw validationError(`${attr}.type must be "events".`, `${attr}.type`, 'invalid_choice');
   const id = v.id ?? v.event ?? null;
   if (id !== null && (typeof id !== 'string' || id.length > 400)) throw validationError(`${attr}.id must be an event name or null (any event).`, `${attr}.id`);

@@ -1,14 +1,25 @@
 /**
- * The series nodes insights take (query-api.md §1.4.3): EventsNode only, until actions exist —
- * an ActionsNode is a 400 that says so. Shared by trends, stickiness and lifecycle.
+ * The series nodes insights take (query-api.md §1.4.3): EventsNode, and ActionsNode once the
+ * query service has resolved its action (actions/expand.ts puts the steps on the node). Shared
+ * by trends, stickiness and lifecycle.
  */
 import { validationError } from '../../kernel/errors.js';
+import type { ActionStep } from '../../store/types.js';
 import type { DateRangeInput } from '../time/index.js';
 
+/** The action an ActionsNode names, as the query service resolved it. */
+export interface ResolvedAction {
+  id: number;
+  name: string;
+  steps: ActionStep[];
+}
+
 export interface SeriesNode {
-  kind: 'EventsNode';
-  /** null = all events. */
+  kind: 'EventsNode' | 'ActionsNode';
+  /** null = all events (always null for an ActionsNode). */
   event: string | null;
+  /** ActionsNode: the action; null while unresolved (a saved insight being checked). */
+  action: ResolvedAction | null;
   name: string | null;
   custom_name: string | null;
   math: string;
@@ -62,16 +73,15 @@ export function parseSeries(value: unknown, maths: readonly string[], attr = 'se
 }
 
 function parseSeriesNode(item: unknown, maths: readonly string[], attr: string): SeriesNode {
-  if (!isRecord(item)) throw validationError(`${attr} must be an EventsNode object.`, attr);
-  if (item.kind === 'ActionsNode') {
-    throw validationError('Actions are not supported yet; use an EventsNode with the event name.', `${attr}.kind`, 'invalid_choice');
-  }
-  if (item.kind !== 'EventsNode') throw validationError(`${attr}.kind must be EventsNode.`, `${attr}.kind`, 'invalid_choice');
+  if (!isRecord(item)) throw validationError(`${attr} must be an EventsNode or ActionsNode object.`, attr);
+  if (item.kind !== 'EventsNode' && item.kind !== 'ActionsNode') throw validationError(`${attr}.kind must be EventsNode or ActionsNode.`, `${attr}.kind`, 'invalid_choice');
   const math = choice(item.math, maths, 'total', `${attr}.math`);
+  const action = item.kind === 'ActionsNode' ? actionOfNode(item, attr) : null;
   const node: SeriesNode = {
-    kind: 'EventsNode',
-    event: optionalString(item.event, `${attr}.event`),
-    name: optionalString(item.name, `${attr}.name`),
+    kind: item.kind,
+    event: action ? null : optionalString(item.event, `${attr}.event`),
+    action,
+    name: optionalString(item.name, `${attr}.name`) ?? action?.name ?? null,
     custom_name: optionalString(item.custom_name, `${attr}.custom_name`),
     math,
     math_property: optionalString(item.math_property, `${attr}.math_property`),
@@ -87,7 +97,26 @@ function parseSeriesNode(item: unknown, maths: readonly string[], attr: string):
 }
 
 /** The series' name in results: `All events` for event null. */
-export const seriesName = (series: SeriesNode): string => series.name ?? series.event ?? 'All events';
+export const seriesName = (series: SeriesNode): string => series.name ?? series.action?.name ?? series.event ?? 'All events';
+
+/** `action.id` and `type` of a series in results: the event name, or the action id. */
+export const seriesId = (series: SeriesNode): string | number | null => series.action?.id ?? series.event;
+export const seriesType = (series: SeriesNode): 'events' | 'actions' => (series.kind === 'ActionsNode' ? 'actions' : 'events');
+
+/**
+ * An ActionsNode's `id`, and the action the query service resolved for it (`resolvedAction`,
+ * never taken from the request: the service overwrites it). Unresolved: null, and only a
+ * saved insight's check may get that far.
+ */
+export function actionOfNode(item: Record<string, unknown>, attr: string): ResolvedAction | null {
+  const id = typeof item.id === 'string' && /^\d{1,15}$/.test(item.id) ? Number(item.id) : item.id;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw validationError(`${attr}.id must be an action id.`, `${attr}.id`, 'required');
+  const resolved = item[RESOLVED_ACTION];
+  return isRecord(resolved) && resolved.id === id ? (resolved as unknown as ResolvedAction) : null;
+}
+
+/** Where the query service puts the resolved action on an ActionsNode. */
+export const RESOLVED_ACTION = '__resolved_action';
 
 export function record(value: unknown, attr: string): Record<string, unknown> {
   if (value === undefined || value === null) return {};

@@ -10,7 +10,7 @@ import type { InsightContext, KindResponse, QueryKind } from '../types.js';
 import { bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, resolveDateRange, type DateRangeInput, type Interval, type ResolvedDateRange } from '../time/index.js';
 import { bucketExpr } from '../series/bucket.js';
 import { InsightScope } from '../series/scope.js';
-import { choice, optionalBoolean, optionalInteger, parseDateRange, parseSeries, record, seriesName, type SeriesNode } from '../series/node.js';
+import { choice, optionalBoolean, optionalInteger, parseDateRange, parseSeries, record, seriesId, seriesName, seriesType, type SeriesNode } from '../series/node.js';
 import { checkCompareTo, previousRange } from '../trends/compare.js';
 
 const MATHS = ['total', 'dau', 'unique_group'] as const;
@@ -122,7 +122,7 @@ function resultOf(node: StickinessNode, series: SeriesNode, order: number, count
     days: counts.map((_, i) => i + 1),
     labels: counts.map((_, i) => `${i + 1} ${unit}${i === 0 ? '' : 's'}${node.cumulative ? ' or more' : ''}`),
     label: series.custom_name ?? seriesName(series),
-    action: { id: series.event, type: 'events', order, name: seriesName(series), custom_name: series.custom_name, math: series.math, properties: {} },
+    action: { id: seriesId(series), type: seriesType(series), order, name: seriesName(series), custom_name: series.custom_name, math: series.math, properties: {} },
   };
   if (compareLabel) {
     result.compare = true;

@@ -1,6 +1,6 @@
 /** Series objects of a trends response (query-api.md §1.7.3). */
 import { describeRange, type Bucket, type ResolvedDateRange } from '../time/index.js';
-import { seriesName, type SeriesNode } from '../series/node.js';
+import { seriesId, seriesName, seriesType, type SeriesNode } from '../series/node.js';
 import type { TrendsNode } from './node.js';
 
 export interface SeriesValues {
@@ -23,8 +23,8 @@ export interface PeriodContext {
 export function actionOf(series: SeriesNode, order: number, buckets: Bucket[]) {
   return {
     days: buckets.map((b) => b.iso),
-    id: series.event,
-    type: 'events',
+    id: seriesId(series),
+    type: seriesType(series),
     order,
     name: seriesName(series),
     custom_name: series.custom_name,
