@@ -63,6 +63,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     definitions: ctx.stores.meta.definitions,
     counts: ctx.eventCounts,
     actions: ctx.actions,
+    groups: ctx.stores.meta.groups ?? null,
   });
   await registerQueryRoutes(app, { api, queries: ctx.queries, queryableEvents });
   // Not served yet with PostgreSQL metadata (store/types.ts MetaStore).

@@ -40,6 +40,7 @@ export function readEventsQuery(query: RawQuery, projectId: number, now: Date): 
     event: text(query, 'event'),
     personId: uuidParam(query, 'person_id'),
     actionSteps: null,
+    groupValues: null,
     properties: json(query, 'properties'),
     select: expressions(query, 'select'),
     where: expressions(query, 'where'),

@@ -16,6 +16,7 @@ import {
   type SelectResult,
 } from '../hogql/index.js';
 import { actionCondition } from '../actions/condition.js';
+import { groupReader } from './group-filters.js';
 import type { EventsQuery } from './types.js';
 
 type IrExpr = ir.IrExpr;
@@ -47,7 +48,7 @@ export function buildPlan(query: EventsQuery, ctx: CompileContext): QueryPlan {
   if (query.distinctId !== null) conditions.push(ir.op('=', [ir.column('e', 'events', 'distinct_id', 'String'), ir.constant(query.distinctId, 'String')]));
   if (query.personId !== null) conditions.push(personCondition(query.projectId, query.personId));
   if (query.actionSteps !== null) conditions.push(actionCondition(query.actionSteps, filters.filterSources(), 'action_id'));
-  if (query.properties !== null) conditions.push(compileFilters(query.properties, filters));
+  if (query.properties !== null) conditions.push(compileFilters(query.properties, filters, query.groupValues ? { group: groupReader(query.groupValues) } : {}));
   const where = query.where ? compileWhere(query.where, filters) : null;
   if (where) conditions.push(where.where);
 

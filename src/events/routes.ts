@@ -15,7 +15,8 @@ import { csvExport, eventById, exportTotal, groupedPage, orderedPage, planReques
 import type { TypeLookup } from './typed-compile.js';
 import { canonicalUuid } from '../util/uuid.js';
 import type { Cursor } from './types.js';
-import type { DefinitionStore, EventStore, IngestStore, PersonStore, StoredAction } from '../store/types.js';
+import type { DefinitionStore, EventStore, GroupStore, IngestStore, PersonStore, StoredAction } from '../store/types.js';
+import { loadGroupValues } from './group-filters.js';
 import { customEventNames, DEFAULT_VALUES_LIMIT, MAX_VALUES_LIMIT, propertyValues, VALUE_COLUMNS } from './values.js';
 import type { ApiKit } from '../http/auth.js';
 import type { StatsCache } from './stats.js';
@@ -45,6 +46,8 @@ export interface EventRouteDeps {
   counts: StatsCache;
   /** Live actions by id, for `action_id`; null where the metadata store has none (PostgreSQL). */
   actions: { resolve(projectId: number, id: number): Promise<StoredAction | null> } | null;
+  /** Group properties for `group` filters; null where the metadata store has none (PostgreSQL). */
+  groups: Pick<GroupStore, 'propertyOfGroups'> | null;
 }
 
 async function sendCsv(reply: FastifyReply, body: AsyncIterable<string>, filename: string): Promise<FastifyReply> {
@@ -89,6 +92,7 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
       const format = readFormat(request.query, request.headers.accept);
       const query = readEventsQuery(await withPersonUuid(request.query, project.id, deps.personIds), project.id, new Date());
       query.actionSteps = await actionSteps(request.query, project.id, deps.actions);
+      query.groupValues = await loadGroupValues(query.properties, project.id, deps.groups);
       const paging = readPaging(request.query, format);
       const plan = await planRequest(query, typesOf(project.id), paging);
       if (format === 'csv') {

@@ -1,5 +1,6 @@
 /** What an events API request asks for, once its query parameters are validated. */
 import type { ActionStep } from '../store/types.js';
+import type { GroupValues } from './group-filters.js';
 
 export interface EventsQuery {
   projectId: number;
@@ -14,6 +15,8 @@ export interface EventsQuery {
   personId: string | null;
   /** The steps of the action `action_id` names: events matching any of them. */
   actionSteps: ActionStep[] | null;
+  /** What the group filters of `properties` read (events/group-filters.ts), or null. */
+  groupValues: GroupValues | null;
   /** Parsed `properties` JSON (list of filters or a group), or null. */
   properties: unknown;
   select: string[] | null;

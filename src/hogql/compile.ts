@@ -134,9 +134,10 @@ export function compileOrderBy(sources: readonly unknown[], scope: EventsScope, 
   );
 }
 
-export function compileFilters(json: unknown, scope: EventsScope): IrExpr | null {
+/** `extra`: sources only some callers have (group properties, cohorts). */
+export function compileFilters(json: unknown, scope: EventsScope, extra: Partial<FilterSources> = {}): IrExpr | null {
   try {
-    return compilePropertyFilters(json, scope.filterSources());
+    return compilePropertyFilters(json, { ...scope.filterSources(), ...extra });
   } catch (error) {
     if (error instanceof HogQLError && error.attr === null) throw error.withSource('properties');
     throw error;

@@ -29,6 +29,7 @@ async function planFor(person: StoredPerson, types: TypeLookup) {
     event: null,
     personId: person.uuid,
     actionSteps: null,
+    groupValues: null,
     properties: null,
     select: null,
     where: null,

@@ -510,6 +510,12 @@ export interface GroupStore {
   /** Newest first (created_at, then key descending); `search`: substring of the key or the `name` property. */
   list(query: { projectId: number; groupTypeIndex: number; search: string | null; after: GroupCursor | null; limit: number }): Promise<{ results: StoredGroup[]; more: boolean }>;
   find(projectId: number, groupTypeIndex: number, groupKey: string): Promise<StoredGroup | null>;
+  /**
+   * Group key → the property's value as text (as the event store reads JSON text: numbers in
+   * decimal, booleans `true`/`false`, objects and lists as JSON) for at most `limit` groups of the
+   * type that have the property (JSON null counts as not having it).
+   */
+  propertyOfGroups(projectId: number, groupTypeIndex: number, key: string, limit: number): Promise<Map<string, string>>;
   types(projectId: number): Promise<GroupType[]>;
   /** Sets the display names given (undefined leaves one as it is); null when there is no such type. */
   renameType(projectId: number, groupTypeIndex: number, names: { name_singular?: string | null; name_plural?: string | null }): Promise<GroupType | null>;

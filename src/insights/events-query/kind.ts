@@ -81,6 +81,7 @@ export const eventsQuery: QueryKind<EventsNode> = {
       event: node.event,
       personId: node.personId,
       actionSteps: null,
+      groupValues: null,
       properties: [...node.properties, ...(node.filterTestAccounts ? ctx.project.testAccountFilters : [])],
       select: node.expressions,
       where: node.where,

@@ -44,6 +44,17 @@ export class SqliteGroupStore implements GroupStore {
     return row ? groupOf(row) : null;
   }
 
+  async propertyOfGroups(projectId: number, groupTypeIndex: number, key: string, limit: number): Promise<Map<string, string>> {
+    // json_each matches the key exactly, whatever characters it holds (a JSON path would not).
+    const rows = this.db
+      .prepare(
+        `SELECT g.group_key AS group_key, j.type AS type, j.value AS value FROM groups g, json_each(g.properties) j
+         WHERE g.project_id = ? AND g.group_type_index = ? AND j.key = ? AND j.type != 'null' LIMIT ?`,
+      )
+      .all(projectId, groupTypeIndex, key, limit) as { group_key: string; type: string; value: unknown }[];
+    return new Map(rows.map((row) => [row.group_key, row.type === 'true' || row.type === 'false' ? row.type : String(row.value)]));
+  }
+
   async types(projectId: number): Promise<GroupType[]> {
     return (this.db.prepare('SELECT * FROM group_types WHERE project_id = ? ORDER BY group_type_index').all(projectId) as Row[]).map(typeOf);
   }

@@ -1,0 +1,79 @@
+/**
+ * Group property filters of the events API (`{type: "group", key, group_type_index}`). The event
+ * store keeps each event's group keys (`$group_0` … `$group_4`) but not the groups' properties,
+ * which live in the metadata store. So before compiling, the request's group filters are found,
+ * and for each the property's value of every group that has it is read; the filter then reads
+ * the value through the event's group key, as one CASE over constant key lists. Every operator
+ * keeps its meaning (a group without the property, or no group, reads as a missing property).
+ *
+ * Bounded: a filter over more than MAX_GROUPS groups having the property is a 400 until the
+ * event store mirrors groups.
+ */
+import { validationError } from '../kernel/errors.js';
+import { ir } from '../hogql/index.js';
+import type { PropertyReader } from '../hogql/property-filters.js';
+import type { GroupStore } from '../store/types.js';
+
+export const MAX_GROUPS = 10_000;
+const MAX_DEPTH = 12;
+
+/** `index\u0000key` → group key → the property's text. */
+export type GroupValues = Map<string, Map<string, string>>;
+
+const slot = (index: number, key: string) => `${index}\u0000${key}`;
+
+/** The (type index, key) pairs of the group filters in a `properties` value, however nested. */
+function groupFilters(value: unknown, depth = 0, found = new Map<string, { index: number; key: string }>()) {
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return found;
+  if (Array.isArray(value)) {
+    for (const item of value) groupFilters(item, depth + 1, found);
+    return found;
+  }
+  const filter = value as Record<string, unknown>;
+  if (Array.isArray(filter.values)) groupFilters(filter.values, depth + 1, found);
+  const index = filter.group_type_index;
+  if (filter.type === 'group' && typeof filter.key === 'string' && typeof index === 'number' && Number.isInteger(index) && index >= 0 && index <= 4) {
+    found.set(slot(index, filter.key), { index, key: filter.key });
+  }
+  return found;
+}
+
+/** Reads what the request's group filters need; null when it has none. */
+export async function loadGroupValues(properties: unknown, projectId: number, groups: Pick<GroupStore, 'propertyOfGroups'> | null): Promise<GroupValues | null> {
+  const wanted = groupFilters(properties);
+  if (wanted.size === 0) return null;
+  if (!groups) throw validationError('Group property filters are not available with this metadata store.', 'properties');
+  const values: GroupValues = new Map();
+  for (const [name, { index, key }] of wanted) {
+    const found = await groups.propertyOfGroups(projectId, index, key, MAX_GROUPS + 1);
+    if (found.size > MAX_GROUPS) {
+      throw validationError(`Group property filters cover at most ${MAX_GROUPS} groups having the property; ${key} has more.`, 'properties');
+    }
+    values.set(name, found);
+  }
+  return values;
+}
+
+/** The `group` filter source over loaded values (both readers are text: groups have no declared types). */
+export function groupReader(values: GroupValues): (key: string, index: number) => PropertyReader {
+  return (key, index) => {
+    const byKey = values.get(slot(index, key)) ?? new Map<string, string>();
+    const column = ir.column('e', 'events', `$group_${index}`, 'String');
+    const keysByValue = new Map<string, string[]>();
+    for (const [group, value] of byKey) keysByValue.set(value, [...(keysByValue.get(value) ?? []), group]);
+    const missing = ir.constant(null, 'String');
+    const text: ir.IrExpr =
+      keysByValue.size === 0
+        ? missing
+        : {
+            kind: 'case',
+            branches: [...keysByValue].map(([value, keys]): [ir.IrExpr, ir.IrExpr] => [
+              ir.op('in', [column, ...keys.map((group) => ir.constant(group, 'String'))]),
+              ir.constant(value, 'String'),
+            ]),
+            otherwise: missing,
+            type: 'String',
+          };
+    return { typed: text, text };
+  };
+}
