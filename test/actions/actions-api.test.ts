@@ -98,6 +98,7 @@ test('names are unique among live actions; a deleted one frees its name and is r
   await expectOk(await server.api(`${ACTIONS}${second.id}/`, { method: 'PATCH', body: { deleted: true } }));
   const restored = await expectOk(await server.api(`${ACTIONS}${first.id}/`, { method: 'PATCH', body: { deleted: false } }));
   assert.equal(restored.deleted, false);
+  await expectError(await server.api(`${ACTIONS}${first.id}/`, { method: 'DELETE' }), 405, 'method_not_allowed');
 });
 
 test('update replaces the steps and checks them like create', async () => {
