@@ -5,6 +5,8 @@
  */
 import { EventsScope, HogQLError, compileFilters, ir } from '../hogql/index.js';
 import { validationError } from '../kernel/errors.js';
+import { actionCondition } from '../actions/condition.js';
+import type { ResolvedAction } from './series/node.js';
 import type { InsightContext } from './types.js';
 
 export interface InsightEvents {
@@ -31,3 +33,14 @@ export function insightEvents(ctx: InsightContext): InsightEvents {
 
 /** An instant (ms) as a DateTime constant (`YYYY-MM-DD HH:MM:SS.ffffff`, UTC). */
 export const instantConstant = (ms: number) => ir.constant(`${new Date(ms).toISOString().slice(0, 23).replace('T', ' ')}000`, 'DateTime');
+
+/**
+ * What a series, funnel step or retention entity matches: `event = name` (null: any event), or
+ * its action's condition. `action` undefined: the node names an event; null: an action the query
+ * service did not resolve (only a saved insight's check gets that far, and it does not run).
+ */
+export function eventOrAction(scope: EventsScope, event: string | null, action: ResolvedAction | null | undefined, attr: string): ir.IrExpr | null {
+  if (action === null) throw validationError('The action of this node was not resolved.', `${attr}.id`);
+  if (action) return actionCondition(action.steps, scope.filterSources(), `${attr}.action`);
+  return event === null ? null : ir.op('=', [ir.column('e', 'events', 'event', 'String'), ir.constant(event, 'String')]);
+}

@@ -140,6 +140,24 @@ test('funnels, stickiness and lifecycle with an ActionsNode equal the same query
   }
 });
 
+test('retention and EventsQuery take actions too, and agree with the equivalent event', async () => {
+  const id = await createAction([{ event: 'signup' }], 'Any signup');
+  const retention = (entity: Record<string, unknown>) =>
+    queryOf(server, 'RetentionQuery')({ retentionFilter: { targetEntity: entity, returningEntity: entity, totalIntervals: DAYS, period: 'Day' }, dateRange: { date_from: `-${DAYS}d` } });
+  const a = await expectOk(await retention({ id, type: 'actions' }));
+  const e = await expectOk(await retention({ id: 'signup', type: 'events' }));
+  assert.deepEqual(a.results.map((r: any) => r.values.map((v: any) => v.count)), e.results.map((r: any) => r.values.map((v: any) => v.count)));
+  assert.ok(a.results.some((r: any) => r.values[0].count > 0), 'someone signed up');
+
+  const events = (extra: Record<string, unknown>) => queryOf(server, 'EventsQuery')({ select: ['uuid'], after: '-30d', limit: 1000, ...extra });
+  const byAction = await expectOk(await events({ actionId: id }));
+  const byEvent = await expectOk(await events({ event: 'signup' }));
+  assert.deepEqual(byAction.results.map((r: any) => r[0]).sort(), byEvent.results.map((r: any) => r[0]).sort());
+  assert.equal(byAction.results.length, sent.filter((s) => s.event === 'signup').length);
+  await expectError(await events({ actionId: 999999 }), 400, 'invalid_choice', 'actionId');
+  await expectError(await retention({ id: 999999, type: 'actions' }), 400, 'invalid_choice', 'retentionFilter.targetEntity.id');
+});
+
 test('an action used in an exclusion excludes what the equivalent event exclusion does', async () => {
   const id = await createAction([{ event: 'purchase' }]);
   const base = { series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signup' }], dateRange: { date_from: `-${DAYS}d` } };

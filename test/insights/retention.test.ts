@@ -82,7 +82,7 @@ describe('RetentionQuery', () => {
     await expectError(await query({ retentionFilter: { period: 'Fortnight' } }), 400, 'invalid_choice', 'retentionFilter.period');
     await expectError(await query({ retentionFilter: { totalIntervals: 0 } }), 400, 'invalid_input', 'retentionFilter.totalIntervals');
     await expectError(await query({ retentionFilter: { retentionType: 'sometimes' } }), 400, 'invalid_choice', 'retentionFilter.retentionType');
-    await expectError(await query({ retentionFilter: { targetEntity: { id: 3, type: 'actions' } } }), 400, 'invalid_choice', 'retentionFilter.targetEntity.type');
+    await expectError(await query({ retentionFilter: { targetEntity: { id: 3, type: 'actions' } } }), 400, 'invalid_choice', 'retentionFilter.targetEntity.id');
     await expectError(await query({ retentionFilter: { targetEntity: { id: 'x', properties: [{ key: 'a', operator: 'regex', value: '(' }] } } }), 400, 'invalid_input', 'retentionFilter.targetEntity.properties');
     await expectError(await query({ retentionFilter: {}, dateRange: { date_from: 'soon' } }), 400, 'invalid_date', 'dateRange.date_from');
   });

@@ -5,12 +5,14 @@
  * `person` / `person_display_name` select whole objects, built from plain columns here.
  */
 import { buildPlan } from '../../events/plan.js';
+import { actionOfNode, type ResolvedAction } from '../series/node.js';
 import { groupedQuery, pageQuery } from '../../events/statements.js';
 import type { EventsQuery } from '../../events/types.js';
 import { HogQLError } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { clickHouseType, countField, dateBound, dateTimeText, displayName, parseObject } from '../tabular/columns.js';
 import type { InsightContext, QueryKind, Row } from '../types.js';
+import type { ActionStep } from '../../store/types.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../hogql/kind.js';
 
 /** More select items than this is not a real query. */
@@ -31,6 +33,8 @@ export interface EventsNode {
   event: string | null;
   events: string[] | null;
   personId: string | null;
+  /** `actionId`: the action the query service resolved (null: unresolved); undefined: none. */
+  action?: ResolvedAction | null;
   after: string;
   before: string | null;
   limit: number;
@@ -52,7 +56,7 @@ export const eventsQuery: QueryKind<EventsNode> = {
     const before = optionalText(node.before, 'before');
     const limit = countField(node.limit, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
     const offset = countField(node.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
-    if (node.actionId !== undefined && node.actionId !== null) throw validationError('Actions are not supported yet; filter by event instead.', 'actionId');
+    const action = node.actionId === undefined || node.actionId === null ? undefined : actionOfNode(node, '', 'actionId');
     return {
       select,
       items,
@@ -64,6 +68,7 @@ export const eventsQuery: QueryKind<EventsNode> = {
       event,
       events,
       personId,
+      action,
       after,
       before,
       limit,
@@ -80,7 +85,7 @@ export const eventsQuery: QueryKind<EventsNode> = {
       distinctId: null,
       event: node.event,
       personId: node.personId,
-      actionSteps: null,
+      actionSteps: actionStepsOf(node),
       groupValues: null,
       properties: [...node.properties, ...(node.filterTestAccounts ? ctx.project.testAccountFilters : [])],
       select: node.expressions,
@@ -201,3 +206,8 @@ function optionalText(value: unknown, attr: string): string | null {
   return value;
 }
 
+
+function actionStepsOf(node: EventsNode): ActionStep[] | null {
+  if (node.action === null) throw validationError('The action of actionId was not resolved.', 'actionId');
+  return node.action?.steps ?? null;
+}

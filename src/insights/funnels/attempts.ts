@@ -15,10 +15,8 @@
  * met an exclusion are left out. Times are microseconds since the epoch, so frames and
  * differences stay exact integers.
  */
-import { ir, lazyJoins, type EventsScope } from '../../hogql/index.js';
-import { validationError } from '../../kernel/errors.js';
-import { actionCondition } from '../../actions/condition.js';
-import { insightEvents, instantConstant } from '../events-scope.js';
+import { ir, lazyJoins } from '../../hogql/index.js';
+import { eventOrAction, insightEvents, instantConstant } from '../events-scope.js';
 import type { HogQLType } from '../../hogql/index.js';
 import type { ResolvedDateRange } from '../time/index.js';
 import type { InsightContext } from '../types.js';
@@ -116,9 +114,8 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
  */
 function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext, withTime: boolean): Relation {
   const { scope, filters } = insightEvents(ctx);
-  const eventColumn = ir.column('e', 'events', 'event', 'String');
   const matches = (step: FunnelStep | FunnelExclusion, attr: string) =>
-    and(...[stepEvents(step, scope, eventColumn, attr), filters(step.properties, `${attr}.properties`)].filter((x): x is Expr => x !== null));
+    and(...[eventOrAction(scope, step.event, step.action, attr), filters(step.properties, `${attr}.properties`)].filter((x): x is Expr => x !== null));
 
   const timestamp = ir.column('e', 'events', 'timestamp', 'DateTime');
   const groupColumn = node.groupTypeIndex === null ? null : ir.column('e', 'events', `$group_${node.groupTypeIndex}`, 'String');
@@ -172,13 +169,6 @@ function attributeBreakdown(node: FunnelsNode, rows: Relation): Relation {
 }
 
 const stepFlags = (rows: Relation) => [...rows.columns.keys()].filter((name) => /^[sx]\d+$/.test(name));
-
-/** The step's event name or action; null: any event. */
-function stepEvents(step: FunnelStep | FunnelExclusion, scope: EventsScope, eventColumn: Expr, attr: string): Expr | null {
-  if (step.action === null) throw validationError('The action of this ActionsNode was not resolved.', `${attr}.id`);
-  if (step.action) return actionCondition(step.action.steps, scope.filterSources(), `${attr}.action`);
-  return step.event === null ? null : ir.op('=', [eventColumn, ir.constant(step.event, 'String')]);
-}
 
 /**
  * Two steps one event could both match need strictly later times; distinct event names may

@@ -1,7 +1,7 @@
 /**
- * ActionsNode series name an action by id; the kinds parse and compile synchronously, so the
- * query service resolves every ActionsNode of a request first and puts the action (name and
- * steps) on the node. An unknown or deleted action is a 400 naming its `id`. The resolved
+ * Query nodes name actions by id — an ActionsNode (`id`), a retention entity `{type: "actions",
+ * id}`, an EventsQuery's `actionId`. The kinds parse and compile synchronously, so the query
+ * service resolves every such reference first and puts the action (name and steps) on the node. An unknown or deleted action is a 400 naming its `id`. The resolved
  * action is part of the node, so a result cached before the action changed is not served after.
  */
 import { validationError } from '../../kernel/errors.js';
@@ -21,11 +21,13 @@ export async function resolveActions(node: unknown, projectId: number, lookup: A
   for (const [key, value] of Object.entries(node)) {
     out[key] = value !== null && typeof value === 'object' ? await resolveActions(value, projectId, lookup, [...path, key], depth + 1) : value;
   }
-  if (node.kind !== 'ActionsNode') return out;
-  const id = typeof node.id === 'string' && /^\d{1,15}$/.test(node.id) ? Number(node.id) : node.id;
+  const field = node.kind === 'ActionsNode' || node.type === 'actions' ? 'id' : node.kind === 'EventsQuery' && node.actionId != null ? 'actionId' : null;
+  if (field === null) return out;
+  const raw = node[field];
+  const id = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
   // A malformed id is the kind's 400 to give, with the rest of the node's checks.
   if (typeof id !== 'number' || !Number.isSafeInteger(id)) return out;
-  const attr = [...path, 'id'].join('.');
+  const attr = [...path, field].join('.');
   if (!lookup) throw validationError('Actions are not available with this metadata store.', attr);
   const action = await lookup(projectId, id);
   if (!action) throw validationError(`Action ${id} does not exist.`, attr, 'invalid_choice');

@@ -6,7 +6,7 @@
  * of pair counts comes back.
  */
 import { ir, lazyJoins } from '../../hogql/index.js';
-import { insightEvents, instantConstant } from '../events-scope.js';
+import { eventOrAction, insightEvents, instantConstant } from '../events-scope.js';
 import { validationError } from '../../kernel/errors.js';
 import { type CalendarUnit, addInstant, addUnits, isoWithOffset, resolveDateRange, startOfInstant, toInstant, toWall } from '../time/index.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
@@ -59,7 +59,7 @@ function actorPeriods(node: RetentionNode, ctx: InsightContext, entity: Retentio
   const group = node.groupTypeIndex === null ? null : ir.column('e', 'events', `$group_${node.groupTypeIndex}`, 'String');
   const actor = group ?? scope.field(['person_id'], 0);
   const where = ir.allOf([
-    entity.event === null ? null : ir.op('=', [ir.column('e', 'events', 'event', 'String'), ir.constant(entity.event, 'String')]),
+    eventOrAction(scope, entity.event, entity.action, attr),
     filters(entity.properties, `${attr}.properties`),
     firstEver ? null : ir.op('>=', [timestamp, instantConstant(bounds.from)]),
     ir.op('<', [timestamp, instantConstant(bounds.to)]),

@@ -1,5 +1,6 @@
 /** A RetentionQuery node (query-api.md §1.9) checked and given PostHog's defaults; 400s name the field. */
 import { validationError } from '../../kernel/errors.js';
+import { actionOfNode, type ResolvedAction } from '../series/node.js';
 import type { DateRangeInput, Interval } from '../time/index.js';
 import { type Obj, integerField, isObject } from '../node-fields.js';
 
@@ -7,8 +8,10 @@ export type RetentionPeriod = 'Hour' | 'Day' | 'Week' | 'Month';
 export const PERIOD_INTERVAL: Record<RetentionPeriod, Interval> = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' };
 
 export interface RetentionEntity {
-  /** null: any event. */
+  /** null: any event (always null for an action). */
   event: string | null;
+  /** `{type: "actions", id}` or an ActionsNode: the action (null while unresolved). */
+  action?: ResolvedAction | null;
   properties: unknown;
 }
 
@@ -34,7 +37,7 @@ const MAX_TOTAL_INTERVALS = 400;
 function entity(v: unknown, attr: string): RetentionEntity {
   if (v === undefined || v === null) return { event: '$pageview', properties: [] };
   if (!isObject(v)) throw validationError(`${attr} must be an object such as {"id": "$pageview", "type": "events"}.`, attr);
-  if (v.type === 'actions' || v.kind === 'ActionsNode') throw validationError('Retention does not take actions yet; use an event.', `${attr}.type`, 'invalid_choice');
+  if (v.type === 'actions' || v.kind === 'ActionsNode') return { event: null, action: actionOfNode(v, attr), properties: v.properties ?? [] };
   if (v.type !== undefined && v.type !== null && v.type !== 'events') throw validationError(`${attr}.type must be "events".`, `${attr}.type`, 'invalid_choice');
   const id = v.id ?? v.event ?? null;
   if (id !== null && (typeof id !== 'string' || id.length > 400)) throw validationError(`${attr}.id must be an event name or null (any event).`, `${attr}.id`);

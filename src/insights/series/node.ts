@@ -108,9 +108,11 @@ export const seriesType = (series: SeriesNode): 'events' | 'actions' => (series.
  * never taken from the request: the service overwrites it). Unresolved: null, and only a
  * saved insight's check may get that far.
  */
-export function actionOfNode(item: Record<string, unknown>, attr: string): ResolvedAction | null {
-  const id = typeof item.id === 'string' && /^\d{1,15}$/.test(item.id) ? Number(item.id) : item.id;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw validationError(`${attr}.id must be an action id.`, `${attr}.id`, 'required');
+export function actionOfNode(item: Record<string, unknown>, attr: string, field = 'id'): ResolvedAction | null {
+  const raw = item[field];
+  const id = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+  const at = attr === '' ? field : `${attr}.${field}`;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw validationError(`${at} must be an action id.`, at, 'required');
   const resolved = item[RESOLVED_ACTION];
   return isRecord(resolved) && resolved.id === id ? (resolved as unknown as ResolvedAction) : null;
 }

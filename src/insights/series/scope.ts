@@ -10,8 +10,8 @@ import { compilePropertyFilters, type FilterSources } from '../../hogql/property
 import { timestampText } from '../../hogql/dates.js';
 import { checkAggregateFields } from '../../hogql/compile.js';
 import type { InsightContext } from '../types.js';
-import type { ResolvedAction, SeriesNode } from './node.js';
-import { actionCondition } from '../../actions/condition.js';
+import type { SeriesNode } from './node.js';
+import { eventOrAction } from '../events-scope.js';
 
 type IrExpr = ir.IrExpr;
 
@@ -93,17 +93,8 @@ export class InsightScope {
 
   /** Event name or action, the series' own filters. */
   seriesCondition(series: SeriesNode, attr: string): IrExpr | null {
-    return ir.allOf([this.eventOrAction(series.event, series.kind === 'ActionsNode' ? series.action : undefined, attr), this.filters(series.properties, `${attr}.properties`)]);
-  }
-
-  /**
-   * `event = name` (null: any event), or the action's condition. `action` undefined: not an
-   * ActionsNode; null: an ActionsNode the query service did not resolve.
-   */
-  eventOrAction(event: string | null, action: ResolvedAction | null | undefined, attr: string): IrExpr | null {
-    if (action === null) throw validationError('The action of this ActionsNode was not resolved.', `${attr}.id`);
-    if (action) return actionCondition(action.steps, this.events.filterSources(), `${attr}.action`);
-    return event === null ? null : ir.op('=', [EVENT, ir.constant(event, 'String')]);
+    const action = series.kind === 'ActionsNode' ? series.action : undefined;
+    return ir.allOf([eventOrAction(this.events, series.event, action, attr), this.filters(series.properties, `${attr}.properties`)]);
   }
 
   /** `from <= timestamp < to`. */
