@@ -3,6 +3,7 @@
  * baseline measured in the same run. `npm run bench -- ingest` runs one.
  */
 import os from 'node:os';
+import { benchActions } from './actions.js';
 import { benchDefinitions } from './definitions.js';
 import { benchEvents } from './events.js';
 import { benchFlags } from './flags.js';
@@ -20,6 +21,7 @@ const benchmarks: Record<string, () => Promise<string>> = {
   ingest: benchIngest,
   definitions: benchDefinitions,
   events: benchEvents,
+  actions: benchActions,
   flags: benchFlags,
   retention: benchRetention,
   persons: benchPersons,
