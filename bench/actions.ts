@@ -18,7 +18,7 @@ import { fmt } from './format.js';
 import { percentile } from './load.js';
 import { startBenchServer } from './server.js';
 
-const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false', SIGHTLINE_LOG_LEVEL: 'warn' };
+const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false', SIGHTLINE_LOG_LEVEL: 'info' };
 const ms = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
 
 async function timed(run: () => Promise<void>, budgetMs = 4_000, minRuns = 5): Promise<{ cold: number; runs: number[] }> {

@@ -20,10 +20,16 @@ const VALUE_PATTERNS: Record<ElementAttribute, string> = {
   tag_name: '(?:^|;)([^.:;"]*)',
 };
 
+/** Matches when some element has the attribute (a tag: some element has one). */
+const SET_PATTERNS: Record<ElementAttribute, string> = {
+  text: '[:"]text="',
+  href: '[:"]href="',
+  tag_name: '(?:^|;)[^.:;"]',
+};
+
 /** The attribute's values over the chain's elements (an Array of String). */
 export function elementValues(chain: IrExpr, attribute: ElementAttribute): IrExpr {
-  const values = call('extractAll', [chain, constant(VALUE_PATTERNS[attribute], 'String')], 'Array', { item: 'String' });
-  return values;
+  return call('extractAll', [chain, constant(VALUE_PATTERNS[attribute], 'String')], 'Array', { item: 'String' });
 }
 
 /** True when some element's attribute value passes `test` (given the unescaped value). */
@@ -36,7 +42,7 @@ export function anyElement(chain: IrExpr, attribute: ElementAttribute, test: (va
 
 /** Some element has the attribute at all. */
 export function hasElementValue(chain: IrExpr, attribute: ElementAttribute): IrExpr {
-  return call('match', [chain, constant(VALUE_PATTERNS[attribute].replace('(', '(?:'), 'String')], 'Boolean');
+  return call('match', [chain, constant(SET_PATTERNS[attribute], 'String')], 'Boolean');
 }
 
 /** The chain has elements matching the CSS selector (`div > a.buy`, `#main [data-attr="x"]`). */

@@ -177,8 +177,11 @@ test('element filters (text, href, tag_name, selector; positive and negative) ag
   );
   const tagged = await matchedUuids(`properties=${q([{ type: 'element', key: 'tag_name', value: 'abbr' }])}`);
   assert.deepEqual(tagged, expected((e) => e.elements.some((el) => el.tag_name === 'abbr')));
-  const withText = await matchedUuids(`properties=${q([{ type: 'element', key: 'text', operator: 'is_set' }])}`);
-  assert.deepEqual(withText, expected((e) => e.elements.some((el) => el.text !== null)));
+  for (const key of ['text', 'href', 'tag_name'] as const) {
+    const has = (e: RefEvent) => e.elements.some((el) => el[key] !== null);
+    assert.deepEqual(await matchedUuids(`properties=${q([{ type: 'element', key, operator: 'is_set' }])}`), expected(has), `${key} is_set`);
+    assert.deepEqual(await matchedUuids(`properties=${q([{ type: 'element', key, operator: 'is_not_set' }])}`), expected((e) => !has(e)), `${key} is_not_set`);
+  }
 });
 
 test('a fixed example: a step per kind, read by eye', async () => {
