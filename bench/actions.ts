@@ -91,6 +91,7 @@ export async function benchActions(): Promise<string> {
     lines.push('', '| trends, total by day over 30 days (computed every time) | p50 ms | p99 ms |', '|---|---|---|');
     for (const [name, series] of [
       ['baseline: EventsNode `$autocapture`', { kind: 'EventsNode', event: '$autocapture' }],
+      ['baseline: EventsNode `$pageview` with `$current_url` icontains `pricing`', { kind: 'EventsNode', event: '$pageview', properties: [{ key: '$current_url', operator: 'icontains', value: 'pricing' }] }],
       ['ActionsNode (the action above)', { kind: 'ActionsNode', id: action.id }],
     ] as const) {
       process.stderr.write(`${name}…\n`);

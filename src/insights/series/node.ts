@@ -1,6 +1,6 @@
 /**
  * The series nodes insights take (query-api.md §1.4.3): EventsNode, and ActionsNode once the
- * query service has resolved its action (actions/expand.ts puts the steps on the node). Shared
+ * query service has resolved its action (query/actions.ts puts the steps on the node). Shared
  * by trends, stickiness and lifecycle.
  */
 import { validationError } from '../../kernel/errors.js';
@@ -79,7 +79,7 @@ function parseSeriesNode(item: unknown, maths: readonly string[], attr: string):
   const action = item.kind === 'ActionsNode' ? actionOfNode(item, attr) : null;
   const node: SeriesNode = {
     kind: item.kind,
-    event: action ? null : optionalString(item.event, `${attr}.event`),
+    event: item.kind === 'ActionsNode' ? null : optionalString(item.event, `${attr}.event`),
     action,
     name: optionalString(item.name, `${attr}.name`) ?? action?.name ?? null,
     custom_name: optionalString(item.custom_name, `${attr}.custom_name`),
@@ -104,8 +104,8 @@ export const seriesId = (series: SeriesNode): string | number | null => series.a
 export const seriesType = (series: SeriesNode): 'events' | 'actions' => (series.kind === 'ActionsNode' ? 'actions' : 'events');
 
 /**
- * An ActionsNode's `id`, and the action the query service resolved for it (`resolvedAction`,
- * never taken from the request: the service overwrites it). Unresolved: null, and only a
+ * An ActionsNode's `id` (or another field naming an action), and the action the query service
+ * resolved for it under RESOLVED_ACTION (never the request's own: the service overwrites it). Unresolved: null, and only a
  * saved insight's check may get that far.
  */
 export function actionOfNode(item: Record<string, unknown>, attr: string, field = 'id'): ResolvedAction | null {
