@@ -293,7 +293,14 @@ test('the people pages label their controls, fit a phone, and broke no content s
       await small.locator('h1').waitFor();
       await small.waitForLoadState('networkidle');
       const overflow = await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${where} scrolls sideways by ${overflow} px`);
+      // Names the widest elements, so a failure says what to fix.
+      const wide = await small.evaluate(() =>
+        Array.from(document.querySelectorAll('body, body *'))
+          .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+          .slice(-5)
+          .map((el) => el.outerHTML.slice(0, 100)),
+      );
+      assert.ok(overflow <= 0, `${where} scrolls sideways by ${overflow} px: ${wide.join('\n')}`);
     }
   } finally {
     await phone.close();
