@@ -228,6 +228,73 @@ test('the SQL page shows the rows (or the words) the API gives, and saves the qu
   assert.equal(saved.results[0].query.source.query, SQL);
 });
 
+/** The dashboard's insight names in reading order, and their slots, as the API holds them. */
+async function tileOrder(): Promise<{ names: string[]; slots: Record<string, { x: number; y: number; w: number; h: number }> }> {
+  const dashboard = await expectOk(await server.api(`${P()}/dashboards/${dashboardId}/`));
+  const tiles = [...dashboard.tiles].sort((a: any, b: any) => a.layouts.sm.y - b.layouts.sm.y || a.layouts.sm.x - b.layouts.sm.x || a.id - b.id);
+  return { names: tiles.map((t: any) => t.insight.name), slots: Object.fromEntries(tiles.map((t: any) => [t.insight.name, t.layouts.sm])) };
+}
+
+/** The tile names the page shows, in document order (which is reading order). */
+const shownTiles = () => page.locator('article.tile h2').allTextContents();
+
+test('dashboard tiles are moved, resized and dragged in the page, and the layout is saved through the API', async () => {
+  requireChromium();
+  await page.goto(`${server.url}/project/${projectId}/dashboards/${dashboardId}`);
+  await page.locator('article.tile').first().waitFor();
+  const before = await tileOrder();
+  assert.ok(before.names.length >= 3, JSON.stringify(before.names));
+  assert.deepEqual(await shownTiles(), before.names);
+  await page.getByRole('button', { name: 'Arrange tiles' }).click();
+  const saved = () => page.waitForResponse((r) => r.url().includes(`/dashboards/${dashboardId}/`) && r.request().method() === 'PATCH' && r.status() === 200);
+
+  // The last tile one place earlier.
+  const last = before.names.at(-1)!;
+  let done = saved();
+  await page.getByRole('button', { name: `Move earlier ${last}` }).click();
+  await done;
+  const moved = await tileOrder();
+  const expected = [...before.names.slice(0, -2), last, before.names.at(-2)!];
+  assert.deepEqual(moved.names, expected);
+  assert.deepEqual(await shownTiles(), expected);
+
+  // The first tile wider (half → two thirds) and taller by a row; the order stays.
+  const first = expected[0]!;
+  done = saved();
+  await page.getByRole('button', { name: `Wider ${first}` }).click();
+  await done;
+  done = saved();
+  await page.getByRole('button', { name: `Taller ${first}` }).click();
+  await done;
+  const resized = await tileOrder();
+  assert.deepEqual(resized.names, expected);
+  assert.deepEqual([resized.slots[first]!.w, resized.slots[first]!.h], [8, before.slots[first]!.h + 1]);
+  for (const [a, slotA] of Object.entries(resized.slots)) {
+    for (const [b, slotB] of Object.entries(resized.slots)) {
+      if (a >= b) continue;
+      const apart = slotA.x + slotA.w <= slotB.x || slotB.x + slotB.w <= slotA.x || slotA.y + slotA.h <= slotB.y || slotB.y + slotB.h <= slotA.y;
+      assert.ok(apart, `${a} and ${b} overlap: ${JSON.stringify(resized.slots)}`);
+    }
+  }
+
+  // Dragging the first tile onto the last puts it last.
+  done = saved();
+  // Both tiles on screen: a page scrolled in the middle of a drag starts it from whatever is then under the pointer.
+  await page.setViewportSize({ width: 1280, height: 2000 });
+  // From the tile's top edge (above its content), onto the other tile's.
+  await page.locator('article.tile', { hasText: first }).dragTo(page.locator('article.tile', { hasText: expected.at(-1)! }), { sourcePosition: { x: 8, y: 4 }, targetPosition: { x: 8, y: 4 } });
+  await done;
+  const dragged = await tileOrder();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(dragged.names, [...expected.slice(1), first]);
+  await screenshot('dashboard-arrange');
+
+  // Reopened, the page draws the saved arrangement.
+  await page.reload();
+  await page.locator('article.tile').first().waitFor();
+  assert.deepEqual(await shownTiles(), dragged.names);
+});
+
 test('every new page labels its controls, and nothing broke the content security policy', async () => {
   requireChromium();
   for (const path of ['insights/new', 'sql', `dashboards/${dashboardId}`, 'dashboards']) {
@@ -259,7 +326,17 @@ test('the dashboard, the builder and the SQL page fit a 390 px screen without si
       await small.locator('h1').waitFor();
       await small.waitForLoadState('networkidle');
       const overflow = await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${where} scrolls sideways by ${overflow} px`);
+      const wide = await small.evaluate(() =>
+        Array.from(document.querySelectorAll('body *'))
+          .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+          .filter((el) => {
+            for (let up = el.parentElement; up; up = up.parentElement) if (getComputedStyle(up).overflowX !== 'visible') return false;
+            return true;
+          })
+          .slice(0, 5)
+          .map((el) => `${getComputedStyle(el).position} ${el.outerHTML.slice(0, 100)}`),
+      );
+      assert.ok(overflow <= 0, `${where} scrolls sideways by ${overflow} px: ${wide.join('\n')}`);
       if (where.startsWith('dashboards/')) await small.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-phone.png'), fullPage: true });
     }
   } finally {
