@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectConsole, tryLaunchChromium } from '../helpers/browser.js';
 import { expectOk } from '../helpers/api-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { sidewaysOverflow, unlabelledControls } from '../helpers/web-checks.js';
 import { OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/sessions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -300,17 +301,7 @@ test('every new page labels its controls, and nothing broke the content security
   for (const path of ['insights/new', 'sql', `dashboards/${dashboardId}`, 'dashboards']) {
     await page.goto(`${server.url}/project/${projectId}/${path}`);
     await page.locator('h1').waitFor();
-    const unlabelled = await page.evaluate(() =>
-      Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea, button'))
-        .filter((el) => {
-          const control = el as HTMLInputElement;
-          if (control.labels && control.labels.length > 0 && control.labels[0].textContent!.trim()) return false;
-          if (el.getAttribute('aria-label')) return false;
-          return !(el.tagName === 'BUTTON' && el.textContent!.trim());
-        })
-        .map((el) => el.outerHTML.slice(0, 120)),
-    );
-    assert.deepEqual(unlabelled, [], path);
+    assert.deepEqual(await unlabelledControls(page), [], path);
   }
   const problems = consoleLines.filter((line) => /Content Security Policy|Uncaught|TypeError|ReferenceError/.test(line));
   assert.deepEqual(problems, []);
@@ -325,18 +316,7 @@ test('the dashboard, the builder and the SQL page fit a 390 px screen without si
       await small.goto(`${server.url}/project/${projectId}/${where}`);
       await small.locator('h1').waitFor();
       await small.waitForLoadState('networkidle');
-      const overflow = await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      const wide = await small.evaluate(() =>
-        Array.from(document.querySelectorAll('body *'))
-          .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
-          .filter((el) => {
-            for (let up = el.parentElement; up; up = up.parentElement) if (getComputedStyle(up).overflowX !== 'visible') return false;
-            return true;
-          })
-          .slice(0, 5)
-          .map((el) => `${getComputedStyle(el).position} ${el.outerHTML.slice(0, 100)}`),
-      );
-      assert.ok(overflow <= 0, `${where} scrolls sideways by ${overflow} px: ${wide.join('\n')}`);
+      assert.equal(await sidewaysOverflow(small), null, where);
       if (where.startsWith('dashboards/')) await small.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-phone.png'), fullPage: true });
     }
   } finally {

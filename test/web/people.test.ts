@@ -15,6 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectConsole, tryLaunchChromium } from '../helpers/browser.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { sidewaysOverflow, unlabelledControls } from '../helpers/web-checks.js';
 import { OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/sessions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -273,17 +274,7 @@ test('the people pages label their controls, fit a phone, and broke no content s
     await page.goto(`${server.url}/project/${projectId}/${where}`);
     await page.locator('h1').waitFor();
     await page.waitForLoadState('networkidle');
-    const unlabelled = await page.evaluate(() =>
-      Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea, button'))
-        .filter((el) => {
-          const control = el as HTMLInputElement;
-          if (control.labels && control.labels.length > 0 && control.labels[0].textContent!.trim()) return false;
-          if (el.getAttribute('aria-label')) return false;
-          return !(el.tagName === 'BUTTON' && el.textContent!.trim());
-        })
-        .map((el) => el.outerHTML.slice(0, 120)),
-    );
-    assert.deepEqual(unlabelled, [], where);
+    assert.deepEqual(await unlabelledControls(page), [], where);
   }
   const phone = await browser!.newContext({ viewport: { width: 390, height: 844 }, storageState: await context.storageState() });
   const small = await phone.newPage();
@@ -292,15 +283,7 @@ test('the people pages label their controls, fit a phone, and broke no content s
       await small.goto(`${server.url}/project/${projectId}/${where}`);
       await small.locator('h1').waitFor();
       await small.waitForLoadState('networkidle');
-      const overflow = await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      // Names the widest elements, so a failure says what to fix.
-      const wide = await small.evaluate(() =>
-        Array.from(document.querySelectorAll('body, body *'))
-          .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
-          .slice(-5)
-          .map((el) => el.outerHTML.slice(0, 100)),
-      );
-      assert.ok(overflow <= 0, `${where} scrolls sideways by ${overflow} px: ${wide.join('\n')}`);
+      assert.equal(await sidewaysOverflow(small), null, where);
     }
   } finally {
     await phone.close();
