@@ -227,6 +227,19 @@ test('deleting a person and their events asks first, then shows the deletion unt
   // The person's page now says so.
   await page.reload();
   await page.getByRole('heading', { name: 'No such person' }).waitFor();
+
+  // Without their events: the person goes, their events stay under the distinct id.
+  const visitor = (await expectOk(await server.api(`${P()}/persons/?distinct_id=visitor-3`))).results[0];
+  await page.goto(`${server.url}/project/${projectId}/persons/${visitor.id}`);
+  await page.getByRole('button', { name: 'Delete person', exact: true }).click();
+  const plain = page.getByRole('dialog', { name: 'Delete this person?' });
+  await plain.getByText('Their events stay').waitFor();
+  await plain.getByRole('button', { name: 'Yes, delete person' }).click();
+  await page.locator('.deletion-status[data-status="finished"], .deletion-status[data-status="purged"]').waitFor();
+  assert.match((await page.locator('.deletion-status').textContent())!, /The person is deleted/);
+  await expectError(await server.api(`${P()}/persons/${visitor.id}/`), 404, 'not_found');
+  const kept = await expectOk(await server.api(`${P()}/events/?distinct_id=visitor-3`));
+  assert.equal(kept.results.length, 1);
 });
 
 test('group types are renamed, groups searched, and a group shows its properties and events', async () => {

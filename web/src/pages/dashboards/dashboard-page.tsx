@@ -50,12 +50,17 @@ export function DashboardPage() {
   const [patched, setPatched] = useState<Dashboard | null>(null);
   const shown = patched && dashboard.data && patched.id === dashboard.data.id && !dashboard.loading ? patched : dashboard.data;
 
+  /** True while a change is being saved: arranging waits, since each move starts from the saved layout. */
+  const [saving, setSaving] = useState(false);
   const patch = async (body: Record<string, unknown>) => {
     setActionError(null);
+    setSaving(true);
     try {
       setPatched(await api<Dashboard>(path, { method: 'PATCH', body }));
     } catch (e) {
       setActionError(e as Error);
+    } finally {
+      setSaving(false);
     }
   };
 
@@ -128,7 +133,7 @@ export function DashboardPage() {
                   e.preventDefault();
                   const from = Number(e.dataTransfer?.getData('text/plain'));
                   setDragged(null);
-                  if (arranging && from && from !== tile.id) arrange(moveTo(placed, from, tile.id));
+                  if (arranging && !saving && from && from !== tile.id) arrange(moveTo(placed, from, tile.id));
                 }}
               >
                 <header class="tile-header">
@@ -145,6 +150,7 @@ export function DashboardPage() {
                     slot={slot}
                     place={place}
                     count={tiles.length}
+                    busy={saving}
                     onMove={(by) => arrange(move(placed, tile.id, by))}
                     onResize={(change) => arrange(resize(placed, tile.id, change))}
                   />
