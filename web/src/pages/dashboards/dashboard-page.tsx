@@ -113,7 +113,7 @@ export function DashboardPage() {
       ) : (
         <div class={arranging ? 'dashboard-grid arranging' : 'dashboard-grid'}>
           {tiles.map((tile, place) => {
-            const slot = tile.layouts.sm ?? { x: 0, y: 0, w: 6, h: 5 };
+            const slot = tile.layouts.sm ?? DEFAULT_SLOT;
             const source = tile.insight.query.source ?? tile.insight.query;
             return (
               <article
@@ -122,7 +122,6 @@ export function DashboardPage() {
                 aria-label={tile.insight.name}
                 style={{ gridColumn: `${slot.x + 1} / span ${slot.w}`, gridRow: `${slot.y + 1} / span ${slot.h}` }}
                 draggable={arranging}
-                data-tile-id={tile.id}
                 onDragStart={(e) => {
                   setDragged(tile.id);
                   e.dataTransfer?.setData('text/plain', String(tile.id));
