@@ -130,6 +130,13 @@ test('the persons list pages, searches and filters as the persons API does', asy
     await waitForList([...expected]);
   }
 
+  // The search is in the address: back from a person, the same list.
+  await page.getByRole('link', { name: 'visitor52@shop.example' }).click();
+  await page.getByRole('heading', { level: 1, name: 'visitor52@shop.example' }).waitFor();
+  await page.goBack();
+  await waitForList(['visitor54@shop.example', 'visitor53@shop.example', 'visitor52@shop.example', 'visitor51@shop.example', 'visitor50@shop.example', 'visitor5@shop.example']);
+  assert.equal(await page.getByLabel('Search by email, name or distinct ID').inputValue(), 'visitor5');
+
   // A person property filter, with the search cleared.
   await page.getByLabel('Search by email, name or distinct ID').fill('');
   await page.getByRole('button', { name: 'Add property filter' }).click();

@@ -1,9 +1,11 @@
 /**
  * Persons: search by email, name or distinct id, filter by person properties, and page through
- * the list (newest first, 50 a page, the API's offset links).
+ * the list (newest first, 50 a page, by the API's offset). The search, filters and page are in
+ * the address, so going back from a person returns to the same list.
  */
-import { useState } from 'preact/hooks';
-import { api, pathOf, query } from '../../api/client';
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { api, query } from '../../api/client';
 import type { CursorPage, Page, Person, PropertyDefinition, PropertyFilter } from '../../api/types';
 import { useResource } from '../../api/use-resource';
 import { projectApi, useProject } from '../../auth/project';
@@ -24,26 +26,45 @@ interface Filters {
 
 const NONE: Filters = { search: '', properties: [] };
 
+/** The filters and page number an address of this page names (anything unreadable is left out). */
+function fromAddress(values: Record<string, string>): Filters & { page: number } {
+  let properties: PropertyFilter[] = [];
+  try {
+    const parsed: unknown = JSON.parse(values.properties ?? '[]');
+    if (Array.isArray(parsed)) properties = parsed.filter((p): p is PropertyFilter => typeof p === 'object' && p !== null && typeof (p as PropertyFilter).key === 'string');
+  } catch {
+    // an edited address: no property filters
+  }
+  const page = Number(values.page);
+  return { search: values.search ?? '', properties, page: Number.isSafeInteger(page) && page > 1 ? page : 1 };
+}
+
 export function PersonsPage() {
   const project = useProject();
-  const [draft, setDraft] = useState<Filters>(NONE);
-  const [applied, setApplied] = useState<Filters>(NONE);
-  /** The page shown: a `next`/`previous` link of the API, or null for the first page. */
-  const [at, setAt] = useState<{ link: string | null; number: number }>({ link: null, number: 1 });
+  const location = useLocation();
+  const applied = fromAddress(location.query);
+  const [draft, setDraft] = useState<Filters>(applied);
+  const addressKey = JSON.stringify([applied.search, applied.properties]);
+  // Back and forward change the address: the form shows what is applied.
+  useEffect(() => setDraft({ search: applied.search, properties: applied.properties }), [addressKey]);
 
   const properties = completeProperties(applied.properties).map((p) => ({ ...p, type: 'person' }));
-  const firstPage = projectApi(project, `persons/${query({ search: applied.search.trim(), properties: properties.length ? properties : undefined, limit: PAGE_SIZE })}`);
-  const page = useResource((signal) => api<CursorPage<Person>>(at.link ? pathOf(at.link) : firstPage, { signal }), [firstPage, at.link]);
+  const pagePath = projectApi(
+    project,
+    `persons/${query({ search: applied.search.trim(), properties: properties.length ? properties : undefined, limit: PAGE_SIZE, offset: (applied.page - 1) * PAGE_SIZE || undefined })}`,
+  );
+  const page = useResource((signal) => api<CursorPage<Person>>(pagePath, { signal }), [pagePath]);
   const names = useResource(
     (signal) => api<Page<PropertyDefinition>>(projectApi(project, 'property_definitions/?type=person&limit=1000'), { signal }).then((p) => p.results.map((d) => d.name)),
     [project.id],
   );
   const filtered = applied.search.trim() !== '' || properties.length > 0;
 
-  const apply = (filters: Filters) => {
-    setApplied(filters);
-    setAt({ link: null, number: 1 });
+  const go = (filters: Filters, number: number) => {
+    const complete = completeProperties(filters.properties);
+    location.route(`${project.base}/persons${query({ search: filters.search.trim(), properties: complete.length ? complete : undefined, page: number > 1 ? number : undefined })}`);
   };
+  const apply = (filters: Filters) => go(filters, 1);
 
   return (
     <>
@@ -85,7 +106,7 @@ export function PersonsPage() {
       <ErrorNotice error={page.error} retry={page.reload} />
       {page.data === undefined && page.loading ? (
         <Loading label="Loading persons…" />
-      ) : page.data && page.data.results.length === 0 && at.number === 1 ? (
+      ) : page.data && page.data.results.length === 0 && applied.page === 1 ? (
         filtered ? (
           <EmptyState title="No person matches">
             <p>Nobody's email, name or distinct ID matches, or no one has these properties. Change or clear the search.</p>
@@ -99,14 +120,14 @@ export function PersonsPage() {
         <section aria-labelledby="persons-heading">
           <h2 id="persons-heading" class="section-title">
             {filtered ? 'Matching persons' : 'Persons'}
-            <span class="muted">, newest first — page {at.number}</span>
+            <span class="muted">, newest first — page {applied.page}</span>
           </h2>
           <PersonTable persons={page.data.results} />
           <nav class="pager" aria-label="Pages of persons">
-            <button type="button" class="button-secondary" disabled={!page.data.previous} onClick={() => page.data?.previous && setAt({ link: page.data.previous, number: at.number - 1 })}>
+            <button type="button" class="button-secondary" disabled={applied.page === 1} onClick={() => go(applied, applied.page - 1)}>
               Previous page
             </button>
-            <button type="button" class="button-secondary" disabled={!page.data.next} onClick={() => page.data?.next && setAt({ link: page.data.next, number: at.number + 1 })}>
+            <button type="button" class="button-secondary" disabled={!page.data.next} onClick={() => go(applied, applied.page + 1)}>
               Next page
             </button>
           </nav>
