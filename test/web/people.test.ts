@@ -3,7 +3,8 @@
  * /batch/: the list, search, property filter and paging show what the persons API answers; a
  * person's properties are edited and removed through the page; their events are the events API's;
  * export downloads the API's JSON and CSV; deleting a person (and their events) asks first and
- * shows the deletion until it is finished; group types are renamed and groups searched and shown.
+ * shows the deletion until it is finished; group types are renamed and groups searched and shown;
+ * a project without persons or groups says what to do next.
  * Screenshots go to docs/screenshots/.
  */
 import assert from 'node:assert/strict';
@@ -308,6 +309,14 @@ test('the people pages label their controls, fit a phone, and broke no content s
   } finally {
     await phone.close();
   }
+  // A project without persons or groups says what to do next.
+  const empty = await expectOk(await server.api('/api/projects/', { method: 'POST', body: { name: 'Empty project' } }), 201);
+  await page.goto(`${server.url}/project/${empty.id}/persons`);
+  await page.getByRole('heading', { name: 'No persons yet' }).waitFor();
+  await page.goto(`${server.url}/project/${empty.id}/groups`);
+  await page.getByRole('heading', { name: 'No group types yet' }).waitFor();
+  assert.match((await page.locator('.empty-state').textContent())!, /posthog\.group\('company', 'acme'/);
+
   const problems = consoleLines.filter((line) => /Content Security Policy|Uncaught|TypeError|ReferenceError/.test(line));
   assert.deepEqual(problems, []);
 });
