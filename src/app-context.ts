@@ -21,6 +21,7 @@ import type { Metrics } from './kernel/metrics.js';
 import type { SessionService } from './sessions/service.js';
 import type { SessionAuth } from './sessions/session-auth.js';
 import type { Stores } from './store/index.js';
+import type { Cohorts } from './cohorts/service.js';
 import type { PersonDeletions } from './persons/deletion.js';
 import type { Persons } from './persons/service.js';
 import type { PersonSplits } from './persons/split.js';
@@ -69,4 +70,6 @@ export interface AppContext {
   /** Person deletions: metadata between two flushes, the event store's part queued after it. */
   personDeletions: PersonDeletions | null;
   personSplits: PersonSplits | null;
+  /** Cohorts and their calculations; null with PostgreSQL metadata (not served yet). */
+  cohorts: Cohorts | null;
 }

@@ -60,6 +60,8 @@ export interface Config {
   retentionDays: number;
   /** Seconds between retention passes (the first runs at start-up). */
   retentionIntervalSeconds: number;
+  /** Seconds between scheduled recalculations of every dynamic cohort (0: only on change). */
+  cohortRecalculationSeconds: number;
   /** Seconds a person deletion waits before the event file is compacted (deletions in that time share one compaction). */
   deletionCompactionDelaySeconds: number;
   /** Worker threads answering /decide and /flags (0 = the main thread answers them). */
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
     retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
     retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),
+    cohortRecalculationSeconds: integer(env, 'SIGHTLINE_COHORT_RECALCULATION_SECONDS', 900, 0, 604_800),
     deletionCompactionDelaySeconds: integer(env, 'SIGHTLINE_DELETION_COMPACTION_DELAY_SECONDS', 3_600, 0, 604_800),
     // One per core, not one fewer: the main thread spends most of a flag request waiting for a
     // flag thread, and two threads on 2 cores served 7-13% more requests than one (docs/perf-log/).

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { registerCaptureRoutes } from './capture/routes.js';
+import { registerCohortRoutes } from './cohorts/routes.js';
 import { registerDashboardRoutes } from './dashboards/dashboard-routes.js';
 import { registerInsightRoutes } from './dashboards/insight-routes.js';
 import { InsightResults } from './dashboards/results.js';
@@ -76,6 +77,9 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
       personsOf: ctx.stores.meta.ingest,
       definitions: ctx.stores.meta.definitions,
     });
+  }
+  if (ctx.cohorts && ctx.stores.meta.cohorts && ctx.stores.meta.persons) {
+    await registerCohortRoutes(app, { api, cohorts: ctx.cohorts, store: ctx.stores.meta.cohorts, persons: ctx.stores.meta.persons });
   }
   if (ctx.stores.meta.groups) await registerGroupRoutes(app, { api, groups: ctx.stores.meta.groups });
   if (savedInsights && dashboards) {

@@ -4,6 +4,7 @@ import type { MetaStore } from '../types.js';
 import { ChangeStamps } from '../change-stamps.js';
 import { openSqlite, type Sqlite } from './database.js';
 import { SqliteAccountStore } from './accounts.js';
+import { SqliteCohortStore } from './cohorts.js';
 import { SqliteDashboardStore } from './dashboards.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
@@ -22,6 +23,7 @@ export class SqliteMetaStore implements MetaStore {
   readonly persons: SqlitePersonStore;
   readonly groups: SqliteGroupStore;
   readonly dashboards: SqliteDashboardStore;
+  readonly cohorts: SqliteCohortStore;
 
   private constructor(
     readonly db: Sqlite,
@@ -37,6 +39,7 @@ export class SqliteMetaStore implements MetaStore {
     this.persons = new SqlitePersonStore(db, stamps);
     this.groups = new SqliteGroupStore(db);
     this.dashboards = new SqliteDashboardStore(db);
+    this.cohorts = new SqliteCohortStore(db, stamps);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {

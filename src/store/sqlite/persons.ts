@@ -6,7 +6,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../kernel/json.js';
 import type { ActivityEntry, PersonDeletion, PersonListQuery, PersonStore, StoredPerson } from '../types.js';
-import { distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
+import { cohortsKey, distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 
 type Row = Record<string, unknown>;
@@ -193,6 +193,7 @@ export class SqlitePersonStore implements PersonStore {
       db.prepare('DELETE FROM persons WHERE project_id = ? AND uuid = ?'),
       db.prepare('DELETE FROM person_ids WHERE project_id = ? AND uuid = ?'),
       db.prepare('DELETE FROM flag_hash_key_overrides WHERE project_id = ? AND person_uuid = ?'),
+      db.prepare('DELETE FROM cohort_people WHERE project_id = ? AND person_uuid = ?'),
     ];
     const queue = db.prepare(
       'INSERT INTO person_deletions (project_id, person_uuid, distinct_ids, delete_events, after_flush_seq, requested_by, requested_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
@@ -215,6 +216,7 @@ export class SqlitePersonStore implements PersonStore {
     })();
     // After the commit: flag evaluation (and its threads) must read these persons again.
     for (const uuid of input.uuids) this.stamps.bump(personKey(projectId, uuid));
+    this.stamps.bump(cohortsKey(projectId));
     for (const distinctId of touchedIds) this.stamps.bump(distinctIdKey(projectId, distinctId));
     return deletions;
   }
