@@ -209,7 +209,12 @@ export function compileCohorts(
     const kept = done.get(definition.id);
     if (kept) return kept;
     const stored: CompiledCohort = { id: definition.id, propertyOnly: false, predicate: null, behavioral: [], stored: [definition.id] };
-    if (definition.is_static || visiting.has(definition.id)) return stored;
+    // A reference cycle (refused by the API) is read as stored: it never recurses forever.
+    if (visiting.has(definition.id)) return stored;
+    if (definition.is_static) {
+      done.set(definition.id, stored);
+      return stored;
+    }
     visiting.add(definition.id);
     const behavioral: BehavioralFilter[] = [];
     const storedIds = new Set<number>();
