@@ -154,7 +154,12 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const cohortStore = stores.meta.cohorts;
   const cohortCalculations =
     cohortStore &&
-    new CohortCalculations({ store: cohortStore, queryableEvents: async () => (await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events), log });
+    new CohortCalculations({
+      store: cohortStore,
+      queryableEvents: async () => (await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
+      events: async () => stores.events,
+      log,
+    });
   const ctx: AppContext = {
     config,
     log,

@@ -20,8 +20,10 @@ const PAGE = 2_000;
 
 export interface CalculationDeps {
   store: CohortStore;
-  /** The event store once it holds every acknowledged event. */
+  /** The event store once it holds every acknowledged event (behavioural filters count in it). */
   queryableEvents(): Promise<EventStore>;
+  /** The event store as it is (the membership mirror is written to it). */
+  events(): Promise<EventStore>;
   log: Logger;
 }
 
@@ -52,14 +54,18 @@ export class CohortCalculations {
     await Promise.all(order.map((cohortId) => this.recalculate(projectId, cohortId)));
   }
 
-  /** Every dynamic cohort of every project. */
+  /** Every cohort of every project: dynamic ones calculated, static ones mirrored again. */
   async recalculateAll(): Promise<void> {
     const all = await this.deps.store.list(null);
-    await Promise.all(all.filter((c) => !c.is_static).map((c) => this.recalculate(c.project_id, c.id)));
+    await Promise.all(all.map((c) => this.recalculate(c.project_id, c.id)));
   }
 
-  /** Recalculates every dynamic cohort each `intervalSeconds` (0: never). */
+  /**
+   * A first pass now (the event store's mirror may have missed the last changes before a
+   * crash), then every `intervalSeconds` (0: only on change).
+   */
   start(intervalSeconds: number): void {
+    this.recalculateAll().catch((error) => this.deps.log.error({ err: error }, 'cohort recalculation at start-up failed'));
     if (intervalSeconds <= 0) return;
     const tick = () => {
       this.timer = setTimeout(() => {
@@ -83,21 +89,23 @@ export class CohortCalculations {
 
   private async calculate(projectId: number, id: number): Promise<void> {
     const { store, log } = this.deps;
-    const version = await store.startCalculation(projectId, id);
-    if (version === null) return;
+    const cohort = await store.get(projectId, id);
     try {
-      const all = await store.list(projectId);
-      const cohort = all.find((c) => c.id === id);
-      if (!cohort || cohort.is_static) {
-        await store.finishCalculation(projectId, id, -1, []); // clears is_calculating only
-        return;
-      }
-      const members = await this.members(projectId, cohort, all);
-      await store.finishCalculation(projectId, id, version, members);
+      if (!cohort || cohort.deleted) return await this.mirror(projectId, id, []);
+      if (cohort.is_static) return await this.mirror(projectId, id, [...(await store.memberSet(projectId, id))]);
+      const version = await store.startCalculation(projectId, id);
+      if (version === null) return;
+      const members = await this.members(projectId, cohort, await store.list(projectId));
+      if (await store.finishCalculation(projectId, id, version, members)) await this.mirror(projectId, id, members);
     } catch (error) {
       log.error({ err: error, projectId, cohortId: id }, 'cohort calculation failed');
       await store.failCalculation(projectId, id, error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /** The event store's copy of the membership, which filters and breakdowns by cohort read. */
+  private async mirror(projectId: number, id: number, members: string[]): Promise<void> {
+    await (await this.deps.events()).replaceCohortMembers(projectId, id, members);
   }
 
   private async members(projectId: number, cohort: StoredCohort, all: StoredCohort[]): Promise<string[]> {

@@ -69,7 +69,8 @@ export class Cohorts {
     if (isStatic) {
       if (input.filters !== undefined && !isEmptyFilters(input.filters)) throw validationError('A static cohort has no filters: its members are uploaded (csv) or added by person id.', 'filters');
       const members = input.csv === undefined ? [] : await this.csvMembers(projectId, input.csv);
-      return this.deps.store.create(projectId, userId, write, members);
+      const created = await this.deps.store.create(projectId, userId, write, members);
+      return this.changed(projectId, created.id);
     }
     if (input.csv !== undefined) throw validationError('Only static cohorts take a CSV upload (set is_static).', 'csv');
     write.filters = await this.checkedFilters(projectId, null, input.filters);
@@ -132,15 +133,16 @@ export class Cohorts {
     return this.changed(projectId, id);
   }
 
-  /** After a change: the cohort and the cohorts naming it are recalculated; flags reload. */
+  /**
+   * After a change: the cohort and the cohorts naming it are recalculated (a static or deleted
+   * one only has its membership mirrored to the event store again); flags reload.
+   */
   private async changed(projectId: number, id: number): Promise<StoredCohort> {
     this.deps.definitionsChanged(projectId);
     const cohort = (await this.deps.store.get(projectId, id))!;
-    if (!cohort.deleted) {
-      // Marked before answering, so the caller sees `is_calculating` and can poll it.
-      if (!cohort.is_static) await this.deps.store.startCalculation(projectId, id);
-      this.deps.calculations.recalculateWithDependents(projectId, id).catch(() => undefined);
-    }
+    // Marked before answering, so the caller sees `is_calculating` and can poll it.
+    if (!cohort.deleted && !cohort.is_static) await this.deps.store.startCalculation(projectId, id);
+    this.deps.calculations.recalculateWithDependents(projectId, id).catch(() => undefined);
     return (await this.deps.store.get(projectId, id))!;
   }
 

@@ -821,6 +821,11 @@ export interface EventStore {
     keep: { person: PersonRecord; distinct_ids: string[] }[];
   }): Promise<number>;
   /**
+   * The cohort-membership mirror that queries filter and break down by: replaces one cohort's
+   * members (none: the cohort was deleted). The metadata store stays the source of truth.
+   */
+  replaceCohortMembers(projectId: number, cohortId: number, personUuids: string[]): Promise<void>;
+  /**
    * Rewrites the event file so that deleted rows are gone from its bytes too (a delete and a
    * checkpoint leave them in freed blocks). Takes about as long as copying the whole store.
    */

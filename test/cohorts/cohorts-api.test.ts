@@ -171,7 +171,8 @@ test('static cohorts: CSV of distinct ids or emails, bad rows reported with noth
 test('deleted cohorts are gone; another organization cannot see a cohort', async () => {
   const cohort = await create({ name: 'temp', is_static: true, csv: 'ann' });
   const other = await createTenant(server, 'cohortother');
-  await expectError(await server.api(`/api/projects/${server.projectId}/cohorts/${cohort.id}/`, { key: other.ownerKey }), 404, 'not_found');
+  // With their own key, @current is their project: our cohort is not found there.
+  await expectError(await server.api(`/api/projects/@current/cohorts/${cohort.id}/`, { key: other.ownerKey }), 404, 'not_found');
   await expectError(await server.api(`/api/projects/${other.projectId}/cohorts/${cohort.id}/`, { key: other.ownerKey }), 404, 'not_found');
   const response = await server.api(`${BASE}${cohort.id}/`, { method: 'DELETE' });
   assert.equal(response.status, 204);
