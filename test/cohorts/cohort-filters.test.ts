@@ -90,3 +90,26 @@ test('insights filter by cohort', async () => {
   const result = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query } }));
   assert.equal(result.results[0].count, 1, JSON.stringify(result.results[0]));
 });
+
+test('trends break down by cohort: one series per cohort and "all", people in several cohorts counted in each', async () => {
+  const everyoneCohort = await expectOk(await server.api(BASE, { method: 'POST', body: { name: 'ann and ben', is_static: true, csv: 'ann\nben\n' } }), 201);
+  const query = {
+    kind: 'TrendsQuery',
+    series: [{ kind: 'EventsNode', event: 'view', math: 'total' }],
+    dateRange: { date_from: '-1d' },
+    interval: 'day',
+    breakdownFilter: { breakdown_type: 'cohort', breakdown: [pro.id, everyoneCohort.id, 'all'] },
+  };
+  const run = async () => (await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query, refresh: 'force_blocking' } }))).results;
+  let results: any[] = [];
+  for (let i = 0; i < 100; i++) {
+    results = await run();
+    if (results.find((r: any) => r.breakdown_value === everyoneCohort.id)?.count === 3) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const counts = Object.fromEntries(results.map((r: any) => [String(r.breakdown_value), r.count]));
+  // pro is {ben} since the previous test; ann (2 views) and ben (1) are both in the static cohort.
+  assert.deepEqual(counts, { [String(pro.id)]: 1, [String(everyoneCohort.id)]: 3, all: 5 });
+  const bad = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { ...query, breakdownFilter: { breakdown_type: 'cohort', breakdown: ['nope'] } } } });
+  assert.equal(bad.status, 400);
+});
