@@ -3,6 +3,7 @@
  * baseline measured in the same run. `npm run bench -- ingest` runs one.
  */
 import os from 'node:os';
+import { benchCohorts } from './cohorts.js';
 import { benchDefinitions } from './definitions.js';
 import { benchEvents } from './events.js';
 import { benchFlags } from './flags.js';
@@ -23,6 +24,7 @@ const benchmarks: Record<string, () => Promise<string>> = {
   flags: benchFlags,
   retention: benchRetention,
   persons: benchPersons,
+  cohorts: benchCohorts,
   footprint: benchFootprint,
   'start-large': benchStartLarge,
   insights: benchInsights,

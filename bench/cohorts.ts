@@ -1,0 +1,105 @@
+/**
+ * Cohorts (issue targets at 1M persons: recalculating a dynamic cohort < 10 s; /flags with a
+ * cohort condition within 20 % of the same flag with a property condition). Here with PERSONS
+ * persons, the size a couple of minutes allows. Recalculation: a cohort matching nobody (reads
+ * and tests every person, writes nothing) as the baseline, next to a property cohort and a
+ * behavioural one (event counts from the event store). /flags: the same condition as a person
+ * property (baseline), as a property cohort (evaluated inline), and as a behavioural cohort (read
+ * from the stored membership, cached per person until a recalculation).
+ */
+import { performance } from 'node:perf_hooks';
+import { startBenchServer } from './server.js';
+import { percentile } from './load.js';
+import { fmt } from './format.js';
+
+const PERSONS = 50_000;
+const PER_BATCH = 2_000;
+/** Every BUYER_EVERY-th person performed `purchase` once. */
+const BUYER_EVERY = 5;
+const REQUESTS = 1_000;
+const WARMUP = 200;
+
+export async function benchCohorts(): Promise<string> {
+  const server = await startBenchServer({ env: { SIGHTLINE_GEOIP: 'false', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_COHORT_RECALCULATION_SECONDS: '0' } });
+  try {
+    const post = async (batch: unknown[]) => {
+      const response = await server.post('/batch/', { api_key: server.projectKey, batch });
+      if (response.status !== 200) throw new Error(`ingest failed: ${response.status} ${await response.text()}`);
+    };
+    for (let start = 0; start < PERSONS; start += PER_BATCH) {
+      await post(
+        Array.from({ length: PER_BATCH }, (_, k) => {
+          const n = start + k;
+          const set = { email: `user${n}@example${n % 50}.com`, plan: n % 3 ? 'free' : 'pro', age: n % 90 };
+          return { event: n % BUYER_EVERY === 0 ? 'purchase' : '$identify', distinct_id: `user-${n}`, properties: { $set: set } };
+        }),
+      );
+    }
+    const api = async (path: string, method = 'GET', body?: unknown) => {
+      const response = await server.api(path, { method, body });
+      const text = await response.text();
+      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+      return text === '' ? null : JSON.parse(text);
+    };
+    const cohorts = '/api/projects/@current/cohorts/';
+    const pro = { key: 'plan', type: 'person', value: 'pro', operator: 'exact' };
+    /** Creates a cohort and times its first calculation (create → is_calculating false). */
+    const calculation = async (name: string, values: unknown[]) => {
+      const started = performance.now();
+      const created = await api(cohorts, 'POST', { name, filters: { properties: { type: 'AND', values } } });
+      for (;;) {
+        const cohort = await api(`${cohorts}${created.id}/`);
+        if (!cohort.is_calculating && cohort.last_calculation) return { id: created.id as number, ms: performance.now() - started, count: cohort.count as number };
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    const nobody = await calculation('nobody', [{ key: 'plan', type: 'person', value: 'nobody-has-this' }]);
+    const property = await calculation('pro at example1x', [pro, { key: 'email', type: 'person', value: '@example1', operator: 'icontains' }]);
+    const proCohort = await calculation('pro', [pro]);
+    const buyers = await calculation('buyers', [{ key: 'purchase', type: 'behavioral', value: 'performed_event', time_value: 30, time_interval: 'day' }]);
+
+    const flag = async (key: string, properties: unknown[]) =>
+      api('/api/projects/@current/feature_flags/', 'POST', { key, filters: { groups: [{ properties, rollout_percentage: 100 }] } });
+    await flag('by-property', [pro]);
+    await flag('by-cohort', [{ key: 'id', type: 'cohort', value: proCohort.id, operator: 'in' }]);
+    await flag('by-behavioural-cohort', [{ key: 'id', type: 'cohort', value: buyers.id, operator: 'in' }]);
+    const flags = async (key: string) => {
+      const latencies: number[] = [];
+      let errors = 0;
+      for (let i = 0; i < WARMUP + REQUESTS; i++) {
+        const started = performance.now();
+        const response = await server.post('/flags?v=2', { token: server.projectKey, distinct_id: `user-${(i * 7919) % PERSONS}`, flag_keys_to_evaluate: [key] });
+        const answer = (await response.json()) as { errorsWhileComputingFlags: boolean };
+        if (answer.errorsWhileComputingFlags) errors++;
+        if (i >= WARMUP) latencies.push(performance.now() - started);
+      }
+      if (errors > 0) throw new Error(`${key}: ${errors} answers with errors`);
+      return latencies;
+    };
+    const byProperty = await flags('by-property');
+    const byCohort = await flags('by-cohort');
+    const byBehavioural = await flags('by-behavioural-cohort');
+
+    const calcRow = (name: string, c: { ms: number; count: number }) => `| ${name} | ${fmt(c.count)} | ${(c.ms / 1000).toFixed(2)} |`;
+    const flagRow = (name: string, l: number[]) => `| ${name} | ${percentile(l, 50).toFixed(2)} | ${percentile(l, 99).toFixed(2)} |`;
+    return [
+      `${fmt(PERSONS)} persons (every ${BUYER_EVERY}th with one \`purchase\` event).`,
+      '',
+      '| first calculation (create → `is_calculating: false`) | members | seconds |',
+      '|---|---|---|',
+      calcRow('baseline: property cohort matching nobody', nobody),
+      calcRow('property cohort (plan = pro AND email icontains)', property),
+      calcRow('behavioural cohort (performed purchase in 30 days)', buyers),
+      '',
+      `\`/flags\` with one flag (\`flag_keys_to_evaluate\`), ${fmt(REQUESTS)} requests one at a time for different persons, after ${WARMUP} warm-up requests:`,
+      '',
+      '| condition | p50 ms | p99 ms |',
+      '|---|---|---|',
+      flagRow('baseline: person property plan = pro', byProperty),
+      flagRow('property cohort (plan = pro), evaluated inline', byCohort),
+      flagRow('behavioural cohort, stored membership', byBehavioural),
+    ].join('\n');
+  } finally {
+    await server.stop();
+  }
+}
