@@ -37,13 +37,12 @@ const person = fc.record({ plan: fc.option(fc.constantFrom(...VALUES), { nil: un
 function reference(node: Node, p: { plan?: string; country?: string; purchases: number }): boolean {
   if (node.type === 'AND') return node.values.every((v) => reference(v, p));
   if (node.type === 'OR') return node.values.length === 0 || node.values.some((v) => reference(v, p));
-  let holds: boolean;
   if (node.type === 'person') {
     const actual = node.key === 'plan' ? p.plan : p.country;
-    holds = actual !== undefined && actual.toLowerCase() === node.value.toLowerCase();
-  } else {
-    holds = p.purchases >= node.operator_value;
+    const holds = actual !== undefined && actual.toLowerCase() === node.value.toLowerCase();
+    return node.negation ? !holds : holds;
   }
+  const holds = p.purchases >= node.operator_value;
   return node.negation ? !holds : holds;
 }
 
