@@ -35,8 +35,9 @@ const person = fc.record({ plan: fc.option(fc.constantFrom(...VALUES), { nil: un
 
 /** The reference: a direct reading of the definition. */
 function reference(node: Node, p: { plan?: string; country?: string; purchases: number }): boolean {
-  if (node.type === 'AND') return node.values.every((v) => reference(v, p));
-  if (node.type === 'OR') return node.values.length === 0 || node.values.some((v) => reference(v, p));
+  if (node.type === 'AND' || node.type === 'OR') {
+    return node.type === 'AND' ? node.values.every((v) => reference(v, p)) : node.values.length === 0 || node.values.some((v) => reference(v, p));
+  }
   if (node.type === 'person') {
     const actual = node.key === 'plan' ? p.plan : p.country;
     const holds = actual !== undefined && actual.toLowerCase() === node.value.toLowerCase();
