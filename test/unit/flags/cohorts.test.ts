@@ -43,8 +43,11 @@ function reference(node: Node, p: { plan?: string; country?: string; purchases: 
     const holds = actual !== undefined && actual.toLowerCase() === node.value.toLowerCase();
     return node.negation ? !holds : holds;
   }
-  const holds = p.purchases >= node.operator_value;
-  return node.negation ? !holds : holds;
+  if (node.type === 'behavioral') {
+    const holds = p.purchases >= node.operator_value;
+    return node.negation ? !holds : holds;
+  }
+  throw new Error('unknown node');
 }
 
 const scopeFor = (purchases: number): CohortScope => ({
