@@ -56,7 +56,13 @@ before(async () => {
   await createFlag(server, everyone('not-pro-flag', [inCohort(proCohort.id, 'not_in')]));
   await createFlag(server, everyone('nested-flag', [inCohort(nestedCohort.id)]));
   await createFlag(server, everyone('beta-flag', [inCohort(staticCohort.id)]));
-  await createFlag(server, everyone('ghost-flag', [inCohort(987654)]));
+  // A flag naming a cohort that does not exist is refused; one whose cohort is deleted later matches nobody.
+  const refused = await server.api('/api/projects/@current/feature_flags/', { method: 'POST', body: everyone('ghost-flag', [inCohort(987654)]) });
+  assert.equal(refused.status, 400);
+  assert.equal((await refused.json()).attr, 'filters');
+  const doomed = await create({ name: 'doomed', is_static: true, csv: 'pro-user\n' });
+  await createFlag(server, everyone('ghost-flag', [inCohort(doomed.id)]));
+  assert.equal((await server.api(`${BASE}${doomed.id}/`, { method: 'DELETE' })).status, 204);
 });
 after(async () => {
   await local?.shutdown(2000);
