@@ -5,9 +5,17 @@
  * and tests every person, writes nothing) as the baseline, next to a property cohort and a
  * behavioural one (event counts from the event store). /flags: the same condition as a person
  * property (baseline), as a property cohort (evaluated inline), and as a behavioural cohort (read
- * from the stored membership, cached per person until a recalculation).
+ * from the stored membership, cached per person until a recalculation). Then recalculations at
+ * 1,000,000 persons measured directly (BENCH_COHORT_PERSONS).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { CohortCalculations } from '../src/cohorts/calculation.js';
+import { createLogger } from '../src/kernel/logger.js';
+import type { EventStore } from '../src/store/types.js';
+import { SqliteMetaStore } from '../src/store/sqlite/meta-store.js';
 import { startBenchServer } from './server.js';
 import { percentile } from './load.js';
 import { fmt } from './format.js';
@@ -18,8 +26,52 @@ const PER_BATCH = 2_000;
 const BUYER_EVERY = 5;
 const REQUESTS = 1_000;
 const WARMUP = 200;
+/** Persons of the direct measurement (the issue's target size). */
+const DIRECT_PERSONS = Number(process.env.BENCH_COHORT_PERSONS ?? 1_000_000);
+
+/**
+ * Calculations at the issue's size without HTTP: persons written straight into a metadata store,
+ * then the calculations service run in this process (the event store's mirror write stubbed).
+ */
+async function directCalculations(): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-cohorts-'));
+  const meta = SqliteMetaStore.open(dir);
+  try {
+    meta.db.exec("INSERT INTO organizations VALUES ('o', 'o', '2026-01-01'); INSERT INTO projects (uuid, organization_id, name, api_token, created_at) VALUES ('u', 'o', 'p', 't', '2026-01-01')");
+    const insert = meta.db.prepare('INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version) VALUES (1, ?, ?, 1, ?, 1)');
+    meta.db.transaction(() => {
+      for (let n = 0; n < DIRECT_PERSONS; n++) {
+        const properties = { email: `user${n}@example${n % 50}.com`, plan: n % 3 ? 'free' : 'pro', age: n % 90, name: `User ${n}`, $browser: 'Chrome', $os: 'Mac OS X', $geoip_country_code: 'DE' };
+        insert.run(`0193a2c4-0000-7000-8000-${String(n).padStart(12, '0')}`, JSON.stringify(properties), '2026-01-01');
+      }
+    })();
+    const noEvents = { replaceCohortMembers: async () => {} } as unknown as EventStore;
+    const calculations = new CohortCalculations({ store: meta.cohorts, queryableEvents: async () => noEvents, events: async () => noEvents, log: createLogger('silent') });
+    const row = async (name: string, values: unknown[]) => {
+      const cohort = await meta.cohorts.create(1, null, { name, description: '', filters: { properties: { type: 'AND', values } }, is_static: false, deleted: false });
+      const started = performance.now();
+      await calculations.recalculate(1, cohort.id);
+      const seconds = (performance.now() - started) / 1000;
+      return `| ${name} | ${fmt((await meta.cohorts.get(1, cohort.id))!.count ?? 0)} | ${seconds.toFixed(2)} |`;
+    };
+    const pro = { key: 'plan', type: 'person', value: 'pro' };
+    return [
+      `Direct, ${fmt(DIRECT_PERSONS)} persons in the metadata store, the calculations service in the bench process (no HTTP; the event store's mirror write stubbed):`,
+      '',
+      '| recalculation | members | seconds |',
+      '|---|---|---|',
+      await row('baseline: property cohort matching nobody', [{ key: 'plan', type: 'person', value: 'nobody-has-this' }]),
+      await row('property cohort (plan = pro AND email icontains)', [pro, { key: 'email', type: 'person', value: '@example1', operator: 'icontains' }]),
+      await row('property cohort (plan = pro): a third of everyone', [pro]),
+    ];
+  } finally {
+    await meta.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 export async function benchCohorts(): Promise<string> {
+  const direct = await directCalculations();
   const server = await startBenchServer({ env: { SIGHTLINE_GEOIP: 'false', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_COHORT_RECALCULATION_SECONDS: '0' } });
   try {
     const post = async (batch: unknown[]) => {
@@ -96,6 +148,8 @@ export async function benchCohorts(): Promise<string> {
       flagRow('baseline: person property plan = pro', byProperty),
       flagRow('property cohort (plan = pro), evaluated inline', byCohort),
       flagRow('behavioural cohort, stored membership', byBehavioural),
+      '',
+      ...direct,
     ].join('\n');
   } finally {
     await server.stop();
