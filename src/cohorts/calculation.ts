@@ -96,7 +96,8 @@ export class CohortCalculations {
       const version = await store.startCalculation(projectId, id);
       if (version === null) return;
       const members = await this.members(projectId, cohort, await store.list(projectId));
-      if (await store.finishCalculation(projectId, id, version, members)) await this.mirror(projectId, id, members);
+      // The mirror gets what was stored (persons deleted meanwhile left out).
+      if (await store.finishCalculation(projectId, id, version, members)) await this.mirror(projectId, id, [...(await store.memberSet(projectId, id))]);
     } catch (error) {
       log.error({ err: error, projectId, cohortId: id }, 'cohort calculation failed');
       await store.failCalculation(projectId, id, error instanceof Error ? error.message : String(error));

@@ -537,7 +537,7 @@ export interface CohortStore {
   /** Marks a calculation started (`is_calculating`) and says which version it computes. */
   startCalculation(projectId: number, id: number): Promise<number | null>;
   /**
-   * Replaces the membership with `personUuids` and records count and time, in one transaction,
+   * Replaces the membership with `personUuids` (those that still exist) and records count and time, in one transaction,
    * unless the definition changed since `version` (then only `is_calculating` is cleared). Returns whether stored.
    */
   finishCalculation(projectId: number, id: number, version: number, personUuids: Iterable<string>): Promise<boolean>;

@@ -113,3 +113,13 @@ test('trends break down by cohort: one series per cohort and "all", people in se
   const bad = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { ...query, breakdownFilter: { breakdown_type: 'cohort', breakdown: ['nope'] } } } });
   assert.equal(bad.status, 400);
 });
+
+test('a deleted person leaves every cohort: membership, the persons list and the events filter', async () => {
+  const cohort = await expectOk(await server.api(BASE, { method: 'POST', body: { name: 'cat only', is_static: true, csv: 'cat\n' } }), 201);
+  await eventually([{ type: 'cohort', key: 'id', value: cohort.id }], ['cat']);
+  const cat = (await expectOk(await server.api('/api/projects/@current/persons/?distinct_id=cat'))).results[0];
+  assert.equal((await server.api(`/api/projects/@current/persons/${cat.uuid}/`, { method: 'DELETE' })).status, 202);
+  const members = await expectOk(await server.api(`${BASE}${cohort.id}/persons/`));
+  assert.deepEqual([members.count, members.results], [0, []]);
+  await eventually([{ type: 'cohort', key: 'id', value: cohort.id }], []);
+});

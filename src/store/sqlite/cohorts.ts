@@ -106,7 +106,10 @@ export class SqliteCohortStore implements CohortStore {
 
   async finishCalculation(projectId: number, id: number, version: number, personUuids: Iterable<string>): Promise<boolean> {
     const db = this.db;
-    const insert = db.prepare('INSERT OR IGNORE INTO cohort_people (cohort_id, person_uuid, project_id) VALUES (?, ?, ?)');
+    // Only persons that still exist: one deleted while the calculation ran stays out.
+    const insert = db.prepare(
+      'INSERT OR IGNORE INTO cohort_people (cohort_id, person_uuid, project_id) SELECT ?, uuid, project_id FROM persons WHERE uuid = ? AND project_id = ?',
+    );
     const stored = db.transaction(() => {
       const current = db.prepare('SELECT version FROM cohorts WHERE project_id = ? AND id = ?').get(projectId, id) as { version: number } | undefined;
       if (!current || current.version !== version) {
