@@ -7,7 +7,8 @@ import type { ApiKit, Principal } from '../http/auth.js';
 import { apiRoute } from '../http/route.js';
 import { envelope, pageQuery, readPage } from '../http/pagination.js';
 import { noContent, params, patchBody, type JsonSchema } from '../http/schemas.js';
-import { notFound } from '../kernel/errors.js';
+import { notFound, validationError } from '../kernel/errors.js';
+import { canonicalUuid } from '../util/uuid.js';
 import type { CohortStore, PersonStore, StoredCohort } from '../store/types.js';
 import { personView } from '../persons/service.js';
 import type { CohortInput, Cohorts } from './service.js';
@@ -15,7 +16,7 @@ import type { CohortInput, Cohorts } from './service.js';
 export interface CohortRouteDeps {
   api: ApiKit;
   cohorts: Cohorts;
-  store: Pick<CohortStore, 'members'>;
+  store: Pick<CohortStore, 'members' | 'cohortsOf'>;
   persons: Pick<PersonStore, 'get'>;
 }
 
@@ -180,6 +181,25 @@ export async function registerCohortRoutes(app: FastifyInstance, deps: CohortRou
         // A person deleted since the page was read is left out.
         const results = persons.filter((p) => p !== null).map(personView);
         return envelope(request, api, page, { count: members.count, results });
+      },
+    });
+
+    apiRoute<{ Params: ProjectParams; Querystring: { person_id?: string } }>(app, api, {
+      scope: 'person',
+      tag: 'persons',
+      method: 'GET',
+      url: `${prefix}/persons/cohorts/`,
+      summary: 'The cohorts a person is in (as last calculated or uploaded)',
+      params: projectParams,
+      querystring: { type: 'object', properties: { person_id: { type: 'string', description: 'Integer id or uuid of the person' } }, required: ['person_id'] },
+      response: { 200: { type: 'object', properties: { results: { type: 'array', items: cohortSchema } } } },
+      handler: async (request, principal) => {
+        const project = await projectOf(principal, request.params.project_id);
+        const raw = request.query.person_id ?? '';
+        if (!/^\d{1,15}$/.test(raw) && canonicalUuid(raw) === null) throw validationError('person_id must be a person\'s integer id or uuid.', 'person_id');
+        const person = await deps.persons.get(project.id, /^\d{1,15}$/.test(raw) ? Number(raw) : canonicalUuid(raw)!);
+        if (!person) throw notFound('Person not found.');
+        return { results: (await deps.store.cohortsOf(project.id, person.uuid)).map(cohortView) };
       },
     });
 

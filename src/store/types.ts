@@ -547,6 +547,8 @@ export interface CohortStore {
   removeMember(projectId: number, id: number, personUuid: string): Promise<boolean>;
   /** Members as uuids, a page at a time, in uuid order. */
   members(projectId: number, id: number, page: Page): Promise<PageOf<string>>;
+  /** The non-deleted cohorts whose stored membership holds the person. */
+  cohortsOf(projectId: number, personUuid: string): Promise<StoredCohort[]>;
   /** Every member of the cohort (for calculations that reference it). */
   memberSet(projectId: number, id: number): Promise<Set<string>>;
   /** Persons of the project a page at a time, in uuid order, with properties (calculations). */

@@ -163,6 +163,14 @@ test('static cohorts: CSV of distinct ids or emails, bad rows reported with noth
   await expectError(await server.api(BASE, { method: 'POST', body: { name: 'x', csv: 'ann' , filters: { properties: and(person('plan', 'pro')) } } }), 400, 'invalid_input', 'csv');
   await expectError(await server.api(`${BASE}${byIds.id}/`, { method: 'PATCH', body: { is_static: false } }), 400, 'invalid_input', 'is_static');
 
+  // The cohorts a person is in.
+  const ann = (await expectOk(await server.api('/api/projects/@current/persons/?distinct_id=ann'))).results[0];
+  const annIn = await expectOk(await server.api(`/api/projects/@current/persons/cohorts/?person_id=${ann.id}`));
+  assert.ok(annIn.results.some((c: any) => c.id === byIds.id));
+  assert.ok(!annIn.results.some((c: any) => c.id === byEmail.id));
+  await expectError(await server.api('/api/projects/@current/persons/cohorts/?person_id=nope'), 400, 'invalid_input', 'person_id');
+  await expectError(await server.api('/api/projects/@current/persons/cohorts/?person_id=999999'), 404, 'not_found');
+
   // A dynamic cohort can name a static one.
   const staticPro = await create(dynamic('static and pro', and({ key: 'id', type: 'cohort', value: byIds.id }, person('plan', 'pro'))));
   assert.deepEqual(await members((await calculated(staticPro.id)).id), ['ann', 'cat']);

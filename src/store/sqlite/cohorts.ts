@@ -176,6 +176,16 @@ export class SqliteCohortStore implements CohortStore {
     return { count: n, results };
   }
 
+  async cohortsOf(projectId: number, personUuid: string): Promise<StoredCohort[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT c.* FROM cohort_people m JOIN cohorts c ON c.id = m.cohort_id
+         WHERE m.project_id = ? AND m.person_uuid = ? AND c.project_id = ? AND c.deleted = 0 ORDER BY c.id`,
+      )
+      .all(projectId, personUuid, projectId) as Row[];
+    return rows.map(cohortOf);
+  }
+
   async memberSet(projectId: number, id: number): Promise<Set<string>> {
     const rows = this.db.prepare('SELECT person_uuid FROM cohort_people WHERE cohort_id = ? AND project_id = ?').pluck().all(id, projectId) as string[];
     return new Set(rows);
