@@ -6,7 +6,7 @@ import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
-import { migrateMetaStore, openMetaStore } from './store/index.js';
+import { migrateStores, openMetaStore } from './store/index.js';
 import { DataDirError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
 
@@ -117,7 +117,7 @@ program
   .description('apply pending schema migrations of the metadata store (the server also does at start)')
   .action(async () => {
     try {
-      process.stdout.write(`${await migrateMetaStore(metaSettings(config()))}\n`);
+      process.stdout.write(`${await migrateStores({ ...metaSettings(config()), clickhouse: config().clickhouse })}\n`);
     } catch (error) {
       process.stderr.write(`migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;
