@@ -157,8 +157,12 @@ const FUNCTIONS: Record<string, Print> = {
   __icontains: (_p, _c, [s, part]) => `(positionCaseInsensitiveUTF8(${s}, ${part}) > 0)`,
   __jsonRaw: (_p, c, [json]) => `nullIf(${jsonRaw(json, keysOf(c))}, '')`,
   /** A JSON value's text: a list's string items one by one, anything else as a one-item list. */
-  __jsonTexts: (_p, _c, [j]) =>
-    `if(substring(${j}, 1, 1) = '[', arrayMap(x -> visitParamExtractString(concat('{"k":"', x, '"}'), 'k'), extractAll(${j}, '"((?:[^"\\\\\\\\]|\\\\\\\\.)*)"')), [${jsonText(j)}])`,
+  __jsonTexts: (_p, _c, [value]) => {
+    // The argument may be NULL (a missing key): read as '' so that the result is an array, not a Nullable one.
+    const j = `ifNull(${value}, '')`;
+    const items = `extractAll(${j}, '"((?:[^"\\\\\\\\]|\\\\\\\\.)*)"')`;
+    return `if(substring(${j}, 1, 1) = '[', arrayMap(x -> toNullable(visitParamExtractString(concat('{"k":"', x, '"}'), 'k')), ${items}), [${jsonText(j)}])`;
+  },
   __nullIfEmpty: (_p, _c, [s]) => `nullIf(${s}, '')`,
   __storeSeq: (p) => `(SELECT max(seq) FROM ${p.table('sync_state')} FINAL WHERE node = ${stringLiteral(p.tables.node)})`,
 };

@@ -24,7 +24,7 @@ export interface ClickHouseTables {
 }
 
 /** Physical names of the logical columns that differ (store/clickhouse/schema.ts). */
-const EVENT_COLUMNS: Record<string, string> = { $stored_person_id: 'person_id', $flush_seq: 'flush_seq', $row_key: 'uuid' };
+const EVENT_COLUMNS: Record<string, string> = { $stored_person_id: 'stored_person_id', $flush_seq: 'flush_seq', $row_key: 'uuid' };
 const PHYSICAL: Partial<Record<TableName, string>> = { events: 'events', persons: 'persons', person_distinct_ids: 'person_distinct_ids' };
 
 export const SQL_TYPE: Record<string, string> = {
@@ -56,6 +56,12 @@ interface MergedLookup {
 export class Printer implements SqlWriter {
   private readonly ctes = new Map<string, IrQuery>();
   private readonly merged: MergedLookup[] = [];
+  /**
+   * Aliases of the events table read directly: its columns are printed unqualified, because
+   * 18.16 loses the alias when it rewrites a joined query over a Distributed table for the
+   * shards ("Unknown identifier: e.distinct_id"). Unqualified names resolve to the left table.
+   */
+  private readonly bare = new Set<string>();
 
   constructor(readonly tables: ClickHouseTables) {}
 
@@ -138,7 +144,8 @@ export class Printer implements SqlWriter {
       case 'table':
         if (item.table === 'events' && where && first) {
           // The events table itself (not a subquery), so that its sorting key prunes parts.
-          where.push(`${ident(item.alias)}.project_id = ${literal(item.projectId, 'Integer')}`);
+          this.bare.add(item.alias);
+          where.push(`project_id = ${literal(item.projectId, 'Integer')}`);
           return `${this.table('events')} AS ${ident(item.alias)} FINAL`;
         }
         return `${this.baseTable(item)} AS ${ident(item.alias)}`;
@@ -238,6 +245,7 @@ export class Printer implements SqlWriter {
     if (merged) return `${ident(merged.pdiAlias)}.${ident(`person__${name}`)}`;
     const physical = base === 'events' ? (EVENT_COLUMNS[name] ?? name) : name;
     if (base === 'groups') throw unsupported('The groups table');
+    if (base === 'events' && this.bare.has(table)) return ident(physical);
     return `${ident(table)}.${ident(physical)}`;
   }
 

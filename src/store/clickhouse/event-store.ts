@@ -335,7 +335,7 @@ export class ClickHouseEventStore implements EventStore {
       const ids = input.distinctIds.map(stringLiteral).join(', ') || "''";
       let deleted = 0;
       if (input.events) {
-        const condition = `project_id = ${project} AND flush_seq <= ${input.afterFlushSeq} AND (person_id = ${person} OR distinct_id IN (${ids}))`;
+        const condition = `project_id = ${project} AND flush_seq <= ${input.afterFlushSeq} AND (stored_person_id = ${person} OR distinct_id IN (${ids}))`;
         const [row] = await this.rows<{ n: string }>(`SELECT count() AS n FROM ${this.table('events')} FINAL WHERE ${condition}`);
         deleted = Number(row?.n ?? 0);
         if (deleted > 0) await this.deleteEvents(condition);
@@ -402,7 +402,7 @@ function eventLine(e: StoredEvent, flushSeq: number, node: string): string {
     uuid: e.uuid,
     event: e.event,
     distinct_id: e.distinct_id,
-    person_id: e.person_id,
+    stored_person_id: e.person_id,
     timestamp: micros(e.timestamp),
     created_at: micros(e.created_at),
     properties: e.properties_json,

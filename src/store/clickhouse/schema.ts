@@ -31,7 +31,7 @@ const EVENT_COLUMNS = `
   uuid UUID,
   event String,
   distinct_id String,
-  person_id Nullable(UUID),
+  stored_person_id Nullable(UUID),
   timestamp Int64,
   created_at Int64,
   properties String,
