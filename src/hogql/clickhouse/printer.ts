@@ -87,15 +87,17 @@ export class Printer implements SqlWriter {
   private select(q: IrSelect): string {
     // 18.16 has no WITH subqueries: a CTE is printed where it is used.
     for (const cte of q.ctes) this.ctes.set(cte.name, cte.query);
-    const columns = q.columns.map((c) => `${c.expr.kind === 'window' ? this.wholeCount(c.expr, q) : this.expr(c.expr)} AS ${ident(c.name)}`).join(', ');
-    const parts = [`SELECT ${q.distinct ? 'DISTINCT ' : ''}${columns}`];
+    // FROM first: it registers the aliases (bare, merged) that the column references depend on.
     const where: string[] = [];
+    const from: string[] = [];
     if (q.from) {
-      parts.push(`FROM ${this.fromItem(q.from, where, true)}`);
-      parts.push(...this.joins(q.joins));
+      from.push(`FROM ${this.fromItem(q.from, where, true)}`);
+      from.push(...this.joins(q.joins));
     } else if (q.joins.length > 0) {
       throw new Error('joins without a FROM item');
     }
+    const columns = q.columns.map((c) => `${c.expr.kind === 'window' ? this.wholeCount(c.expr, q) : this.expr(c.expr)} AS ${ident(c.name)}`).join(', ');
+    const parts = [`SELECT ${q.distinct ? 'DISTINCT ' : ''}${columns}`, ...from];
     if (q.where) where.push(this.expr(q.where));
     if (where.length > 0) parts.push(`WHERE ${where.join(' AND ')}`);
     if (q.groupBy.length > 0) parts.push(`GROUP BY ${q.groupBy.map((e) => this.expr(e)).join(', ')}`);
