@@ -34,7 +34,7 @@ export const SQL_TYPE: Record<string, string> = {
   Boolean: 'UInt8',
   DateTime: 'Int64',
   Date: 'Date',
-  UUID: 'UUID',
+  UUID: 'String',
 };
 
 const NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -350,8 +350,9 @@ export class Printer implements SqlWriter {
         if (from === 'DateTime') return `toDate(toDateTime(intDiv(${x()}, 1000000), 'UTC'))`;
         return `toDateOrNull(toString(${x()}))`;
       case 'UUID': {
-        const text = `toString(${x()})`;
-        return `if(match(${text}, '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'), toUUID(if(match(${text}, '^[0-9a-fA-F-]{36}$'), ${text}, '00000000-0000-0000-0000-000000000000')), NULL)`;
+        // UUIDs are lower-case text in this store (schema.ts).
+        const text = `lowerUTF8(toString(${x()}))`;
+        return `if(match(${text}, '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'), ${text}, NULL)`;
       }
       default:
         return x();

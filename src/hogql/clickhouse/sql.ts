@@ -34,10 +34,23 @@ export function timestampFromText(sql: string): string {
  * before the key with the same key inside is read instead (docs/scale-out-cluster.md).
  */
 export function jsonRaw(sql: string, path: string[]): string {
-  let raw = sql;
-  for (const key of path) raw = `visitParamExtractRaw(${raw}, ${stringLiteral(JSON.stringify(key).slice(1, -1))})`;
-  return raw;
+  const { parent, key } = lastStep(sql, path);
+  const raw = `visitParamExtractRaw(${parent}, ${key})`;
+  // 18.16's visitParamExtractRaw answers '' for a string ending in an escaped backslash ("x\\\\"):
+  // such a value, which the key does hold, is re-quoted from visitParamExtractString.
+  const requoted = `concat('"', replaceAll(replaceAll(visitParamExtractString(${parent}, ${key}), '\\\\', '\\\\\\\\'), '"', '\\\\"'), '"')`;
+  return `if(${raw} = '' AND visitParamHas(${parent}, ${key}), ${requoted}, ${raw})`;
 }
+
+/** The object holding the path's last key (raw JSON), and that key as a literal. */
+function lastStep(sql: string, path: string[]): { parent: string; key: string } {
+  let parent = sql;
+  for (const key of path.slice(0, -1)) parent = `visitParamExtractRaw(${parent}, ${jsonKey(key)})`;
+  return { parent, key: jsonKey(path[path.length - 1]) };
+}
+
+/** A key as it is written inside the JSON text (escaped), as a literal. */
+const jsonKey = (key: string) => stringLiteral(JSON.stringify(key).slice(1, -1));
 
 /** The text of a JSON value as `properties.x` reads it: a string unquoted, other values as JSON, NULL when missing or null. */
 export function jsonText(raw: string): string {
@@ -45,6 +58,9 @@ export function jsonText(raw: string): string {
 }
 
 export function propertyText(column: string, path: string[]): string {
-  return jsonText(jsonRaw(column, path));
+  const { parent, key } = lastStep(column, path);
+  const raw = `visitParamExtractRaw(${parent}, ${key})`;
+  // A string (raw starts with a quote, or is '' for the 18.16 bug above while the key is there) is read unescaped.
+  return `multiIf(${raw} = 'null', NULL, ${raw} != '' AND substring(${raw}, 1, 1) != '"', ${raw}, visitParamHas(${parent}, ${key}), visitParamExtractString(${parent}, ${key}), NULL)`;
 }
 

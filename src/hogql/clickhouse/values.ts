@@ -59,7 +59,7 @@ export function literal(value: unknown, type: HogQLType): string {
       if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new HogQLError(`not a date: ${String(value)}`);
       return `toDate(${stringLiteral(value)})`;
     case 'UUID':
-      return typeof value === 'string' && UUID.test(value) ? `toUUID(${stringLiteral(value.toLowerCase())})` : 'NULL';
+      return typeof value === 'string' && UUID.test(value) ? stringLiteral(value.toLowerCase()) : 'NULL';
     default:
       if (typeof value === 'number') return Number.isInteger(value) ? `toInt64(${value})` : `toFloat64(${stringLiteral(String(value))})`;
       if (typeof value === 'boolean') return value ? 'toUInt8(1)' : 'toUInt8(0)';

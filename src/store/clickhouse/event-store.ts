@@ -174,10 +174,10 @@ export class ClickHouseEventStore implements EventStore {
     const ids: string[] = [];
     for (const r of batch.reassignDistinctIds) {
       const moved = await this.rows<{ distinct_id: string }>(
-        `SELECT distinct_id FROM ${this.table('person_distinct_ids')} FINAL WHERE project_id = ${Number(r.project_id)} AND person_id = toUUID(${stringLiteral(r.from_person_uuid)}) AND is_deleted = 0`,
+        `SELECT distinct_id FROM ${this.table('person_distinct_ids')} FINAL WHERE project_id = ${Number(r.project_id)} AND person_id = ${stringLiteral(r.from_person_uuid.toLowerCase())} AND is_deleted = 0`,
       );
       const version = this.nextVersion();
-      for (const { distinct_id } of moved) ids.push(JSON.stringify({ project_id: r.project_id, distinct_id, person_id: r.to_person_uuid, is_deleted: 0, version }));
+      for (const { distinct_id } of moved) ids.push(JSON.stringify({ project_id: r.project_id, distinct_id, person_id: r.to_person_uuid.toLowerCase(), is_deleted: 0, version }));
     }
     await this.insertText('person_distinct_ids', ids, this.mirrorSettings);
     const persons: string[] = [];
@@ -185,7 +185,7 @@ export class ClickHouseEventStore implements EventStore {
     for (const p of batch.upsertPersons) persons.push(personLine(p, 0, this.nextVersion()));
     await this.insertText('persons', persons, this.mirrorSettings);
     const version = this.nextVersion();
-    const assigned = batch.setDistinctIds.map((d) => JSON.stringify({ project_id: d.project_id, distinct_id: d.distinct_id, person_id: d.person_uuid, is_deleted: 0, version }));
+    const assigned = batch.setDistinctIds.map((d) => JSON.stringify({ project_id: d.project_id, distinct_id: d.distinct_id, person_id: d.person_uuid.toLowerCase(), is_deleted: 0, version }));
     await this.insertText('person_distinct_ids', assigned, this.mirrorSettings);
   }
 
@@ -218,7 +218,7 @@ export class ClickHouseEventStore implements EventStore {
       for await (const { person, distinct_ids } of rows) {
         const next = this.nextVersion();
         persons.push(personLine(person, 0, next));
-        for (const distinctId of distinct_ids) ids.push(JSON.stringify({ project_id: person.project_id, distinct_id: distinctId, person_id: person.uuid, is_deleted: 0, version: next }));
+        for (const distinctId of distinct_ids) ids.push(JSON.stringify({ project_id: person.project_id, distinct_id: distinctId, person_id: person.uuid.toLowerCase(), is_deleted: 0, version: next }));
       }
       await this.insertText('persons', persons, this.mirrorSettings);
       await this.insertText('person_distinct_ids', ids, this.mirrorSettings);
@@ -297,7 +297,7 @@ export class ClickHouseEventStore implements EventStore {
       const rows = await this.rows<{ project_id: string; uuid: string }>(
         `SELECT project_id, toString(uuid) AS uuid FROM ${this.table('events')} FINAL WHERE timestamp < ${micros(cutoff)} LIMIT ${limit}`,
       );
-      if (rows.length > 0) await this.deleteEvents(`timestamp < ${micros(cutoff)} AND uuid IN (${rows.map((r) => `toUUID(${stringLiteral(r.uuid)})`).join(', ')})`);
+      if (rows.length > 0) await this.deleteEvents(`timestamp < ${micros(cutoff)} AND uuid IN (${rows.map((r) => stringLiteral(r.uuid)).join(', ')})`);
       const uuids: UuidsByProject = new Map();
       for (const row of rows) getOrCreate(uuids, Number(row.project_id), () => []).push(row.uuid.replace(/-/g, ''));
       return uuids;
@@ -331,7 +331,7 @@ export class ClickHouseEventStore implements EventStore {
     if (!Number.isSafeInteger(input.afterFlushSeq)) throw new Error(`invalid flush seq ${input.afterFlushSeq}`);
     return this.serial(async () => {
       const project = Number(input.projectId);
-      const person = `toUUID(${stringLiteral(input.personUuid)})`;
+      const person = stringLiteral(input.personUuid.toLowerCase());
       const ids = input.distinctIds.map(stringLiteral).join(', ') || "''";
       let deleted = 0;
       if (input.events) {
@@ -355,7 +355,7 @@ export class ClickHouseEventStore implements EventStore {
       for (const { person: p, distinct_ids } of input.keep) {
         const next = this.nextVersion();
         persons.push(personLine(p, 0, next));
-        for (const distinctId of distinct_ids) kept.push(JSON.stringify({ project_id: p.project_id, distinct_id: distinctId, person_id: p.uuid, is_deleted: 0, version: next }));
+        for (const distinctId of distinct_ids) kept.push(JSON.stringify({ project_id: p.project_id, distinct_id: distinctId, person_id: p.uuid.toLowerCase(), is_deleted: 0, version: next }));
       }
       await this.insertText('persons', persons, this.mirrorSettings);
       await this.insertText('person_distinct_ids', kept, this.mirrorSettings);
@@ -399,10 +399,10 @@ function eventLine(e: StoredEvent, flushSeq: number, node: string): string {
   const [g0, g1, g2, g3, g4] = e.groups;
   return JSON.stringify({
     project_id: e.project_id,
-    uuid: e.uuid,
+    uuid: e.uuid.toLowerCase(),
     event: e.event,
     distinct_id: e.distinct_id,
-    stored_person_id: e.person_id,
+    stored_person_id: e.person_id?.toLowerCase() ?? null,
     timestamp: micros(e.timestamp),
     created_at: micros(e.created_at),
     properties: e.properties_json,
@@ -420,7 +420,7 @@ function eventLine(e: StoredEvent, flushSeq: number, node: string): string {
 function personLine(p: Pick<PersonRecord, 'project_id' | 'uuid' | 'properties' | 'is_identified' | 'created_at'>, deleted: 0 | 1, version: number): string {
   return JSON.stringify({
     project_id: p.project_id,
-    id: p.uuid,
+    id: p.uuid.toLowerCase(),
     properties: JSON.stringify(p.properties),
     is_identified: p.is_identified ? 1 : 0,
     created_at: new Date(p.created_at).getTime() * 1000,

@@ -6,6 +6,9 @@
  * mirror and the positions are small and replicated whole to every server (a ZooKeeper path
  * without the shard), so that each shard joins its events with them locally.
  *
+ * UUIDs are lower-case text, not ClickHouse's UUID type: its order is not the text's (it compares
+ * the halves as integers), and the events API pages by (timestamp, uuid) in text order.
+ *
  * De-duplication: ReplacingMergeTree on the event's uuid (the sorting key ends in it), read with
  * FINAL. Replicated inserts also drop a retried identical block. The mirror's rows carry a
  * version; a deletion is a row with is_deleted = 1.
@@ -28,10 +31,10 @@ const onCluster = (target: SchemaTarget) => (target.cluster ? ` ON CLUSTER ${q(t
 
 const EVENT_COLUMNS = `
   project_id Int64,
-  uuid UUID,
+  uuid String,
   event String,
   distinct_id String,
-  stored_person_id Nullable(UUID),
+  stored_person_id Nullable(String),
   timestamp Int64,
   created_at Int64,
   properties String,
@@ -57,8 +60,8 @@ export function clickhouseMigrations(target: SchemaTarget): { version: number; s
     );
   }
   statements.push(
-    mirror('persons', 'project_id Int64, id UUID, properties String, is_identified UInt8, created_at Int64', '(project_id, id)'),
-    mirror('person_distinct_ids', 'project_id Int64, distinct_id String, person_id UUID', '(project_id, distinct_id)'),
+    mirror('persons', 'project_id Int64, id String, properties String, is_identified UInt8, created_at Int64', '(project_id, id)'),
+    mirror('person_distinct_ids', 'project_id Int64, distinct_id String, person_id String', '(project_id, distinct_id)'),
     `CREATE TABLE IF NOT EXISTS ${tbl('sync_state')}${onCluster(target)} (node String, seq UInt64, events UInt64, version UInt64) ENGINE = ${engine(target, 'sync_state', true, 'version')} ORDER BY node`,
   );
   return [{ version: 1, statements }];
