@@ -82,7 +82,7 @@ describe('ClickHouse event store', { skip }, () => {
     databases.push(s.database);
     assert.deepEqual(await ClickHouseEventStore.migrate(s), [1]);
     assert.deepEqual(await ClickHouseEventStore.migrate(s), []);
-    const env = { ...process.env, SIGHTLINE_DATA_DIR: path.join(ROOT, '.tmp', 'unused'), SIGHTLINE_CLICKHOUSE_URL: s.urls.join(','), SIGHTLINE_CLICKHOUSE_CLUSTER: s.cluster, SIGHTLINE_CLICKHOUSE_DATABASE: s.database };
+    const env: NodeJS.ProcessEnv = { ...process.env, SIGHTLINE_DATA_DIR: path.join(ROOT, '.tmp', 'unused'), SIGHTLINE_CLICKHOUSE_URL: s.urls.join(','), SIGHTLINE_CLICKHOUSE_CLUSTER: s.cluster, SIGHTLINE_CLICKHOUSE_DATABASE: s.database };
     delete env.SIGHTLINE_POSTGRES_URL;
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'migrate'], { cwd: ROOT, env });
     assert.match(stdout, /ClickHouse schema is up to date/);
