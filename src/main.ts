@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
 import { migrateStores, openMetaStore } from './store/index.js';
-import { DataDirError, MetaStoreUnreachableError } from './store/errors.js';
+import { DataDirError, EventStoreUnreachableError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
 
 /** A setting's error ends the process with its message, not a stack trace. */
@@ -21,7 +21,7 @@ function exitOnConfigError(error: unknown): never {
 
 /** So does a data folder or a metadata database that cannot be used: one line with the place, the cause and the fix. */
 function exitOnStartError(error: unknown): never {
-  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError) {
+  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError || error instanceof EventStoreUnreachableError) {
     process.stderr.write(`${error.advice}\n`);
     process.exit(1);
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Logger, LogLevel } from '../kernel/logger.js';
 import path from 'node:path';
 import { ChangeStamps } from './change-stamps.js';
-import { DataDirError, describeOpenError, MetaStoreUnreachableError } from './errors.js';
+import { DataDirError, describeOpenError, EventStoreUnreachableError, MetaStoreUnreachableError } from './errors.js';
 import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';
 import { PostgresMetaStore } from './postgres/meta-store.js';
@@ -43,7 +43,9 @@ function openEventStore(settings: StoreSettings): Promise<EventStore> {
   const { clickhouse } = settings;
   if (clickhouse) {
     const node = nodeName(settings.dataDir);
-    return ClickHouseEventStore.open({ ...clickhouse, node, queryTimeoutMs: settings.duckdb.queryTimeoutMs });
+    return ClickHouseEventStore.open({ ...clickhouse, node, queryTimeoutMs: settings.duckdb.queryTimeoutMs }).catch((error: unknown) => {
+      throw new EventStoreUnreachableError(clickhouse.urls[0], describeOpenError(error));
+    });
   }
   return ThreadedEventStore.open(settings.dataDir, settings.duckdb);
 }
@@ -110,6 +112,7 @@ export async function openStores(settings: StoreSettings, changeStamps = new Cha
     return { meta, events: await openingEvents };
   } catch (error) {
     await meta.close();
+    if (error instanceof EventStoreUnreachableError) throw error;
     throw new DataDirError(dataDir, describeOpenError(error));
   }
 }

@@ -18,6 +18,7 @@ import type { EventSlice, IngestChanges, StoredEvent } from '../../src/store/typ
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { clusterAvailability } from '../helpers/cluster.js';
 import { post, qs, startFixture, type Fixture } from '../helpers/events-fixtures.js';
+import { newTempDir } from '../helpers/server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
@@ -158,5 +159,18 @@ describe('the events API on ClickHouse', { skip: process.env.SIGHTLINE_TEST_EVEN
     await post(f.server, batch, created.api_token);
     const body = await expectOk(await f.server.api(`/api/projects/${created.id}/events/${qs({ select: ['count()', 'uniq(uuid)'] })}`));
     assert.deepEqual(body.results, [[30, 30]]);
+  });
+});
+
+describe('start-up without ClickHouse', () => {
+  test('an unreachable SIGHTLINE_CLICKHOUSE_URL stops the start with a line saying what to do', async () => {
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, SIGHTLINE_DATA_DIR: newTempDir(), SIGHTLINE_PORT: '0', SIGHTLINE_CLICKHOUSE_URL: 'http://127.0.0.1:1' };
+    const failed = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env, timeout: 60_000 }).then(
+      () => null,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    assert.ok(failed, 'the server must not start');
+    assert.notEqual(failed.code, 0);
+    assert.match(failed.stderr ?? '', /Cannot use the ClickHouse event store at http:\/\/127\.0\.0\.1:1\/: .*Start it, or correct SIGHTLINE_CLICKHOUSE_URL/);
   });
 });
