@@ -25,7 +25,7 @@ export interface ClickHouseTables {
 
 /** Physical names of the logical columns that differ (store/clickhouse/schema.ts). */
 const EVENT_COLUMNS: Record<string, string> = { $stored_person_id: 'stored_person_id', $flush_seq: 'flush_seq', $row_key: 'uuid' };
-const PHYSICAL: Partial<Record<TableName, string>> = { events: 'events', persons: 'persons', person_distinct_ids: 'person_distinct_ids' };
+const PHYSICAL: Partial<Record<TableName, string>> = { events: 'events', persons: 'persons', person_distinct_ids: 'person_distinct_ids', cohort_people: 'cohort_people' };
 
 export const SQL_TYPE: Record<string, string> = {
   String: 'String',

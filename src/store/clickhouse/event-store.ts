@@ -35,6 +35,8 @@ export interface ClickHouseSettingsInput {
  */
 const WRITE_UNIT = 10_000;
 const MUTATION_WAIT_MS = 60_000;
+/** Rows of the cohort mirror per INSERT (one query text each). */
+const COHORT_LINES_PER_INSERT = 10_000;
 
 /** ClickHouse error codes → the store's engine-neutral failures (store/errors.ts). */
 const TIMEOUT = new Set([159, 160]);
@@ -354,6 +356,11 @@ export class ClickHouseEventStore implements EventStore {
                 WHERE project_id = ${project} AND (person_id = ${person} OR distinct_id IN (${ids}))`,
         clickhouse_settings: this.mirrorSettings,
       });
+      await this.client.command({
+        query: `INSERT INTO ${this.table('cohort_people')} SELECT project_id, cohort_id, person_id, 1, ${version} FROM ${this.table('cohort_people')} FINAL
+                WHERE project_id = ${project} AND person_id = ${person} AND is_deleted = 0`,
+        clickhouse_settings: this.mirrorSettings,
+      });
       const persons: string[] = [];
       const kept: string[] = [];
       for (const { person: p, distinct_ids } of input.keep) {
@@ -367,11 +374,26 @@ export class ClickHouseEventStore implements EventStore {
     });
   }
 
+  /** The old members marked deleted, then the new ones written with a later version. */
+  async replaceCohortMembers(projectId: number, cohortId: number, personUuids: string[]): Promise<void> {
+    if (!Number.isSafeInteger(projectId) || !Number.isSafeInteger(cohortId)) throw new Error('invalid cohort');
+    return this.serial(async () => {
+      await this.client.command({
+        query: `INSERT INTO ${this.table('cohort_people')} SELECT project_id, cohort_id, person_id, 1, ${this.nextVersion()} FROM ${this.table('cohort_people')} FINAL
+                WHERE project_id = ${projectId} AND cohort_id = ${cohortId} AND is_deleted = 0`,
+        clickhouse_settings: this.mirrorSettings,
+      });
+      const version = this.nextVersion();
+      const lines = personUuids.map((uuid) => JSON.stringify({ project_id: projectId, cohort_id: cohortId, person_id: uuid.toLowerCase(), is_deleted: 0, version }));
+      for (let i = 0; i < lines.length; i += COHORT_LINES_PER_INSERT) await this.insertText('cohort_people', lines.slice(i, i + COHORT_LINES_PER_INSERT), this.mirrorSettings);
+    });
+  }
+
   /** Merges every part (dropping replaced rows and deleted ones' bytes). */
   compact(): Promise<void> {
     return this.serial(async () => {
       const onCluster = this.settings.cluster ? ` ON CLUSTER \`${this.settings.cluster}\`` : '';
-      for (const table of [this.settings.cluster ? 'events_local' : 'events', 'persons', 'person_distinct_ids']) {
+      for (const table of [this.settings.cluster ? 'events_local' : 'events', 'persons', 'person_distinct_ids', 'cohort_people']) {
         await this.client.command({ query: `OPTIMIZE TABLE ${this.table(table)}${onCluster} FINAL` });
       }
     });

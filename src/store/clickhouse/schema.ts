@@ -64,7 +64,11 @@ export function clickhouseMigrations(target: SchemaTarget): { version: number; s
     mirror('person_distinct_ids', 'project_id Int64, distinct_id String, person_id String', '(project_id, distinct_id)'),
     `CREATE TABLE IF NOT EXISTS ${tbl('sync_state')}${onCluster(target)} (node String, seq UInt64, events UInt64, version UInt64) ENGINE = ${engine(target, 'sync_state', true, 'version')} ORDER BY node`,
   );
-  return [{ version: 1, statements }];
+  return [
+    { version: 1, statements },
+    // Cohort membership mirrored from the metadata store, for filters and breakdowns by cohort.
+    { version: 2, statements: [mirror('cohort_people', 'project_id Int64, cohort_id Int64, person_id String', '(project_id, cohort_id, person_id)')] },
+  ];
 }
 
 /** Where applied versions are recorded (one row per version, replicated like the mirror). */
