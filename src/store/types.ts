@@ -630,13 +630,10 @@ export interface MetaStore {
   readonly definitions: DefinitionStore;
   readonly flags: FlagStore;
   readonly accounts: AccountStore;
-  /**
-   * The persons and groups APIs' and the saved insights' stores. Only the embedded (SQLite)
-   * store has them so far: with PostgreSQL metadata those APIs are not served yet.
-   */
-  readonly persons?: PersonStore;
-  readonly groups?: GroupStore;
-  readonly dashboards?: DashboardStore;
+  /** The persons and groups APIs' and the saved insights' stores. */
+  readonly persons: PersonStore;
+  readonly groups: GroupStore;
+  readonly dashboards: DashboardStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;
