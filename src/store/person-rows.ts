@@ -1,7 +1,7 @@
 /**
  * What the persons and groups stores of both engines share: row → record mappers (SQLite gives
  * JSON as text and booleans as 0/1, PostgreSQL parsed JSON, true/false and bigint ids as
- * strings), the LIKE pre-filter on the properties' JSON text, and the order of distinct ids.
+ * strings), and the order of distinct ids.
  */
 import type { JsonObject } from '../kernel/json.js';
 import type { ActivityEntry, GroupType, PersonDeletion, StoredGroup, StoredPerson } from './types.js';
@@ -73,14 +73,6 @@ export const groupTypeFromRow = (row: Row): GroupType => ({
 
 /** The newest-persons plan looks at this many persons per row of the page before it scans them all. */
 export const WINDOW_PER_PAGE = 20;
-
-/**
- * A case-insensitive LIKE pattern for `text` inside the properties' JSON text, or '%' where JSON
- * would escape it: a cheap test on the text that discards most rows before any JSON is parsed.
- */
-export function likeInJson(text: string): string {
-  return /["\\\u0000-\u001f]/.test(text) ? '%' : `%${text.replace(/[%_]/g, (c) => `\\${c}`)}%`;
-}
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL persons, groups and dashboards stores (store/postgres/) beyond what the API
  * suites show: the persons list against a plain-JS reference (fast-check, both of its plans, with
- * and without property filters), migration 3 giving integer ids to persons already stored, two
- * nodes placing tiles on one dashboard at once, and each node resuming only its own deletions.
+ * and without property filters), migrations 3 and 4 on persons already stored (integer ids, the
+ * search's trigram indexes), two nodes placing tiles on one dashboard at once, and each node
+ * resuming only its own deletions.
  * Runs only when the cluster tests are on (test/helpers/cluster.ts).
  */
 import assert from 'node:assert/strict';
@@ -125,7 +126,7 @@ describe('the persons list', { skip }, () => {
   });
 });
 
-describe('migration 3 on a database that has persons', { skip }, () => {
+describe('migrations 3 and 4 on a database that has persons', { skip }, () => {
   test('every person stored before it gets an integer id of its own', async () => {
     const url = await databaseFor(clusterUrl!, newTempDir());
     await withClient(url, async (client) => {
@@ -146,6 +147,8 @@ describe('migration 3 on a database that has persons', { skip }, () => {
       assert.equal(ids.length, 50);
       assert.equal(new Set(ids).size, 50);
       for (const person of page.results) assert.equal((await store.persons.get(1, person.id))?.uuid, person.uuid);
+      const indexes = await withClient(url, async (client) => (await client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'persons' AND indexname LIKE '%trigrams' ORDER BY 1")).rows);
+      assert.deepEqual(indexes.map((row) => row.indexname), ['persons_email_trigrams', 'persons_name_trigrams'], 'the search has its trigram indexes (pg_trgm)');
     } finally {
       await store.close();
     }

@@ -3,16 +3,18 @@
  * answers as the SQLite store (sqlite/persons.ts). Ingestion writes persons (postgres/ingest.ts);
  * this file adds the integer ids' lookups, the deletion queue and the activity log.
  *
- * Several nodes share the database: a deletion or split runs in one transaction that takes the
- * rows it changes (DELETE … RETURNING, SELECT … FOR UPDATE), where SQLite relied on its single
- * writer, so a flush another node commits meanwhile cannot be half seen.
+ * Several nodes share the database: a deletion or split runs in one transaction, in turn with every
+ * node's flush applies (their advisory lock), and takes the rows it changes (DELETE … RETURNING,
+ * SELECT … FOR UPDATE), where SQLite relied on its single writer.
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../kernel/json.js';
 import type { ActivityEntry, PersonDeletion, PersonListQuery, PersonStore, StoredPerson } from '../types.js';
 import { distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
-import { activityFromRow, deletionFromRow, distinctIdsByPerson, jsonColumn, likeInJson, personFromRow, WINDOW_PER_PAGE } from '../person-rows.js';
+import { activityFromRow, deletionFromRow, distinctIdsByPerson, jsonColumn, personFromRow, WINDOW_PER_PAGE } from '../person-rows.js';
 import { one, Params, rows, transaction, type PgClient, type PgPool, type Queryable, type Row } from './database.js';
+import { APPLY_LOCK } from './ingest.js';
+import { likeContains, likeExact } from '../definition-sql.js';
 
 const PERSON_COLUMNS = 'p.id, p.uuid, p.project_id, p.properties, p.is_identified, p.created_at, p.version';
 /** Newest first; persons created in the same millisecond by uuid (the persons_created index, walked backwards). */
@@ -25,21 +27,37 @@ const isPersonId = (id: number) => Number.isSafeInteger(id) && id > 0;
 
 /**
  * The list's conditions on a person `p`: `search` (a substring of the email or name property,
- * ignoring case, or an exact distinct id) and `email` (exact). ILIKE on the JSON text discards
- * most rows before any JSON is parsed.
+ * ignoring case, or an exact distinct id) and `email` (exact). The LIKEs on lower(…) are what the
+ * trigram indexes of migration 4 answer.
  */
 function personConditions(query: PersonListQuery, params: Params): string[] {
   const sql: string[] = [];
   if (query.search !== null) {
-    const text = params.add(query.search);
-    sql.push(`((p.properties::text ILIKE ${params.add(likeInJson(query.search))}
-               AND (strpos(lower(p.properties->>'email'), lower(${text})) > 0 OR strpos(lower(p.properties->>'name'), lower(${text})) > 0))
-             OR p.uuid IN (SELECT person_uuid FROM person_distinct_ids WHERE project_id = ${params.add(query.projectId)} AND distinct_id = ${text}))`);
+    const like = params.add(likeContains(query.search));
+    sql.push(`(lower(p.properties->>'email') LIKE lower(${like}) OR lower(p.properties->>'name') LIKE lower(${like})
+             OR p.uuid IN (SELECT person_uuid FROM person_distinct_ids WHERE project_id = $1 AND distinct_id = ${params.add(query.search)}))`);
   }
   if (query.email !== null) {
-    sql.push(`(p.properties::text ILIKE ${params.add(likeInJson(query.email))} AND p.properties->>'email' = ${params.add(query.email)})`);
+    sql.push(`(lower(p.properties->>'email') LIKE lower(${params.add(likeExact(query.email))}) AND p.properties->>'email' = ${params.add(query.email)})`);
   }
   return sql;
+}
+
+/**
+ * The uuids that can pass the list's first filter, each part answerable from an index (the
+ * trigram indexes, the distinct ids' key), so that a rare match is not a pass over every person.
+ */
+function candidates(query: PersonListQuery, params: Params): string {
+  const persons = (condition: string) => `SELECT uuid FROM persons WHERE project_id = $1 AND ${condition}`;
+  if (query.search !== null) {
+    const like = params.add(likeContains(query.search));
+    return [
+      persons(`lower(properties->>'email') LIKE lower(${like})`),
+      persons(`lower(properties->>'name') LIKE lower(${like})`),
+      `SELECT person_uuid FROM person_distinct_ids WHERE project_id = $1 AND distinct_id = ${params.add(query.search)}`,
+    ].join(' UNION ');
+  }
+  return persons(`lower(properties->>'email') LIKE lower(${params.add(likeExact(query.email!))})`);
 }
 
 export class PostgresPersonStore implements PersonStore {
@@ -54,23 +72,29 @@ export class PostgresPersonStore implements PersonStore {
   async list(query: PersonListQuery): Promise<{ results: StoredPerson[]; more: boolean }> {
     const wanted = query.limit + 1;
     const params = new Params();
-    const where = [`p.project_id = ${params.add(query.projectId)}`, ...personConditions(query, params)];
+    params.add(query.projectId);
+    const conditions = personConditions(query, params);
+    const where = (extra: string[]) => ['p.project_id = $1', ...extra, ...conditions].join(' AND ');
     if (query.distinctId !== null) {
-      where.push(`p.uuid IN (SELECT person_uuid FROM person_distinct_ids WHERE project_id = p.project_id AND distinct_id = ${params.add(query.distinctId)})`);
+      // At most one person: found by the distinct id's key, the other filters tested on it.
+      const sql = `SELECT ${PERSON_COLUMNS} FROM person_distinct_ids d JOIN persons p ON p.project_id = d.project_id AND p.uuid = d.person_uuid
+                   WHERE d.project_id = $1 AND d.distinct_id = ${params.add(query.distinctId)} AND ${where([])} ${NEWEST_FIRST}`;
+      return this.withDistinctIds(query, await this.pageOf(sql, params.values, query, wanted));
     }
-    const filtered = query.search !== null || query.email !== null;
-    let found: Row[] = [];
-    if (filtered && query.distinctId === null) {
-      // As in SQLite: filters most persons pass are answered from a window of the newest persons
-      // (walked by the index); only when the window holds too few is the whole project scanned.
-      const window = params.add(WINDOW_PER_PAGE * wanted + query.offset);
-      const newest = `SELECT ${PERSON_COLUMNS} FROM (SELECT * FROM persons p WHERE p.project_id = $1 ${NEWEST_FIRST} LIMIT ${window}) p WHERE ${where.slice(1).join(' AND ')} ${NEWEST_FIRST}`;
-      found = await this.pageOf(newest, params.values, query, wanted);
-      if (found.length >= wanted) return this.withDistinctIds(query, found);
-      params.values.pop();
+    if (conditions.length === 0) {
+      return this.withDistinctIds(query, await this.pageOf(`SELECT ${PERSON_COLUMNS} FROM persons p WHERE ${where([])} ${NEWEST_FIRST}`, params.values, query, wanted));
     }
-    found = await this.pageOf(`SELECT ${PERSON_COLUMNS} FROM persons p WHERE ${where.join(' AND ')} ${NEWEST_FIRST}`, params.values, query, wanted);
-    return this.withDistinctIds(query, found);
+    // As in SQLite, two plans. Filters most persons pass are answered from a window of the newest
+    // persons (walked by the created_at index); otherwise the candidates come from the indexes,
+    // then are sorted.
+    const window = new Params();
+    window.values.push(...params.values);
+    const newest = `SELECT ${PERSON_COLUMNS} FROM (SELECT * FROM persons p WHERE p.project_id = $1 ${NEWEST_FIRST} LIMIT ${window.add(WINDOW_PER_PAGE * wanted + query.offset)}) p
+                    WHERE ${where([])} ${NEWEST_FIRST}`;
+    const fromWindow = await this.pageOf(newest, window.values, query, wanted);
+    if (fromWindow.length >= wanted) return this.withDistinctIds(query, fromWindow);
+    const indexed = `SELECT ${PERSON_COLUMNS} FROM persons p WHERE ${where([`p.uuid IN (${candidates(query, params)})`])} ${NEWEST_FIRST}`;
+    return this.withDistinctIds(query, await this.pageOf(indexed, params.values, query, wanted));
   }
 
   /** One page of `sql`'s rows; with property filters, tested here with the flag engine's matcher (RE2 regexes and all), a chunk at a time. */
@@ -140,6 +164,7 @@ export class PostgresPersonStore implements PersonStore {
     const now = new Date().toISOString();
     const touchedIds: string[] = [];
     const deletions = await transaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [APPLY_LOCK]);
       const queued: PersonDeletion[] = [];
       for (const uuid of input.uuids) {
         // RETURNING: exactly the distinct ids removed, whatever another node's flush did meanwhile.
@@ -172,6 +197,7 @@ export class PostgresPersonStore implements PersonStore {
     const { projectId, uuid } = input;
     const now = new Date().toISOString();
     const moved = await transaction(this.pool, async (client): Promise<string[] | 'not_found' | 'unknown_distinct_id'> => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [APPLY_LOCK]);
       // The person's row and its distinct ids stay as read until the commit.
       if (!(await one(client, 'SELECT 1 FROM persons WHERE project_id = $1 AND uuid = $2 FOR UPDATE', [projectId, uuid]))) return 'not_found';
       await client.query('SELECT 1 FROM person_distinct_ids WHERE project_id = $1 AND person_uuid = $2 FOR UPDATE', [projectId, uuid]);

@@ -6,7 +6,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../kernel/json.js';
 import type { ActivityEntry, PersonDeletion, PersonListQuery, PersonStore, StoredPerson } from '../types.js';
-import { activityFromRow, deletionFromRow as deletionOf, distinctIdsByPerson, likeInJson, personFromRow as personOf, WINDOW_PER_PAGE } from '../person-rows.js';
+import { activityFromRow, deletionFromRow as deletionOf, distinctIdsByPerson, personFromRow as personOf, WINDOW_PER_PAGE } from '../person-rows.js';
 import { distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, type Sqlite } from './database.js';
 
@@ -19,6 +19,14 @@ const PERSON_FROM = 'persons p JOIN person_ids i ON i.project_id = p.project_id 
  * created_at index (a WITHOUT ROWID table's indexes end with its key), so a page reads only its rows.
  */
 const NEWEST_FIRST = 'ORDER BY p.created_at DESC, p.uuid DESC';
+
+/**
+ * A LIKE pattern (ASCII case-insensitive in SQLite) for `text` inside the properties' JSON text, or '%' where JSON
+ * would escape it: a cheap test on the text that discards most rows before any JSON is parsed.
+ */
+function likeInJson(text: string): string {
+  return /["\\\u0000-\u001f]/.test(text) ? '%' : `%${text.replace(/[%_]/g, (c) => `\\${c}`)}%`;
+}
 
 /**
  * The list's conditions on a person's row (columns prefixed by `a`): `search` (a substring of the
