@@ -4,12 +4,9 @@
  */
 import type { JsonObject } from '../kernel/json.js';
 import type { DashboardFilters, StoredDashboard, StoredInsight, StoredTile, TileLayouts } from './types.js';
-import { jsonColumn } from './person-rows.js';
-import { toBool } from './rows.js';
+import { jsonColumn, nullableNumber, toBool } from './rows.js';
 
 type Row = Record<string, unknown>;
-
-const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 export const insightFromRow = (row: Row): StoredInsight => ({
   id: Number(row.id),

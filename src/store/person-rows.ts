@@ -5,22 +5,9 @@
  */
 import type { JsonObject } from '../kernel/json.js';
 import type { ActivityEntry, GroupType, PersonDeletion, StoredGroup, StoredPerson } from './types.js';
-import { toBool } from './rows.js';
+import { jsonColumn, nullableNumber, toBool } from './rows.js';
 
 type Row = Record<string, unknown>;
-
-/** A JSON column: text (SQLite) or already parsed (PostgreSQL's `json`). */
-export function jsonColumn<T>(value: unknown, fallback: T): T {
-  if (value === null || value === undefined) return fallback;
-  if (typeof value !== 'string') return value as T;
-  try {
-    return JSON.parse(value) as T;
-  } catch {
-    return fallback;
-  }
-}
-
-const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 export const personFromRow = (row: Row, distinctIds: string[]): StoredPerson => ({
   id: Number(row.id),

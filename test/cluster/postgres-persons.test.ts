@@ -9,28 +9,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import pg from 'pg';
 import type { JsonObject } from '../../src/kernel/json.js';
 import { PostgresMetaStore } from '../../src/store/postgres/meta-store.js';
 import { migrations } from '../../src/store/postgres/migrations.js';
 import { clusterPostgresUrl } from '../helpers/cluster.js';
-import { databaseFor } from '../helpers/postgres-databases.js';
+import { admin, databaseFor } from '../helpers/postgres-databases.js';
 import { newTempDir } from '../helpers/server.js';
 
 const clusterUrl = clusterPostgresUrl();
 const skip = clusterUrl === null ? 'the cluster tests are off (test/helpers/cluster.ts)' : false;
 
 const open = (url: string, node: string) => PostgresMetaStore.open({ url, node, maxConnections: 4 });
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 interface Person {
   uuid: string;
@@ -59,7 +48,7 @@ describe('the persons list', { skip }, () => {
         distinctId: `d-${i}`,
       });
     }
-    await withClient(url, async (client) => {
+    await admin(url, async (client) => {
       await client.query(
         `INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
          SELECT 1, u, p, false, c, 0 FROM unnest($1::text[], $2::json[], $3::text[]) AS x(u, p, c)`,
@@ -129,7 +118,7 @@ describe('the persons list', { skip }, () => {
 describe('migrations 3 and 4 on a database that has persons', { skip }, () => {
   test('every person stored before it gets an integer id of its own', async () => {
     const url = await databaseFor(clusterUrl!, newTempDir());
-    await withClient(url, async (client) => {
+    await admin(url, async (client) => {
       await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)');
       for (const migration of migrations.filter((m) => m.version <= 2)) {
         await client.query(migration.sql);
@@ -147,7 +136,7 @@ describe('migrations 3 and 4 on a database that has persons', { skip }, () => {
       assert.equal(ids.length, 50);
       assert.equal(new Set(ids).size, 50);
       for (const person of page.results) assert.equal((await store.persons.get(1, person.id))?.uuid, person.uuid);
-      const indexes = await withClient(url, async (client) => (await client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'persons' AND indexname LIKE '%trigrams' ORDER BY 1")).rows);
+      const indexes = await admin(url, async (client) => (await client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'persons' AND indexname LIKE '%trigrams' ORDER BY 1")).rows);
       assert.deepEqual(indexes.map((row) => row.indexname), ['persons_email_trigrams', 'persons_name_trigrams'], 'the search has its trigram indexes (pg_trgm)');
     } finally {
       await store.close();
@@ -194,7 +183,7 @@ describe('two nodes on one database', { skip }, () => {
   });
 
   test("a node resumes its own open deletions, not another node's (their flush sequences are that node's)", async () => {
-    await withClient(url, async (client) => {
+    await admin(url, async (client) => {
       await client.query("INSERT INTO persons (project_id, uuid, properties, created_at) VALUES ($1, 'gone-a', '{}', 't'), ($1, 'gone-b', '{}', 't')", [projectId]);
       await client.query("INSERT INTO person_distinct_ids VALUES ($1, 'da', 'gone-a'), ($1, 'db', 'gone-b')", [projectId]);
     });
