@@ -241,6 +241,7 @@ function logMemoryPlan(config: Config, log: Logger): void {
       geoipCacheEntries: config.geoipCacheEntries,
       flagThreads: config.flagThreads,
       decodedLimitMb: mb(config.decodedLimitBytes),
+      heapGrowingPercent: config.memory.heapGrowingPercent,
     },
     'memory budget',
   );

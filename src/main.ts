@@ -6,6 +6,7 @@ import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
+import { limitHeapGrowth } from './util/idle-collect.js';
 import { migrateMetaStore, openMetaStore } from './store/index.js';
 import { DataDirError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
@@ -46,6 +47,7 @@ const metaSettings = (cfg: Config) => ({ dataDir: cfg.dataDir, postgresUrl: cfg.
 async function serve(): Promise<void> {
   const cfg = config();
   const log = createLogger(cfg.logLevel);
+  limitHeapGrowth(cfg.memory.heapGrowingPercent);
   // The stores open (DuckDB loading on its own thread) while the service's modules load.
   const opening = beginOpeningStores(cfg);
   const { startApp } = await import('./app.js');

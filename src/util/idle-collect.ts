@@ -19,6 +19,15 @@ export function collectGarbage(): void {
   gc();
 }
 
+/**
+ * Holds every thread's heap to `percent` growth past what survived its last full collection
+ * (kernel/memory-budget.ts says why). Process-wide, and V8 reads it at each collection, so it
+ * also covers threads started later; 0 leaves V8's own pacing.
+ */
+export function limitHeapGrowth(percent: number): void {
+  if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
+
 /** Collects once after work (`touch()`) has been followed by `quietMs` without any. */
 export class IdleCollector {
   private worked = false;

@@ -81,6 +81,8 @@ interface Sent {
 /** Clients sending /batch/ requests of fresh, incompressible events, one request at a time each. */
 class Load {
   readonly sent: Sent[] = [];
+  /** Pause between a client's requests: none while filling the disk, some once it has room again. */
+  pauseMs = 0;
   private running = false;
   private loops: Promise<void>[] = [];
 
@@ -113,6 +115,7 @@ class Load {
       this.sent.push(sent);
       sent.reply = await request(this.target, 'POST', '/batch/', { body: sent.body, headers: { 'content-type': 'application/json' }, timeoutMs: 30_000 });
       sent.status = sent.reply.status;
+      if (this.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, this.pauseMs));
     }
   }
 }
@@ -161,6 +164,9 @@ test('disk full while ingesting: 503 (never a false 200), degraded, not ready; r
     // Let the stores grow, then leave almost no room for them.
     await waitFor('10 MB of data', () => dataBytes() > 10 * MB, 60_000, 50);
     fillDisk(LEFT_FREE);
+    // Paced from here: unpaced, a fast machine sends ~6 MB/s, refused requests pile up for the
+    // retry below, and ingestion refills the freed room while recovery is awaited.
+    load.pauseMs = 500;
     const faultFrom = load.sent.length;
     await waitFor('ten refused requests', () => load.since(faultFrom).filter((r) => r.status === 503).length >= 10, 60_000, 50);
 

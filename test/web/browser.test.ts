@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectConsole, tryLaunchChromium } from '../helpers/browser.js';
 import { expectOk } from '../helpers/api-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { unlabelledControls } from '../helpers/web-checks.js';
 import { OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/sessions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -125,20 +126,6 @@ async function signInAs(page: Page, email: string, password: string): Promise<vo
 }
 
 const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
-
-/** Form controls without a label a screen reader could read out. */
-function unlabelledControls(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    Array.from(document.querySelectorAll('input:not([type=hidden]):not([hidden]), select, textarea, button'))
-      .filter((el) => {
-        const control = el as HTMLInputElement;
-        if (control.labels && control.labels.length > 0 && control.labels[0].textContent!.trim()) return false;
-        if (el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')) return false;
-        return !(el.tagName === 'BUTTON' && el.textContent!.trim());
-      })
-      .map((el) => el.outerHTML.slice(0, 120)),
-  );
-}
 
 describe('signing in', () => {
   test('a wrong password is refused in words and nobody is signed in', async () => {

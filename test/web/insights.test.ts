@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectConsole, tryLaunchChromium } from '../helpers/browser.js';
 import { expectOk } from '../helpers/api-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { sidewaysOverflow, unlabelledControls } from '../helpers/web-checks.js';
 import { OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/sessions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -228,22 +229,79 @@ test('the SQL page shows the rows (or the words) the API gives, and saves the qu
   assert.equal(saved.results[0].query.source.query, SQL);
 });
 
+/** The dashboard's insight names in reading order, and their slots, as the API holds them. */
+async function tileOrder(): Promise<{ names: string[]; slots: Record<string, { x: number; y: number; w: number; h: number }> }> {
+  const dashboard = await expectOk(await server.api(`${P()}/dashboards/${dashboardId}/`));
+  const tiles = [...dashboard.tiles].sort((a: any, b: any) => a.layouts.sm.y - b.layouts.sm.y || a.layouts.sm.x - b.layouts.sm.x || a.id - b.id);
+  return { names: tiles.map((t: any) => t.insight.name), slots: Object.fromEntries(tiles.map((t: any) => [t.insight.name, t.layouts.sm])) };
+}
+
+/** The tile names the page shows, in document order (which is reading order). */
+const shownTiles = () => page.locator('article.tile h2').allTextContents();
+
+test('dashboard tiles are moved, resized and dragged in the page, and the layout is saved through the API', async () => {
+  requireChromium();
+  await page.goto(`${server.url}/project/${projectId}/dashboards/${dashboardId}`);
+  await page.locator('article.tile').first().waitFor();
+  const before = await tileOrder();
+  assert.ok(before.names.length >= 3, JSON.stringify(before.names));
+  assert.deepEqual(await shownTiles(), before.names);
+  await page.getByRole('button', { name: 'Arrange tiles' }).click();
+  const saved = () => page.waitForResponse((r) => r.url().includes(`/dashboards/${dashboardId}/`) && r.request().method() === 'PATCH' && r.status() === 200);
+
+  // The last tile one place earlier.
+  const last = before.names.at(-1)!;
+  let done = saved();
+  await page.getByRole('button', { name: `Move earlier ${last}` }).click();
+  await done;
+  const moved = await tileOrder();
+  const expected = [...before.names.slice(0, -2), last, before.names.at(-2)!];
+  assert.deepEqual(moved.names, expected);
+  assert.deepEqual(await shownTiles(), expected);
+
+  // The first tile wider (half → two thirds) and taller by a row; the order stays.
+  const first = expected[0]!;
+  done = saved();
+  await page.getByRole('button', { name: `Wider ${first}` }).click();
+  await done;
+  done = saved();
+  await page.getByRole('button', { name: `Taller ${first}` }).click();
+  await done;
+  const resized = await tileOrder();
+  assert.deepEqual(resized.names, expected);
+  assert.deepEqual([resized.slots[first]!.w, resized.slots[first]!.h], [8, before.slots[first]!.h + 1]);
+  for (const [a, slotA] of Object.entries(resized.slots)) {
+    for (const [b, slotB] of Object.entries(resized.slots)) {
+      if (a >= b) continue;
+      const apart = slotA.x + slotA.w <= slotB.x || slotB.x + slotB.w <= slotA.x || slotA.y + slotA.h <= slotB.y || slotB.y + slotB.h <= slotA.y;
+      assert.ok(apart, `${a} and ${b} overlap: ${JSON.stringify(resized.slots)}`);
+    }
+  }
+
+  // Dragging the first tile onto the last puts it last.
+  done = saved();
+  // Both tiles on screen: a page scrolled in the middle of a drag starts it from whatever is then under the pointer.
+  await page.setViewportSize({ width: 1280, height: 2000 });
+  // From the tile's top edge (above its content), onto the other tile's.
+  await page.locator('article.tile', { hasText: first }).dragTo(page.locator('article.tile', { hasText: expected.at(-1)! }), { sourcePosition: { x: 8, y: 4 }, targetPosition: { x: 8, y: 4 } });
+  await done;
+  const dragged = await tileOrder();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(dragged.names, [...expected.slice(1), first]);
+  await screenshot('dashboard-arrange');
+
+  // Reopened, the page draws the saved arrangement.
+  await page.reload();
+  await page.locator('article.tile').first().waitFor();
+  assert.deepEqual(await shownTiles(), dragged.names);
+});
+
 test('every new page labels its controls, and nothing broke the content security policy', async () => {
   requireChromium();
   for (const path of ['insights/new', 'sql', `dashboards/${dashboardId}`, 'dashboards']) {
     await page.goto(`${server.url}/project/${projectId}/${path}`);
     await page.locator('h1').waitFor();
-    const unlabelled = await page.evaluate(() =>
-      Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea, button'))
-        .filter((el) => {
-          const control = el as HTMLInputElement;
-          if (control.labels && control.labels.length > 0 && control.labels[0].textContent!.trim()) return false;
-          if (el.getAttribute('aria-label')) return false;
-          return !(el.tagName === 'BUTTON' && el.textContent!.trim());
-        })
-        .map((el) => el.outerHTML.slice(0, 120)),
-    );
-    assert.deepEqual(unlabelled, [], path);
+    assert.deepEqual(await unlabelledControls(page), [], path);
   }
   const problems = consoleLines.filter((line) => /Content Security Policy|Uncaught|TypeError|ReferenceError/.test(line));
   assert.deepEqual(problems, []);
@@ -258,8 +316,7 @@ test('the dashboard, the builder and the SQL page fit a 390 px screen without si
       await small.goto(`${server.url}/project/${projectId}/${where}`);
       await small.locator('h1').waitFor();
       await small.waitForLoadState('networkidle');
-      const overflow = await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${where} scrolls sideways by ${overflow} px`);
+      assert.equal(await sidewaysOverflow(small), null, where);
       if (where.startsWith('dashboards/')) await small.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-phone.png'), fullPage: true });
     }
   } finally {

@@ -21,6 +21,10 @@ const InsightPage = lazy(() => import('./pages/insights/insight-page').then((m) 
 const SqlPage = lazy(() => import('./pages/sql/sql-page').then((m) => m.SqlPage));
 const DashboardListPage = lazy(() => import('./pages/dashboards/dashboard-list-page').then((m) => m.DashboardListPage));
 const DashboardPage = lazy(() => import('./pages/dashboards/dashboard-page').then((m) => m.DashboardPage));
+const PersonsPage = lazy(() => import('./pages/persons/persons-page').then((m) => m.PersonsPage));
+const PersonPage = lazy(() => import('./pages/persons/person-page').then((m) => m.PersonPage));
+const GroupsPage = lazy(() => import('./pages/groups/groups-page').then((m) => m.GroupsPage));
+const GroupPage = lazy(() => import('./pages/groups/group-page').then((m) => m.GroupPage));
 const SettingsPage = lazy(() => import('./pages/settings/settings-page').then((m) => m.SettingsPage));
 
 export function App() {
@@ -109,6 +113,11 @@ function ProjectPages() {
             <Route path="/insights" component={InsightListPage} />
             <Route path="/insights/:insightId" component={InsightPage} />
             <Route path="/sql" component={SqlPage} />
+            <Route path="/persons" component={PersonsPage} />
+            <Route path="/persons/:personId" component={PersonPage} />
+            <Route path="/groups" component={GroupsPage} />
+            <Route path="/groups/:typeIndex" component={GroupsPage} />
+            <Route path="/groups/:typeIndex/:groupKey" component={GroupPage} />
             <Route path="/feature_flags" component={FlagListPage} />
             <Route path="/feature_flags/:flagId" component={FlagEditorPage} />
             <Route path="/data-management/:tab" component={DataManagementPage} />

@@ -66,9 +66,12 @@ export class SqliteMetaStore implements MetaStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) {
+    if (!this.db.open) return;
+    try {
       this.db.pragma('wal_checkpoint(TRUNCATE)');
-      this.db.close();
+    } catch {
+      // Only tidies the WAL (a full disk refuses it): its commits are replayed at the next open.
     }
+    this.db.close();
   }
 }

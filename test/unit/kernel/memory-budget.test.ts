@@ -20,3 +20,8 @@ test('the fixed cost, DuckDB and the bounded parts fit in what the budget leaves
     assert.ok(parts <= limitMb * 0.7 + 1, `${limitMb} MB: the parts take ${Math.round(parts)} MB of ${Math.round(limitMb * 0.7)}`);
   }
 });
+
+test('heaps are held to modest growth on small budgets and left to V8 on large ones', () => {
+  for (const limitMb of [MIN_MEMORY_LIMIT_MB, 512, 2048]) assert.equal(planMemory(limitMb, 2).heapGrowingPercent, 20, `${limitMb} MB`);
+  assert.equal(planMemory(4096, 2).heapGrowingPercent, 0);
+});

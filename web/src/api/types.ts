@@ -143,3 +143,47 @@ export interface PersonalKey {
   last_used_at: string | null;
   value?: string;
 }
+
+/** A person as the persons API sends one (docs/persons.md). */
+export interface Person {
+  type: 'person';
+  id: number;
+  uuid: string;
+  name: string;
+  distinct_ids: string[];
+  properties: Record<string, unknown>;
+  created_at: string;
+  is_identified: boolean;
+}
+
+/** The persons list pages by offset, without a count. */
+export interface CursorPage<T> {
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface PersonDeletion {
+  id: number;
+  person_uuid: string;
+  status: 'pending' | 'finished' | 'purged';
+  delete_events: boolean;
+  requested_at: string;
+  finished_at: string | null;
+  purged_at: string | null;
+  status_url: string;
+}
+
+export interface GroupType {
+  group_type: string;
+  group_type_index: number;
+  name_singular: string | null;
+  name_plural: string | null;
+}
+
+export interface Group {
+  group_type_index: number;
+  group_key: string;
+  group_properties: Record<string, unknown>;
+  created_at: string;
+}

@@ -9,6 +9,8 @@ const SECTIONS = [
   { path: 'dashboards', label: 'Dashboards' },
   { path: 'insights', label: 'Insights' },
   { path: 'sql', label: 'SQL' },
+  { path: 'persons', label: 'Persons' },
+  { path: 'groups', label: 'Groups' },
   { path: 'feature_flags', label: 'Feature flags' },
   { path: 'data-management/events', label: 'Data management', match: 'data-management' },
   { path: 'settings/project', label: 'Settings', match: 'settings' },
