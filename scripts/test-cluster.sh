@@ -12,7 +12,8 @@ if [ "${SIGHTLINE_SKIP_CLUSTER_TESTS:-}" = 1 ]; then
   exit 0
 fi
 
-# The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API.
+# The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API,
+# persons (with their deletion), groups, saved insights and dashboards.
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts
@@ -21,6 +22,9 @@ SUITES=(
   test/events/events-list.test.ts test/events/events-hogql.test.ts
   test/definitions/*.test.ts
   test/insights/query-api.test.ts
+  test/persons/*.test.ts
+  test/groups/*.test.ts
+  test/dashboards/*.test.ts
 )
 
 cluster() { bash scripts/cluster/cluster.sh "$@"; }

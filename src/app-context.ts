@@ -56,8 +56,8 @@ export interface AppContext {
   /** The query API (insights): kinds, result cache, envelope. */
   queries: QueryService;
   /** Saved insights and dashboards (their results come from `queries`). */
-  savedInsights: SavedInsights | null;
-  dashboards: Dashboards | null;
+  savedInsights: SavedInsights;
+  dashboards: Dashboards;
   /** The events list's counts per filter; forgotten whenever events are deleted. */
   eventCounts: StatsCache;
   /** The shutdown's drain window (readiness and `Connection: close` while it lasts). */
@@ -66,10 +66,10 @@ export interface AppContext {
   sessions: SessionService;
   /** Reads a request's browser session (ApiAccess's second way in). */
   sessionAuth: SessionAuth;
-  persons: Persons | null;
+  persons: Persons;
   /** Person deletions: metadata between two flushes, the event store's part queued after it. */
-  personDeletions: PersonDeletions | null;
-  personSplits: PersonSplits | null;
+  personDeletions: PersonDeletions;
+  personSplits: PersonSplits;
   /** Cohorts and their calculations; null with PostgreSQL metadata (not served yet). */
   cohorts: Cohorts | null;
 }

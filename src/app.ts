@@ -139,7 +139,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   });
   const personStore = stores.meta.persons;
   const dashboardStore = stores.meta.dashboards;
-  const personDeletions = personStore && new PersonDeletions({
+  const personDeletions = new PersonDeletions({
     store: personStore,
     persons: stores.meta.ingest,
     events: stores.events,
@@ -149,7 +149,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     log,
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
-  await personDeletions?.resume();
+  await personDeletions.resume();
   const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes });
   const cohortStore = stores.meta.cohorts;
   const cohortCalculations =
@@ -180,16 +180,16 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     flagAnswers,
     eventCounts,
     queries,
-    savedInsights: dashboardStore ? new SavedInsights({ store: dashboardStore, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }) : null,
-    dashboards: dashboardStore ? new Dashboards(dashboardStore) : null,
+    savedInsights: new SavedInsights({ store: dashboardStore, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }),
+    dashboards: new Dashboards(dashboardStore),
     drain: new Drain(),
     sessions,
     sessionAuth,
-    persons: personStore ? new Persons(personStore, (events) => buffer.submit(events)) : null,
-    personDeletions: personDeletions ?? null,
-    personSplits: personStore ? new PersonSplits({ store: personStore, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }) : null,
+    persons: new Persons(personStore, (events) => buffer.submit(events)),
+    personDeletions,
+    personSplits: new PersonSplits({ store: personStore, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }),
     cohorts:
-      cohortStore && cohortCalculations && personStore
+      cohortStore && cohortCalculations
         ? new Cohorts({ store: cohortStore, persons: personStore, calculations: cohortCalculations, definitionsChanged: (projectId) => invalidate({ kind: 'flags', projectId }) })
         : null,
   };
@@ -233,7 +233,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       await retention?.stop();
       await cohortCalculations?.stop();
       // An unfinished deletion stays queued in the metadata store and resumes at the next start.
-      personDeletions?.stop();
+      personDeletions.stop();
       await flagAnswers.close();
       await buffer.close();
       await stores.events.close();

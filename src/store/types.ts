@@ -706,14 +706,11 @@ export interface MetaStore {
   readonly definitions: DefinitionStore;
   readonly flags: FlagStore;
   readonly accounts: AccountStore;
-  /**
-   * The persons and groups APIs' and the saved insights' stores. Only the embedded (SQLite)
-   * store has them so far: with PostgreSQL metadata those APIs are not served yet.
-   */
-  readonly persons?: PersonStore;
-  readonly groups?: GroupStore;
-  readonly dashboards?: DashboardStore;
-  /** Cohorts: embedded (SQLite) store only so far, like persons. */
+  /** The persons and groups APIs' and the saved insights' stores. */
+  readonly persons: PersonStore;
+  readonly groups: GroupStore;
+  readonly dashboards: DashboardStore;
+  /** Cohorts: embedded (SQLite) store only so far. */
   readonly cohorts?: CohortStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
