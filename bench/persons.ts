@@ -3,10 +3,15 @@
  * 10,000 events < 1 s to accepted). Here with PERSONS persons, the size a couple of minutes
  * allows: the list with `search` (a substring of the email), next to the list without search and
  * a `distinct_id` lookup measured in the same run; then a deletion of a person with 10,000 events:
- * time to the 202, and to `finished` (gone from every query).
+ * time to the 202, and to `finished` (gone from every query). With the local cluster up
+ * (`npm run cluster:up`), the same again with metadata in its PostgreSQL (a fresh database), after
+ * the SQLite run of the same process.
  */
 import { performance } from 'node:perf_hooks';
 import { startBenchServer } from './server.js';
+import { clusterPostgresUrl } from '../test/helpers/cluster.js';
+import { databaseFor } from '../test/helpers/postgres-databases.js';
+import { newTempDir, type TestServer } from '../test/helpers/server.js';
 import { percentile } from './load.js';
 import { fmt } from './format.js';
 
@@ -26,60 +31,82 @@ async function timed(run: (i: number) => Promise<void>): Promise<number[]> {
   return latencies;
 }
 
-export async function benchPersons(): Promise<string> {
-  const server = await startBenchServer({ env: { SIGHTLINE_GEOIP: 'false', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0' } });
-  try {
-    const post = async (batch: unknown[]) => {
-      const response = await server.post('/batch/', { api_key: server.projectKey, batch });
-      if (response.status !== 200) throw new Error(`ingest failed: ${response.status} ${await response.text()}`);
-    };
-    for (let start = 0; start < PERSONS; start += PER_BATCH) {
-      await post(
-        Array.from({ length: PER_BATCH }, (_, k) => ({
-          event: '$identify',
-          distinct_id: `user-${start + k}`,
-          properties: { $set: { email: `user${start + k}@example${(start + k) % 50}.com`, name: `User ${start + k}`, plan: (start + k) % 3 ? 'free' : 'pro' } },
-        })),
-      );
-    }
-    const get = async (path: string) => {
-      const response = await server.api(path);
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
-    };
-    const base = '/api/projects/@current/persons/';
-    const plain = await timed(() => get(base));
-    const byDistinctId = await timed((i) => get(`${base}?distinct_id=user-${(i * 7919) % PERSONS}`));
-    const search = await timed((i) => get(`${base}?search=${encodeURIComponent(`user${(i * 7919) % PERSONS}@`)}`));
+interface Figures {
+  plain: number[];
+  byDistinctId: number[];
+  search: number[];
+  acceptedMs: number;
+  finishedMs: number;
+}
 
-    for (let start = 0; start < VICTIM_EVENTS; start += PER_BATCH) {
-      await post(Array.from({ length: PER_BATCH }, (_, k) => ({ event: 'clicked', distinct_id: 'victim', properties: { n: start + k, $set: { email: 'victim@example.com' } } })));
-    }
-    const victim = ((await (await server.api(`${base}?distinct_id=victim`)).json()) as { results: { id: number }[] }).results[0];
-    const started = performance.now();
-    const response = await server.api(`${base}${victim.id}/?delete_events=true`, { method: 'DELETE' });
-    const accepted = performance.now() - started;
-    const { status_url: statusUrl } = (await response.json()) as { status_url: string };
-    for (;;) {
-      const status = (await (await server.api(statusUrl.slice(server.url.length))).json()) as { status: string };
-      if (status.status !== 'pending') break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    const finished = performance.now() - started;
-
-    const row = (name: string, latencies: number[]) => `| ${name} | ${percentile(latencies, 50).toFixed(2)} | ${percentile(latencies, 99).toFixed(2)} |`;
-    return [
-      `${fmt(PERSONS)} persons; ${REQUESTS} requests each, one at a time, after ${WARMUP} warm-up requests.`,
-      '',
-      '| request | p50 ms | p99 ms |',
-      '|---|---|---|',
-      row('baseline: list, first page, no filter', plain),
-      row('baseline: list ?distinct_id= (indexed)', byDistinctId),
-      row('list ?search= (email substring)', search),
-      '',
-      `Deleting a person with ${fmt(VICTIM_EVENTS)} events (\`?delete_events=true\`): 202 after ${accepted.toFixed(0)} ms, finished (gone from every query) after ${finished.toFixed(0)} ms.`,
-    ].join('\n');
-  } finally {
-    await server.stop();
+async function measure(server: TestServer): Promise<Figures> {
+  const post = async (batch: unknown[]) => {
+    const response = await server.post('/batch/', { api_key: server.projectKey, batch });
+    if (response.status !== 200) throw new Error(`ingest failed: ${response.status} ${await response.text()}`);
+  };
+  for (let start = 0; start < PERSONS; start += PER_BATCH) {
+    await post(
+      Array.from({ length: PER_BATCH }, (_, k) => ({
+        event: '$identify',
+        distinct_id: `user-${start + k}`,
+        properties: { $set: { email: `user${start + k}@example${(start + k) % 50}.com`, name: `User ${start + k}`, plan: (start + k) % 3 ? 'free' : 'pro' } },
+      })),
+    );
   }
+  const get = async (path: string) => {
+    const response = await server.api(path);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+  };
+  const base = '/api/projects/@current/persons/';
+  const plain = await timed(() => get(base));
+  const byDistinctId = await timed((i) => get(`${base}?distinct_id=user-${(i * 7919) % PERSONS}`));
+  const search = await timed((i) => get(`${base}?search=${encodeURIComponent(`user${(i * 7919) % PERSONS}@`)}`));
+
+  for (let start = 0; start < VICTIM_EVENTS; start += PER_BATCH) {
+    await post(Array.from({ length: PER_BATCH }, (_, k) => ({ event: 'clicked', distinct_id: 'victim', properties: { n: start + k, $set: { email: 'victim@example.com' } } })));
+  }
+  const victim = ((await (await server.api(`${base}?distinct_id=victim`)).json()) as { results: { id: number }[] }).results[0];
+  const started = performance.now();
+  const response = await server.api(`${base}${victim.id}/?delete_events=true`, { method: 'DELETE' });
+  const acceptedMs = performance.now() - started;
+  const { status_url: statusUrl } = (await response.json()) as { status_url: string };
+  for (;;) {
+    const status = (await (await server.api(statusUrl.slice(server.url.length))).json()) as { status: string };
+    if (status.status !== 'pending') break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { plain, byDistinctId, search, acceptedMs, finishedMs: performance.now() - started };
+}
+
+export async function benchPersons(): Promise<string> {
+  const clusterUrl = clusterPostgresUrl();
+  const engines = clusterUrl ? ['SQLite', 'PostgreSQL'] : ['SQLite'];
+  const runs: [string, Figures][] = [];
+  for (const engine of engines) {
+    const dataDir = newTempDir();
+    // '' keeps the embedded store even though the cluster is up (test/helpers/server.ts).
+    const postgresUrl = engine === 'PostgreSQL' ? await databaseFor(clusterUrl!, dataDir) : '';
+    const server = await startBenchServer({ dataDir, env: { SIGHTLINE_GEOIP: 'false', SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_POSTGRES_URL: postgresUrl } });
+    try {
+      process.stderr.write(`${engine}: ${fmt(PERSONS)} persons…\n`);
+      runs.push([engine, await measure(server)]);
+    } finally {
+      await server.stop();
+    }
+  }
+  const row = (name: string, latencies: number[]) => `| ${name} | ${percentile(latencies, 50).toFixed(2)} | ${percentile(latencies, 99).toFixed(2)} |`;
+  const lines = [`${fmt(PERSONS)} persons; ${REQUESTS} requests each, one at a time, after ${WARMUP} warm-up requests.`, '', '| metadata store: request | p50 ms | p99 ms |', '|---|---|---|'];
+  for (const [engine, f] of runs) {
+    lines.push(
+      row(`${engine}: baseline: list, first page, no filter`, f.plain),
+      row(`${engine}: baseline: list ?distinct_id= (indexed)`, f.byDistinctId),
+      row(`${engine}: list ?search= (email substring)`, f.search),
+    );
+  }
+  lines.push('');
+  for (const [engine, f] of runs) {
+    lines.push(`${engine}: deleting a person with ${fmt(VICTIM_EVENTS)} events (\`?delete_events=true\`): 202 after ${f.acceptedMs.toFixed(0)} ms, finished (gone from every query) after ${f.finishedMs.toFixed(0)} ms.`);
+  }
+  return lines.join('\n');
 }

@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import { benchActions } from './actions.js';
+import { benchCohorts } from './cohorts.js';
 import { benchDefinitions } from './definitions.js';
 import { benchEvents } from './events.js';
 import { benchFlags } from './flags.js';
@@ -16,6 +17,7 @@ import { benchRetention } from './retention.js';
 import { benchFunnels } from './funnels.js';
 import { benchWeb } from './web.js';
 import { benchMetadataPostgres } from './metadata-postgres.js';
+import { benchClickhouseFinal } from './clickhouse-final.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
   ingest: benchIngest,
@@ -25,16 +27,18 @@ const benchmarks: Record<string, () => Promise<string>> = {
   flags: benchFlags,
   retention: benchRetention,
   persons: benchPersons,
+  cohorts: benchCohorts,
   footprint: benchFootprint,
   'start-large': benchStartLarge,
   insights: benchInsights,
   funnels: benchFunnels,
   web: benchWeb,
   'metadata-postgres': benchMetadataPostgres,
+  'clickhouse-final': benchClickhouseFinal,
 };
 
 /** Run only when named: they make a data set of 10 million events first (minutes, gigabytes), or need the local cluster. */
-const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'funnels', 'metadata-postgres']);
+const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'funnels', 'metadata-postgres', 'clickhouse-final']);
 
 const wanted = process.argv.slice(2);
 const header = `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${new Date().toISOString()}`;

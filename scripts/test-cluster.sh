@@ -12,7 +12,8 @@ if [ "${SIGHTLINE_SKIP_CLUSTER_TESTS:-}" = 1 ]; then
   exit 0
 fi
 
-# The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API.
+# The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API,
+# persons (with their deletion), groups, saved insights and dashboards.
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts
@@ -21,6 +22,9 @@ SUITES=(
   test/events/events-list.test.ts test/events/events-hogql.test.ts
   test/definitions/*.test.ts
   test/insights/query-api.test.ts
+  test/persons/*.test.ts
+  test/groups/*.test.ts
+  test/dashboards/*.test.ts
 )
 
 cluster() { bash scripts/cluster/cluster.sh "$@"; }
@@ -37,3 +41,8 @@ eval "$(cluster env)"
 export SIGHTLINE_POSTGRES_URL SIGHTLINE_CLICKHOUSE_URL SIGHTLINE_CLICKHOUSE_CLUSTER SIGHTLINE_NATS_URL
 # One file at a time: the cluster takes CPU from test servers that must start within 30 s.
 SIGHTLINE_CLUSTER_TESTS=1 node --import tsx --test --test-concurrency=1 "${SUITES[@]}"
+# The events API again with events in ClickHouse (two 18.16 shards under a Distributed table; the
+# store's own test ran above with test/cluster/),
+# a database per test server (test/helpers/clickhouse-databases.ts).
+CLICKHOUSE_SUITES=(test/events/events-list.test.ts test/events/events-hogql.test.ts test/insights/query-api.test.ts)
+SIGHTLINE_CLUSTER_TESTS=1 SIGHTLINE_TEST_EVENT_STORE=clickhouse node --import tsx --test --test-concurrency=1 "${CLICKHOUSE_SUITES[@]}"

@@ -22,6 +22,7 @@ import type { Metrics } from './kernel/metrics.js';
 import type { SessionService } from './sessions/service.js';
 import type { SessionAuth } from './sessions/session-auth.js';
 import type { Stores } from './store/index.js';
+import type { Cohorts } from './cohorts/service.js';
 import type { PersonDeletions } from './persons/deletion.js';
 import type { Persons } from './persons/service.js';
 import type { PersonSplits } from './persons/split.js';
@@ -56,8 +57,8 @@ export interface AppContext {
   /** The query API (insights): kinds, result cache, envelope. */
   queries: QueryService;
   /** Saved insights and dashboards (their results come from `queries`). */
-  savedInsights: SavedInsights | null;
-  dashboards: Dashboards | null;
+  savedInsights: SavedInsights;
+  dashboards: Dashboards;
   /** Actions; null where the metadata store has none yet (PostgreSQL). */
   actions: Actions | null;
   /** The events list's counts per filter; forgotten whenever events are deleted. */
@@ -68,8 +69,10 @@ export interface AppContext {
   sessions: SessionService;
   /** Reads a request's browser session (ApiAccess's second way in). */
   sessionAuth: SessionAuth;
-  persons: Persons | null;
+  persons: Persons;
   /** Person deletions: metadata between two flushes, the event store's part queued after it. */
-  personDeletions: PersonDeletions | null;
-  personSplits: PersonSplits | null;
+  personDeletions: PersonDeletions;
+  personSplits: PersonSplits;
+  /** Cohorts and their calculations; null with PostgreSQL metadata (not served yet). */
+  cohorts: Cohorts | null;
 }

@@ -24,5 +24,5 @@ export function beginOpeningStores(config: Config): OpeningStores {
 
 function storeSettings(config: Config): StoreSettings {
   const duckdb = { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel };
-  return { dataDir: config.dataDir, postgresUrl: config.postgresUrl, duckdb };
+  return { dataDir: config.dataDir, postgresUrl: config.postgresUrl, clickhouse: config.clickhouse, duckdb };
 }

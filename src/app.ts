@@ -37,6 +37,8 @@ import { StatsCache } from './events/stats.js';
 import { setOwnerPassword } from './sessions/owner.js';
 import { SessionService } from './sessions/service.js';
 import { SessionAuth } from './sessions/session-auth.js';
+import { CohortCalculations } from './cohorts/calculation.js';
+import { Cohorts } from './cohorts/service.js';
 import { PersonDeletions } from './persons/deletion.js';
 import { Persons } from './persons/service.js';
 import { PersonSplits } from './persons/split.js';
@@ -53,6 +55,8 @@ const FEED_EVENTS_PER_WRITE = 16_384;
 const FEED_MAX_DELAY_MS = 5_000;
 /** Acknowledged bytes the event store may lack before they are written anyway (bounds the flush log's extra disk use). */
 const FEED_WRITE_AT_BYTES = 32 * 2 ** 20;
+/** A cohort calculation waits this long for the event store to hold every acknowledged event. */
+const COHORT_EVENTS_WAIT_MS = 10_000;
 
 export interface RunningApp {
   app: FastifyInstance;
@@ -136,7 +140,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   });
   const personStore = stores.meta.persons;
   const dashboardStore = stores.meta.dashboards;
-  const personDeletions = personStore && new PersonDeletions({
+  const personDeletions = new PersonDeletions({
     store: personStore,
     persons: stores.meta.ingest,
     events: stores.events,
@@ -146,9 +150,18 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     log,
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
-  await personDeletions?.resume();
+  await personDeletions.resume();
   const actions = stores.meta.actions ? new Actions(stores.meta.actions) : null;
   const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: actions ? (projectId, id) => actions.resolve(projectId, id) : undefined });
+  const cohortStore = stores.meta.cohorts;
+  const cohortCalculations =
+    cohortStore &&
+    new CohortCalculations({
+      store: cohortStore,
+      queryableEvents: async () => (await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
+      events: async () => stores.events,
+      log,
+    });
   const ctx: AppContext = {
     config,
     log,
@@ -169,15 +182,19 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     flagAnswers,
     eventCounts,
     queries,
-    savedInsights: dashboardStore ? new SavedInsights({ store: dashboardStore, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }) : null,
-    dashboards: dashboardStore ? new Dashboards(dashboardStore) : null,
+    savedInsights: new SavedInsights({ store: dashboardStore, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }),
+    dashboards: new Dashboards(dashboardStore),
     actions,
     drain: new Drain(),
     sessions,
     sessionAuth,
-    persons: personStore ? new Persons(personStore, (events) => buffer.submit(events)) : null,
-    personDeletions: personDeletions ?? null,
-    personSplits: personStore ? new PersonSplits({ store: personStore, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }) : null,
+    persons: new Persons(personStore, (events) => buffer.submit(events)),
+    personDeletions,
+    personSplits: new PersonSplits({ store: personStore, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }),
+    cohorts:
+      cohortStore && cohortCalculations
+        ? new Cohorts({ store: cohortStore, persons: personStore, calculations: cohortCalculations, definitionsChanged: (projectId) => invalidate({ kind: 'flags', projectId }) })
+        : null,
   };
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
@@ -191,6 +208,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   log.info({ address, dataDir: config.dataDir, metadataStore: config.postgresUrl ? 'postgresql' : 'sqlite' }, 'Sightline is accepting traffic');
   const retention = config.retentionDays > 0 ? new Retention(stores, { days: config.retentionDays, intervalSeconds: config.retentionIntervalSeconds, eventsDeleted: () => eventCounts.forgetAll() }, metrics, log) : null;
   retention?.start();
+  cohortCalculations?.start(config.cohortRecalculationSeconds);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -216,8 +234,9 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       }
       idleCollector.stop();
       await retention?.stop();
+      await cohortCalculations?.stop();
       // An unfinished deletion stays queued in the metadata store and resumes at the next start.
-      personDeletions?.stop();
+      personDeletions.stop();
       await flagAnswers.close();
       await buffer.close();
       await stores.events.close();

@@ -31,6 +31,8 @@ export interface Config {
   trustProxy: boolean;
   /** Metadata in this PostgreSQL database instead of the data folder's SQLite file (docs/scale-out-cluster.md). */
   postgresUrl: string | undefined;
+  /** Events in ClickHouse instead of the data folder's DuckDB file (docs/scale-out-cluster.md). */
+  clickhouse: { urls: string[]; cluster: string | null; database: string } | undefined;
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
   /** Threads DuckDB may use for one query or checkpoint (the calling thread included). */
@@ -60,6 +62,8 @@ export interface Config {
   retentionDays: number;
   /** Seconds between retention passes (the first runs at start-up). */
   retentionIntervalSeconds: number;
+  /** Seconds between scheduled recalculations of every dynamic cohort (0: only on change). */
+  cohortRecalculationSeconds: number;
   /** Seconds a person deletion waits before the event file is compacted (deletions in that time share one compaction). */
   deletionCompactionDelaySeconds: number;
   /** Worker threads answering /decide and /flags (0 = the main thread answers them). */
@@ -139,6 +143,34 @@ function postgresUrl(env: Env): string | undefined {
   return raw;
 }
 
+/**
+ * SIGHTLINE_CLICKHOUSE_URL: one or more http(s) URLs, comma-separated (the first is used; a
+ * Distributed table reaches the rest); SIGHTLINE_CLICKHOUSE_CLUSTER: the cluster name that makes
+ * events a Distributed table; SIGHTLINE_CLICKHOUSE_DATABASE: the database (default sightline).
+ */
+function clickhouseSettings(env: Env): Config['clickhouse'] {
+  const raw = env.SIGHTLINE_CLICKHOUSE_URL?.trim();
+  if (!raw) return undefined;
+  const urls = raw.split(',').map((url) => url.trim()).filter(Boolean);
+  for (const url of urls) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || !parsed.hostname) {
+      throw new ConfigError('SIGHTLINE_CLICKHOUSE_URL must be http(s)://host:8123 URLs, comma-separated');
+    }
+  }
+  const name = /^[A-Za-z_][A-Za-z0-9_]*$/;
+  const cluster = env.SIGHTLINE_CLICKHOUSE_CLUSTER?.trim() || null;
+  const database = env.SIGHTLINE_CLICKHOUSE_DATABASE?.trim() || 'sightline';
+  if (cluster !== null && !name.test(cluster)) throw new ConfigError('SIGHTLINE_CLICKHOUSE_CLUSTER must be a cluster name of letters, digits and _');
+  if (!name.test(database)) throw new ConfigError('SIGHTLINE_CLICKHOUSE_DATABASE must be a database name of letters, digits and _');
+  return { urls, cluster, database };
+}
+
 const MB = 1024 * 1024;
 
 /** Where the machine's facts come from (tests give their own). */
@@ -186,6 +218,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     port: integer(env, 'SIGHTLINE_PORT', 8000, 0, 65535),
     dataDir: path.resolve(env.SIGHTLINE_DATA_DIR?.trim() || './data'),
     postgresUrl: postgres,
+    clickhouse: clickhouseSettings(env),
     logLevel: oneOf(env, 'SIGHTLINE_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     bodyLimitBytes,
     decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, memory.decodedLimitBytes), 1024, 4096 * MB),
@@ -210,6 +243,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     eventStoreMaxLagEvents: integer(env, 'SIGHTLINE_EVENT_STORE_MAX_LAG_EVENTS', 100_000, 1, 100_000_000),
     retentionDays: integer(env, 'SIGHTLINE_RETENTION_DAYS', 0, 0, 36_500),
     retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),
+    cohortRecalculationSeconds: integer(env, 'SIGHTLINE_COHORT_RECALCULATION_SECONDS', 900, 0, 604_800),
     deletionCompactionDelaySeconds: integer(env, 'SIGHTLINE_DELETION_COMPACTION_DELAY_SECONDS', 3_600, 0, 604_800),
     // One per core, not one fewer: the main thread spends most of a flag request waiting for a
     // flag thread, and two threads on 2 cores served 7-13% more requests than one (docs/perf-log/).

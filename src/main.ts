@@ -7,8 +7,8 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
 import { limitHeapGrowth } from './util/idle-collect.js';
-import { migrateMetaStore, openMetaStore } from './store/index.js';
-import { DataDirError, MetaStoreUnreachableError } from './store/errors.js';
+import { migrateStores, openMetaStore } from './store/index.js';
+import { DataDirError, EventStoreUnreachableError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
 
 /** A setting's error ends the process with its message, not a stack trace. */
@@ -22,7 +22,7 @@ function exitOnConfigError(error: unknown): never {
 
 /** So does a data folder or a metadata database that cannot be used: one line with the place, the cause and the fix. */
 function exitOnStartError(error: unknown): never {
-  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError) {
+  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError || error instanceof EventStoreUnreachableError) {
     process.stderr.write(`${error.advice}\n`);
     process.exit(1);
   }
@@ -119,7 +119,7 @@ program
   .description('apply pending schema migrations of the metadata store (the server also does at start)')
   .action(async () => {
     try {
-      process.stdout.write(`${await migrateMetaStore(metaSettings(config()))}\n`);
+      process.stdout.write(`${await migrateStores({ ...metaSettings(config()), clickhouse: config().clickhouse })}\n`);
     } catch (error) {
       process.stderr.write(`migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { registerActionRoutes } from './actions/routes.js';
 import { registerCaptureRoutes } from './capture/routes.js';
+import { registerCohortRoutes } from './cohorts/routes.js';
 import { registerDashboardRoutes } from './dashboards/dashboard-routes.js';
 import { registerInsightRoutes } from './dashboards/insight-routes.js';
 import { InsightResults } from './dashboards/results.js';
@@ -59,34 +60,32 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     api,
     queryableEvents,
     persons: ctx.stores.meta.ingest,
-    personIds: ctx.stores.meta.persons ?? null,
+    personIds: ctx.stores.meta.persons,
     definitions: ctx.stores.meta.definitions,
     counts: ctx.eventCounts,
     actions: ctx.actions,
     groups: ctx.stores.meta.groups ?? null,
   });
   await registerQueryRoutes(app, { api, queries: ctx.queries, queryableEvents });
-  // Not served yet with PostgreSQL metadata (store/types.ts MetaStore).
-  const { persons, personDeletions, personSplits, savedInsights, dashboards } = ctx;
-  if (ctx.stores.meta.persons && persons && personDeletions && personSplits) {
-    await registerPersonRoutes(app, {
-      api,
-      persons,
-      store: ctx.stores.meta.persons,
-      deletions: personDeletions,
-      splits: personSplits,
-      queryableEvents,
-      personsOf: ctx.stores.meta.ingest,
-      definitions: ctx.stores.meta.definitions,
-    });
-  }
+  await registerPersonRoutes(app, {
+    api,
+    persons: ctx.persons,
+    store: ctx.stores.meta.persons,
+    deletions: ctx.personDeletions,
+    splits: ctx.personSplits,
+    queryableEvents,
+    personsOf: ctx.stores.meta.ingest,
+    definitions: ctx.stores.meta.definitions,
+  });
+  // Actions: embedded (SQLite) metadata only so far.
   if (ctx.actions) await registerActionRoutes(app, { api, actions: ctx.actions, users: ctx.stores.meta.tenancy });
-  if (ctx.stores.meta.groups) await registerGroupRoutes(app, { api, groups: ctx.stores.meta.groups });
-  if (savedInsights && dashboards) {
-    const results = new InsightResults(ctx.queries, queryableEvents);
-    await registerInsightRoutes(app, { api, insights: savedInsights, results });
-    await registerDashboardRoutes(app, { api, dashboards, insights: savedInsights, results });
+  if (ctx.cohorts && ctx.stores.meta.cohorts) {
+    await registerCohortRoutes(app, { api, cohorts: ctx.cohorts, store: ctx.stores.meta.cohorts, persons: ctx.stores.meta.persons });
   }
+  await registerGroupRoutes(app, { api, groups: ctx.stores.meta.groups });
+  const results = new InsightResults(ctx.queries, queryableEvents);
+  await registerInsightRoutes(app, { api, insights: ctx.savedInsights, results });
+  await registerDashboardRoutes(app, { api, dashboards: ctx.dashboards, insights: ctx.savedInsights, results });
   await registerFeatureFlagRoutes(app, { api, flags: ctx.flagManagement });
   const remote = { answers: ctx.flagAnswers, geoip: ctx.geoip, bodyLimitBytes: config.bodyLimitBytes };
   await registerDecideRoutes(app, remote);

@@ -40,7 +40,7 @@ export interface EventRouteDeps {
   persons: Pick<IngestStore, 'personsOf'>;
   /** Turns an integer `person_id` into the person's uuid. */
   /** Integer person ids; null where the metadata store has none yet (PostgreSQL): `person_id` is then a uuid only. */
-  personIds: Pick<PersonStore, 'resolve'> | null;
+  personIds: Pick<PersonStore, 'resolve'>;
   definitions: Pick<DefinitionStore, 'propertyTypes'>;
   /** The list's counts per filter. */
   counts: StatsCache;
@@ -181,9 +181,9 @@ export async function registerEventRoutes(app: FastifyInstance, deps: EventRoute
  * `person_id` may be the person's integer id (the contract types it so) or uuid. An integer id
  * of no person matches nothing, as an unknown uuid does.
  */
-async function withPersonUuid(query: RawQuery, projectId: number, personIds: Pick<PersonStore, 'resolve'> | null): Promise<RawQuery> {
+async function withPersonUuid(query: RawQuery, projectId: number, personIds: Pick<PersonStore, 'resolve'>): Promise<RawQuery> {
   const raw = query.person_id;
-  if (personIds === null || typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) return query;
+  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) return query;
   const [uuid] = await personIds.resolve(projectId, [Number(raw)]);
   return { ...query, person_id: uuid ?? NO_PERSON };
 }

@@ -8,7 +8,7 @@
  * with Retry-After.
  */
 import { ApiError, serviceUnavailable, validationError } from '../kernel/errors.js';
-import { decodeRows, type ir, type PrintOptions } from '../hogql/index.js';
+import { decodeRows, HogQLError, type ir, type PrintedQuery, type PrintOptions, type SqlDialect } from '../hogql/index.js';
 import { isQueryCancelled, isQueryFailure, isQueryTimeout } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
 
@@ -47,10 +47,23 @@ export function queryError(error: unknown, hogqlAttr: string | null): unknown {
   return validationError(`The query could not be run: ${(error as Error).message}`, hogqlAttr);
 }
 
+/**
+ * A statement in the store's dialect. A dialect refuses what its engine cannot run (the
+ * ClickHouse 18.16 gaps) with a HogQLError: a 400 naming the gap, not a 500.
+ */
+function printFor(dialect: SqlDialect, query: ir.IrQuery, hogqlAttr: string | null, options?: PrintOptions): PrintedQuery {
+  try {
+    return dialect.print(query, options);
+  } catch (error) {
+    if (error instanceof HogQLError) throw validationError(error.message, error.attr ?? hogqlAttr);
+    throw error;
+  }
+}
+
 /** `signal`: aborted when the client went away, which stops the query. */
 export function runner(store: EventStore, hogqlAttr: string | null, signal?: AbortSignal): Runner {
   return async (query, options) => {
-    const printed = store.dialect.print(query, options);
+    const printed = printFor(store.dialect, query, hogqlAttr, options);
     try {
       return decodeRows(store.dialect, query, await store.query(printed, signal));
     } catch (error) {
@@ -61,5 +74,5 @@ export function runner(store: EventStore, hogqlAttr: string | null, signal?: Abo
 
 /** Streams a statement's rows in chunks (exports), decoded. */
 export async function* streamRows(store: EventStore, query: ir.IrQuery, chunkRows: number): AsyncGenerator<Row[]> {
-  for await (const rows of store.stream(store.dialect.print(query), chunkRows)) yield decodeRows(store.dialect, query, rows);
+  for await (const rows of store.stream(printFor(store.dialect, query, null), chunkRows)) yield decodeRows(store.dialect, query, rows);
 }

@@ -10,6 +10,7 @@ import { HogQLError, errorAt, quoteForMessage } from './errors.js';
 import { type PropertyAccess, type TableBinding, binding, resolveTableField, unknownField } from './fields.js';
 import type { IrExpr, IrOrder } from './ir.js';
 import { cast } from './ir.js';
+import * as ir from './ir.js';
 import { parseExpression, parseSelectItem } from './parser.js';
 import { compilePropertyFilters, type FilterSources, type PropertyReader } from './property-filters.js';
 import { ExprResolver, type FieldScope } from './resolver.js';
@@ -66,12 +67,28 @@ export class EventsScope implements FieldScope {
       event: (key) => reader(['properties', key]),
       person: (key) => reader(['person', 'properties', key]),
       elementsChain: this.field(['elements_chain'], 0),
+      cohort: (id, negated) => cohortMembership(this.field(['person_id'], 0), this.binding.projectId, id, negated),
     };
   }
 
   get needsPerson(): boolean {
     return this.binding.lazy.size > 0;
   }
+}
+
+/**
+ * `person IN (members of the cohort)`, read from the event store's membership mirror (scoped to
+ * the project like every table). A cohort that does not exist has no members.
+ */
+export function cohortMembership(person: IrExpr, projectId: number, cohortId: number, negated = false): IrExpr {
+  const members = ir.select({
+    columns: [{ name: 'person_id', expr: ir.column('cp', 'cohort_people', 'person_id', 'UUID') }],
+    from: { kind: 'table', table: 'cohort_people', alias: 'cp', projectId },
+    where: ir.op('=', [ir.column('cp', 'cohort_people', 'cohort_id', 'Integer'), ir.constant(cohortId, 'Integer')]),
+  });
+  const inside = ir.op('in', [person, { kind: 'subquery', query: members, type: 'UUID' }]);
+  // A person-less event is in no cohort, so it is in "not in" (NOT IN would give NULL).
+  return negated ? ir.op('not', [ir.call('coalesce', [inside, ir.constant(false, 'Boolean')], 'Boolean')]) : inside;
 }
 
 export interface SelectResult {

@@ -22,7 +22,7 @@ export interface IrConst {
   type: HogQLType;
 }
 
-export type TableName = 'events' | 'persons' | 'person_distinct_ids' | 'groups';
+export type TableName = 'events' | 'persons' | 'person_distinct_ids' | 'groups' | 'cohort_people';
 
 /**
  * A column of a FROM item. `base` names the table when the item is a base table (the dialect

@@ -43,6 +43,11 @@ export const TABLES: Record<TableName, Record<string, ColumnSpec>> = {
     distinct_id: { type: 'String' },
     person_id: { type: 'UUID' },
   },
+  /** Cohort membership (filters and breakdowns by cohort); Sightline's own statements only. */
+  cohort_people: {
+    cohort_id: { type: 'Integer', internal: true },
+    person_id: { type: 'UUID', internal: true },
+  },
   groups: {
     index: { type: 'Integer' },
     key: { type: 'String' },

@@ -31,6 +31,8 @@ export function createServer(config: Config, log: Logger, metrics: Metrics, drai
     // Idle connections are ended by the shutdown's IdleReaper (http/drain.ts), which spares a client that has just connected.
     forceCloseConnections: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
+    // A membership level is an integer or its string ('8'), as DRF accepts it.
+    ajv: { customOptions: { allowUnionTypes: true } },
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
     // Node enforces headersTimeout/requestTimeout only when it sweeps its connections, every

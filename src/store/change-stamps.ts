@@ -33,6 +33,9 @@ export const personKey = (projectId: number, personUuid: string) => `p${projectI
 /** The stamp key of a group (its properties). */
 export const groupKey = (projectId: number, groupTypeIndex: number, key: string) => `g${projectId}\u0000${groupTypeIndex}\u0000${key}`;
 
+/** The stamp key of a project's cohort memberships (any cohort's, any person's). */
+export const cohortsKey = (projectId: number) => `c${projectId}`;
+
 /** The stamp key of a project's group types. */
 export const groupTypesKey = (projectId: number) => `t${projectId}`;
 

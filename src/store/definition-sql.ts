@@ -18,5 +18,8 @@ export const HIDDEN_EVENT_PROPERTY_NAMES = [
   '$group_4',
 ];
 
+/** `text` as a LIKE pattern that matches only itself: wildcards and the escape escaped, for `LIKE ? ESCAPE '\'`. */
+export const likeExact = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /** `%word%` with LIKE's wildcards escaped, for `LIKE ? ESCAPE '\'`. */
-export const likeContains = (word: string): string => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+export const likeContains = (word: string): string => `%${likeExact(word)}%`;

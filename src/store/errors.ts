@@ -64,6 +64,19 @@ export class MetaStoreUnreachableError extends Error {
   }
 }
 
+/** The ClickHouse event store cannot be reached or migrated at start. */
+export class EventStoreUnreachableError extends Error {
+  constructor(url: string, reason: string) {
+    super(`Cannot use the ClickHouse event store at ${withoutPassword(url)}: ${reason}`);
+    this.name = 'EventStoreUnreachableError';
+  }
+
+  /** One line for a person: where, why, and what to do. */
+  get advice(): string {
+    return `${this.message}. Start it, or correct SIGHTLINE_CLICKHOUSE_URL (and SIGHTLINE_CLICKHOUSE_CLUSTER).`;
+  }
+}
+
 function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import type { Logger, LogLevel } from '../kernel/logger.js';
 import path from 'node:path';
 import { ChangeStamps } from './change-stamps.js';
-import { DataDirError, describeOpenError, MetaStoreUnreachableError } from './errors.js';
+import { DataDirError, describeOpenError, EventStoreUnreachableError, MetaStoreUnreachableError } from './errors.js';
 import { ThreadedEventStore } from './duckdb/threaded.js';
 import { SqliteMetaStore } from './sqlite/meta-store.js';
 import { PostgresMetaStore } from './postgres/meta-store.js';
+import { ClickHouseEventStore } from './clickhouse/event-store.js';
 import { nodeName } from './node-name.js';
 import type { EventStore, MetaStore } from './types.js';
 
@@ -24,8 +25,29 @@ export interface MetaStoreSettings {
 /** Connections to PostgreSQL: the main thread's store, and each flag thread's. */
 const POSTGRES_CONNECTIONS = { main: 8, thread: 2 };
 
+/** Where events live when not in the data folder's DuckDB file. */
+export interface ClickHouseStoreSettings {
+  urls: string[];
+  cluster: string | null;
+  database: string;
+}
+
 export interface StoreSettings extends MetaStoreSettings {
   duckdb: { memoryLimit: string; threads: number; queryTimeoutMs: number; logLevel: LogLevel };
+  /** Set: events in ClickHouse (shared by every node), not in DuckDB. */
+  clickhouse?: ClickHouseStoreSettings;
+}
+
+/** The event store the settings name. */
+function openEventStore(settings: StoreSettings): Promise<EventStore> {
+  const { clickhouse } = settings;
+  if (clickhouse) {
+    const node = nodeName(settings.dataDir);
+    return ClickHouseEventStore.open({ ...clickhouse, node, queryTimeoutMs: settings.duckdb.queryTimeoutMs }).catch((error: unknown) => {
+      throw new EventStoreUnreachableError(clickhouse.urls[0], describeOpenError(error));
+    });
+  }
+  return ThreadedEventStore.open(settings.dataDir, settings.duckdb);
 }
 
 /**
@@ -43,8 +65,15 @@ export async function openMetaStore(settings: MetaStoreSettings, changeStamps = 
   return SqliteMetaStore.open(settings.dataDir, changeStamps);
 }
 
-/** `sightline migrate`: applies the metadata store's pending migrations; says what it did. */
-export async function migrateMetaStore(settings: MetaStoreSettings): Promise<string> {
+/** `sightline migrate`: applies the pending migrations of both stores; says what it did. */
+export async function migrateStores(settings: MetaStoreSettings & { clickhouse?: ClickHouseStoreSettings }): Promise<string> {
+  const meta = await migrateMetaStore(settings);
+  if (!settings.clickhouse) return meta;
+  const applied = await ClickHouseEventStore.migrate(settings.clickhouse);
+  return `${meta}\n${applied.length === 0 ? 'ClickHouse schema is up to date' : `ClickHouse: applied migrations ${applied.join(', ')}`}`;
+}
+
+async function migrateMetaStore(settings: MetaStoreSettings): Promise<string> {
   if (settings.postgresUrl) {
     const applied = await PostgresMetaStore.migrate(settings.postgresUrl);
     return applied.length === 0 ? 'PostgreSQL schema is up to date' : `PostgreSQL: applied migrations ${applied.join(', ')}`;
@@ -64,7 +93,7 @@ export async function openStores(settings: StoreSettings, changeStamps = new Cha
   asDataDirError(dataDir, () => checkWritable(dataDir));
   // First, so that the event store's thread loads and opens DuckDB (most of the start) while
   // this thread opens the metadata store and loads the rest of the service.
-  const openingEvents = ThreadedEventStore.open(settings.dataDir, settings.duckdb);
+  const openingEvents = openEventStore(settings);
   let meta: MetaStore;
   try {
     const postgresUrl = settings.postgresUrl;
@@ -83,6 +112,7 @@ export async function openStores(settings: StoreSettings, changeStamps = new Cha
     return { meta, events: await openingEvents };
   } catch (error) {
     await meta.close();
+    if (error instanceof EventStoreUnreachableError) throw error;
     throw new DataDirError(dataDir, describeOpenError(error));
   }
 }

@@ -8,6 +8,20 @@ type Row = Record<string, unknown>;
 
 export const toBool = (value: unknown): boolean => value === 1 || value === true;
 
+/** A JSON column: text (SQLite) or already parsed (PostgreSQL's `json`). */
+export function jsonColumn<T>(value: unknown, fallback: T): T {
+  if (value === null || value === undefined) return fallback;
+  if (typeof value !== 'string') return value as T;
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** A nullable integer column (PostgreSQL gives a bigint as a string). */
+export const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
 export const userFromRow = (row: Row): User => ({
   id: row.id as number,
   uuid: row.uuid as string,

@@ -14,14 +14,17 @@ export class StampedCache<T> {
     private readonly maxEntries: number,
   ) {}
 
-  /** The value of `stampKey`: kept, or `read` now. Kept values are shared, so never changed in place. */
-  get(stampKey: string, read: () => T): T {
+  /**
+   * The value of `entryKey` (default `stampKey`), valid while `stampKey`'s stamp holds: kept, or
+   * `read` now. Kept values are shared, so never changed in place.
+   */
+  get(stampKey: string, read: () => T, entryKey = stampKey): T {
     // Taken before the read it vouches for: a change committed after it bumps it.
     const stamp = this.stamps.read(stampKey);
-    const kept = this.entries.get(stampKey);
+    const kept = this.entries.get(entryKey);
     if (kept !== undefined && kept.stamp === stamp) return kept.value;
     const value = read();
-    setNewest(this.entries, stampKey, { value, stamp }, this.maxEntries);
+    setNewest(this.entries, entryKey, { value, stamp }, this.maxEntries);
     return value;
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { JsonObject } from '../kernel/json.js';
 import type { FeatureFlag } from '../flags/engine/types.js';
+import type { CohortDefinition } from '../flags/engine/cohorts.js';
 import type { SqlDialect } from '../hogql/dialect.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -279,6 +280,8 @@ export interface FlagEvaluationRequest {
   groups: Record<string, string>;
   /** Experience continuity: set only when the project has such flags. */
   continuity: { flagKeys: string[]; anonDistinctId: string | null } | null;
+  /** Read the person's stored cohort memberships (flags reference static or behavioural cohorts). */
+  cohortMembership?: boolean;
 }
 
 export interface FlagEvaluationInputs {
@@ -290,6 +293,8 @@ export interface FlagEvaluationInputs {
   groupProperties: Record<string, JsonObject>;
   /** Flag key → hash key, for experience-continuity flags. */
   hashKeyOverrides: Record<string, string>;
+  /** The cohorts whose stored membership holds the person; set when `cohortMembership` was asked. */
+  cohortIds?: readonly number[];
 }
 
 export interface FlagStore {
@@ -312,6 +317,11 @@ export interface FlagStore {
    * hash-key overrides (first storing the anon id as the override where none exists yet).
    */
   prepareEvaluation(request: FlagEvaluationRequest): Promise<FlagEvaluationInputs>;
+  /**
+   * The project's cohorts as flags read them; absent where the store has no cohorts (PostgreSQL
+   * so far), and cohort filters then fail as uncomputable.
+   */
+  cohortDefinitions?(projectId: number): Promise<CohortDefinition[]>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -480,6 +490,72 @@ export interface PersonStore {
   /** The event file was compacted after these deletions finished. */
   markPurged(ids: number[], at: string): Promise<void>;
   activity(projectId: number, scope: string, itemId: string | null, limit: number, offset: number): Promise<{ count: number; results: ActivityEntry[] }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cohorts: definitions and their materialised membership
+// ---------------------------------------------------------------------------------------------
+
+export interface StoredCohort {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  /** PostHog's `{"properties": PropertyGroup}` for dynamic cohorts; `{}` for static ones. */
+  filters: JsonObject;
+  is_static: boolean;
+  deleted: boolean;
+  /** Members after the last calculation or upload; null before the first. */
+  count: number | null;
+  /** Bumped by each definition change; a calculation of an older version is not stored. */
+  version: number;
+  is_calculating: boolean;
+  last_calculation: string | null;
+  errors_calculating: number;
+  last_error: string | null;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CohortWrite {
+  name: string;
+  description: string;
+  filters: JsonObject;
+  is_static: boolean;
+  deleted: boolean;
+}
+
+export interface CohortStore {
+  /** Non-deleted cohorts of a project (or every project's, for the schedule), oldest first. */
+  list(projectId: number | null): Promise<StoredCohort[]>;
+  get(projectId: number, id: number): Promise<StoredCohort | null>;
+  /** With its first members (static cohorts), in one transaction. */
+  create(projectId: number, createdBy: number | null, cohort: CohortWrite, members?: string[]): Promise<StoredCohort>;
+  /** Applies the patch; a change of `filters` bumps `version`. */
+  update(projectId: number, id: number, patch: Partial<CohortWrite>): Promise<StoredCohort | null>;
+  /** Marks a calculation started (`is_calculating`) and says which version it computes. */
+  startCalculation(projectId: number, id: number): Promise<number | null>;
+  /**
+   * Replaces the membership with `personUuids` (those that still exist) and records count and time, in one transaction,
+   * unless the definition changed since `version` (then only `is_calculating` is cleared). Returns whether stored.
+   */
+  finishCalculation(projectId: number, id: number, version: number, personUuids: Iterable<string>): Promise<boolean>;
+  failCalculation(projectId: number, id: number, error: string): Promise<void>;
+  /** Adds persons to a static cohort (known uuids only); returns the new count. */
+  addMembers(projectId: number, id: number, personUuids: string[]): Promise<number>;
+  removeMember(projectId: number, id: number, personUuid: string): Promise<boolean>;
+  /** Members as uuids, a page at a time, in uuid order. */
+  members(projectId: number, id: number, page: Page): Promise<PageOf<string>>;
+  /** The non-deleted cohorts whose stored membership holds the person. */
+  cohortsOf(projectId: number, personUuid: string): Promise<StoredCohort[]>;
+  /** Every member of the cohort (for calculations that reference it). */
+  memberSet(projectId: number, id: number): Promise<Set<string>>;
+  /** Persons of the project a page at a time, in uuid order, with properties (calculations). */
+  personPage(projectId: number, afterUuid: string | null, limit: number): Promise<{ uuid: string; properties: JsonObject }[]>;
+  /** uuids of the persons with these distinct ids / emails (exact, emails case-insensitive). */
+  personsByDistinctId(projectId: number, distinctIds: string[]): Promise<Map<string, string>>;
+  personsByEmail(projectId: number, emails: string[]): Promise<Map<string, string>>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -684,13 +760,12 @@ export interface MetaStore {
   readonly definitions: DefinitionStore;
   readonly flags: FlagStore;
   readonly accounts: AccountStore;
-  /**
-   * The persons and groups APIs' and the saved insights' stores. Only the embedded (SQLite)
-   * store has them so far: with PostgreSQL metadata those APIs are not served yet.
-   */
-  readonly persons?: PersonStore;
-  readonly groups?: GroupStore;
-  readonly dashboards?: DashboardStore;
+  /** The persons and groups APIs' and the saved insights' stores. */
+  readonly persons: PersonStore;
+  readonly groups: GroupStore;
+  readonly dashboards: DashboardStore;
+  /** Cohorts: embedded (SQLite) store only so far. */
+  readonly cohorts?: CohortStore;
   readonly actions?: ActionStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
@@ -799,6 +874,11 @@ export interface EventStore {
     afterFlushSeq: number;
     keep: { person: PersonRecord; distinct_ids: string[] }[];
   }): Promise<number>;
+  /**
+   * The cohort-membership mirror that queries filter and break down by: replaces one cohort's
+   * members (none: the cohort was deleted). The metadata store stays the source of truth.
+   */
+  replaceCohortMembers(projectId: number, cohortId: number, personUuids: string[]): Promise<void>;
   /**
    * Rewrites the event file so that deleted rows are gone from its bytes too (a delete and a
    * checkpoint leave them in freed blocks). Takes about as long as copying the whole store.

@@ -116,17 +116,19 @@ test('a flag that cannot be computed is left out; the others still answer', asyn
   const other = await startServer();
   try {
     await createFlag(other, everyone('p-on'));
-    await createFlag(other, everyone('p-cohort', [{ key: 'id', type: 'cohort', value: 12 }]));
-    const decide = await evaluate(other, '/decide?v=3', { api_key: other.projectKey, distinct_id: 'u' });
+    // A regex that needs more work than an evaluation may spend on this value cannot be decided.
+    await createFlag(other, everyone('p-uncomputable', [{ key: 'name', operator: 'regex', value: '(.*a){1000}$', type: 'person' }]));
+    const hostile = { name: 'a'.repeat(3_000) + '!' };
+    const decide = await evaluate(other, '/decide?v=3', { api_key: other.projectKey, distinct_id: 'u', person_properties: hostile });
     assert.equal(decide.errorComputingFlags, true);
     assert.equal(decide.errorsWhileComputingFlags, true);
     assert.deepEqual(decide.featureFlags, { 'p-on': true });
 
-    const flags = await evaluate(other, '/flags?v=2', { token: other.projectKey, distinct_id: 'u' });
+    const flags = await evaluate(other, '/flags?v=2', { token: other.projectKey, distinct_id: 'u', person_properties: hostile });
     assert.equal(flags.errorsWhileComputingFlags, true);
     assert.equal(flags.flags['p-on'].enabled, true);
-    assert.equal(flags.flags['p-cohort'].failed, true);
-    assert.equal(flags.flags['p-cohort'].enabled, false);
+    assert.equal(flags.flags['p-uncomputable'].failed, true);
+    assert.equal(flags.flags['p-uncomputable'].enabled, false);
   } finally {
     await other.stop();
   }

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { clusterPostgresUrl } from './cluster.js';
 import { databaseFor } from './postgres-databases.js';
+import { clickhouseEnvFor } from './clickhouse-databases.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -91,6 +92,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   // With the cluster tests on, metadata goes to PostgreSQL: one database per data folder.
   const clusterPostgres = options.env?.SIGHTLINE_POSTGRES_URL === undefined ? clusterPostgresUrl() : null;
   const postgresEnv: Record<string, string> = clusterPostgres ? { SIGHTLINE_POSTGRES_URL: await databaseFor(clusterPostgres, dataDir) } : {};
+  // With SIGHTLINE_TEST_EVENT_STORE=clickhouse, events go to the cluster's ClickHouse: one database per data folder.
+  const clickhouseEnv = options.env?.SIGHTLINE_CLICKHOUSE_URL === undefined ? clickhouseEnvFor(dataDir) : {};
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {
@@ -104,6 +107,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       SIGHTLINE_PERSONAL_API_KEY: personalKey,
       ...(build ? START_ENV : {}),
       ...postgresEnv,
+      ...clickhouseEnv,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -137,7 +141,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     url,
     port: Number(new URL(url).port),
     dataDir,
-    storeEnv: { SIGHTLINE_DATA_DIR: dataDir, ...postgresEnv, ...pick(options.env, 'SIGHTLINE_POSTGRES_URL') },
+    storeEnv: { SIGHTLINE_DATA_DIR: dataDir, ...postgresEnv, ...clickhouseEnv, ...pick(options.env, 'SIGHTLINE_POSTGRES_URL') },
     projectKey,
     personalKey,
     process: child,

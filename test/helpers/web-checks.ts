@@ -1,5 +1,18 @@
 /** Checks every web app page must pass in the browser tests: labels, and no sideways scrolling. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+
+/**
+ * Where the browser tests save their screenshots: the README's `docs/screenshots` only when
+ * SIGHTLINE_UPDATE_SCREENSHOTS=1, so that a test run leaves the clone unchanged.
+ */
+export const SCREENSHOTS =
+  process.env.SIGHTLINE_UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-screenshots-'));
 
 /** Form controls without a label a screen reader could read out. */
 export function unlabelledControls(page: Page): Promise<string[]> {

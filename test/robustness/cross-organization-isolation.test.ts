@@ -79,6 +79,7 @@ async function populate(org: Omit<Org, 'ids' | 'markers' | 'member' | 'ownerUuid
   const eventDefinition = (await ok('GET', `${P}/event_definitions/?search=${event}`, org.ownerKey)).results[0];
   const stored = (await ok('GET', `${P}/events/?event=${event}`, org.ownerKey)).results[0];
   const person = (await ok('GET', `${P}/persons/?distinct_id=${tag}_person_0`, org.ownerKey)).results[0];
+  const cohort = await ok('POST', `${P}/cohorts/`, org.ownerKey, { name: `${tag}-secret-cohort`, is_static: true, csv: `${tag}_person_0\n` });
   assert.ok(definition && eventDefinition && stored && person, `${org.name}: fixtures were not all created`);
   return {
     ...org,
@@ -99,8 +100,9 @@ async function populate(org: Omit<Org, 'ids' | 'markers' | 'member' | 'ownerUuid
       persons: String(person.id),
       insights: String(insight.id),
       dashboards: String(dashboard.id),
+      cohorts: String(cohort.id),
     },
-    markers: [org.organizationId, org.projectKey, event, property, `${tag}-secret-flag`, `${tag}-invite`, `${tag}-member`, `${tag}_person_`, spareKey.id, flag.key, `${tag}-secret-insight`, `${tag}-secret-dashboard`],
+    markers: [org.organizationId, org.projectKey, event, property, `${tag}-secret-flag`, `${tag}-invite`, `${tag}-member`, `${tag}_person_`, spareKey.id, flag.key, `${tag}-secret-insight`, `${tag}-secret-dashboard`, `${tag}-secret-cohort`],
   };
 }
 

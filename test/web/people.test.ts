@@ -10,17 +10,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectConsole, tryLaunchChromium } from '../helpers/browser.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { sidewaysOverflow, unlabelledControls } from '../helpers/web-checks.js';
+import { SCREENSHOTS, sidewaysOverflow, unlabelledControls } from '../helpers/web-checks.js';
 import { OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/sessions.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SCREENSHOTS = path.join(ROOT, 'docs/screenshots');
 /** More than one page of the persons list (50 a page). */
 const VISITORS = 55;
 
@@ -87,8 +84,6 @@ function requireChromium(): void {
 
 const screenshot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
-/** The person links the list shows, in order. */
-const shownPersons = () => page.locator('.persons-table tbody tr td:first-child a').allTextContents();
 /** What the list should show for an API page: email, else name, else the first distinct id. */
 const labels = (results: any[]) => results.map((p) => p.properties.email ?? p.properties.name ?? p.distinct_ids[0]);
 

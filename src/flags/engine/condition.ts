@@ -3,6 +3,7 @@
  * must fall inside the percentage. Conditions are compiled once per flag set; evaluating one
  * only reads the request's properties and, if they match, hashes.
  */
+import { cohortIdOf } from './cohorts.js';
 import { UncomputableFilterError } from './errors.js';
 import { flagHash } from './hash.js';
 import { compilePropertyFilter, type MatchScope, type PropertyMatcher } from './operators.js';
@@ -31,8 +32,10 @@ type PropertySource = { kind: 'person' } | { kind: 'none' } | { kind: 'group'; i
 
 interface CompiledFilter {
   source: PropertyFilter;
-  /** Null for flag filters: they are decided by the other flags of the evaluation. */
+  /** Null for flag and cohort filters: decided by the other flags, or by the context's cohorts. */
   match: PropertyMatcher | null;
+  /** A cohort filter's cohort, and whether it is `not_in`. */
+  cohort: { id: number | null; negated: boolean } | null;
   reads: PropertySource;
 }
 
@@ -104,13 +107,20 @@ export function compileCondition(
   const filters = (condition.properties ?? []).map(
     (filter): CompiledFilter => ({
       source: filter,
-      match: filter.type === 'flag' ? null : compilePropertyFilter(filter),
+      match: filter.type === 'flag' || filter.type === 'cohort' ? null : compilePropertyFilter(filter),
+      cohort: filter.type === 'cohort' ? { id: cohortIdOf(filter.value), negated: filter.operator === 'not_in' } : null,
       reads: sourceOf(filter, aggregation),
     }),
   );
   const rollout = condition.rollout_percentage;
   const bound = rollout === null || rollout === undefined ? null : rollout / 100;
   return { index, source: condition, aggregation, filters, rolloutBound: bound !== null && bound < 1 ? bound : null, variant };
+}
+
+function inCohort(cohort: { id: number | null }, ctx: EvaluationContext, scope: MatchScope): boolean {
+  if (!ctx.cohorts) throw new UncomputableFilterError(`cohort filters cannot be evaluated here (cohort ${String(cohort.id)})`);
+  // A filter naming no valid cohort holds nobody, as a deleted cohort.
+  return cohort.id !== null && ctx.cohorts.contains(cohort.id, ctx.personProperties, scope);
 }
 
 export function evaluateCondition(
@@ -125,7 +135,9 @@ export function evaluateCondition(
   for (const filter of condition.filters) {
     let holds: boolean;
     try {
-      holds = filter.match === null ? scope.matchDependency(filter.source) : filter.match(read(filter.reads, ctx), scope);
+      if (filter.match !== null) holds = filter.match(read(filter.reads, ctx), scope);
+      else if (filter.cohort !== null) holds = inCohort(filter.cohort, ctx, scope) !== filter.cohort.negated;
+      else holds = scope.matchDependency(filter.source);
     } catch (error) {
       if (!(error instanceof UncomputableFilterError)) throw error;
       undecided ??= error;

@@ -126,6 +126,20 @@ export interface EvaluationContext {
   hashKeyOverrides?: Record<string, string>;
   /** For `bucketing_identifier: "device_id"` flags; falls back to the `$device_id` person property. */
   deviceId?: string | null;
+  /** Decides cohort filters; without it they cannot be evaluated (the flag fails). */
+  cohorts?: CohortLookup;
+}
+
+/** Cohort membership as one evaluation sees it (evaluation/cohort-lookup.ts). */
+export interface CohortLookup {
+  /** Throws `UncomputableFilterError` when membership is unknown. */
+  contains(cohortId: number, personProperties: Record<string, unknown>, scope: MatchScopeLike): boolean;
+}
+
+/** The clock and regex budget of an evaluation (operators.ts `MatchScope`). */
+export interface MatchScopeLike {
+  now: Date;
+  regexBudget: { remaining: number };
 }
 
 export type ReasonCode =

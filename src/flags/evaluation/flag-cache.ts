@@ -1,10 +1,12 @@
 /**
- * The flags of each project, kept in memory for a few seconds: /decide and /flags read them on
- * every request. Management writes invalidate a project at once; the time limit only bounds
+ * The flags of each project, with its cohort definitions, kept in memory for a few seconds:
+ * /decide and /flags read them on every request. Flag and cohort writes invalidate a project at once; the time limit only bounds
  * staleness when something else (another node, the CLI) changes the store.
  */
 import { compileFlags, type CompiledFlag, type CompiledFlags } from '../engine/index.js';
+import type { CohortDefinition } from '../engine/cohorts.js';
 import type { FlagStore, StoredFlag } from '../../store/types.js';
+import { FlagCohorts } from './cohort-lookup.js';
 
 export interface ProjectFlags {
   /** Every non-deleted flag, active or not (dependencies may point at inactive ones). */
@@ -18,12 +20,14 @@ export interface ProjectFlags {
   compiled: CompiledFlags;
   /** `active`, compiled (what a request without `flag_keys_to_evaluate` evaluates). */
   activeCompiled: CompiledFlag[];
+  /** The project's cohorts; null where the store keeps none (cohort filters then fail). */
+  cohorts: FlagCohorts | null;
 }
 
 const TTL_MS = 3_000;
 const MAX_PROJECTS = 10_000;
 
-function projectFlags(all: StoredFlag[]): ProjectFlags {
+function projectFlags(all: StoredFlag[], cohorts: CohortDefinition[] | null): ProjectFlags {
   const active = all.filter((flag) => flag.active);
   const compiled = compileFlags(all);
   return {
@@ -33,6 +37,7 @@ function projectFlags(all: StoredFlag[]): ProjectFlags {
     continuityKeys: active.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key),
     compiled,
     activeCompiled: compiled.flags.filter((flag) => flag.source.active),
+    cohorts: cohorts === null ? null : new FlagCohorts(cohorts, active),
   };
 }
 
@@ -53,7 +58,7 @@ export class FlagCache {
     const hit = this.entries.get(projectId);
     if (hit && hit.expires > now) return hit.flags;
     // Concurrent requests share one load; a failed load is not remembered.
-    const flags = this.store.list(projectId).then(projectFlags);
+    const flags = Promise.all([this.store.list(projectId), this.store.cohortDefinitions?.(projectId) ?? null]).then(([all, cohorts]) => projectFlags(all, cohorts));
     flags.catch(() => {
       if (this.entries.get(projectId)?.flags === flags) this.entries.delete(projectId);
     });

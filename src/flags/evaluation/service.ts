@@ -67,11 +67,13 @@ export class FlagService {
         distinctId: request.distinctId,
         groups: request.groups,
         continuity: flags.continuityKeys.length > 0 ? { flagKeys: flags.continuityKeys, anonDistinctId: request.anonDistinctId } : null,
+        cohortMembership: flags.cohorts?.needsMembership ?? false,
       });
     } catch (error) {
       this.log.error({ err: error, projectId }, 'could not read stored properties for flags; answering from the request alone');
     }
     const ctx = buildContext(request, inputs);
+    if (flags.cohorts) ctx.cohorts = flags.cohorts.lookup(inputs?.cohortIds ?? null);
     const compiledTargets = request.flagKeys ? targets.map((flag) => flags.compiled.byKey.get(flag.key)) : flags.activeCompiled;
     const computed = this.evaluateSafely(flags.compiled, ctx, compiledTargets);
     const results = targets.map((flag, index) => {

@@ -53,6 +53,7 @@ export class FlagManagement {
       ensure_experience_continuity: input.ensure_experience_continuity ?? false,
     };
     checkDependencies({ ...flag, id: 0, version: 1 }, await this.deps.flags.list(projectId));
+    await this.checkCohorts(projectId, flag.filters);
     const created = await this.deps.flags.create(projectId, createdBy, flag);
     if (created === 'key_taken') throw keyTaken();
     this.deps.invalidate(projectId);
@@ -74,12 +75,23 @@ export class FlagManagement {
     if (patch.key !== undefined || patch.filters !== undefined) {
       checkDependencies({ ...current, key: patch.key ?? current.key, filters: patch.filters ?? current.filters }, others);
     }
+    if (patch.filters !== undefined) await this.checkCohorts(projectId, patch.filters);
     if (patch.deleted === true && !current.deleted) checkNoDependents(current, others);
     const updated = await this.deps.flags.update(projectId, current.id, patch);
     if (updated === 'not_found') throw notFound();
     if (updated === 'key_taken') throw keyTaken();
     this.deps.invalidate(projectId);
     return updated;
+  }
+
+  /** Every cohort a condition names exists in the project (where the store keeps cohorts). */
+  private async checkCohorts(projectId: number, filters: FlagWrite['filters']): Promise<void> {
+    const named = [...(filters.groups ?? []), ...(filters.super_groups ?? [])].flatMap((c) => c.properties ?? []).filter((p) => p.type === 'cohort');
+    if (named.length === 0 || !this.deps.flags.cohortDefinitions) return;
+    const existing = new Set((await this.deps.flags.cohortDefinitions(projectId)).map((c) => c.id));
+    for (const filter of named) {
+      if (!existing.has(Number(filter.value))) throw validationError(`Cohort ${JSON.stringify(filter.value)} does not exist in this project.`, 'filters');
+    }
   }
 
   /** Deletes for good. */

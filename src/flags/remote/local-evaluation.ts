@@ -22,13 +22,13 @@ const tokenQuery = {
   type: 'object',
   properties: {
     token: { type: 'string', description: "Project API key; default: the key's current project" },
-    send_cohorts: { type: 'string', description: 'Accepted; cohorts are always sent (there are none yet)' },
+    send_cohorts: { type: 'string', description: 'Accepted; property-only cohorts the flags name are always sent inline' },
   },
 };
 
 const definitionsResponse = {
   type: 'object',
-  description: '{flags: [...], group_type_mapping: {"<index>": "<type>"}, cohorts: {}}; 304 when If-None-Match matches the ETag',
+  description: '{flags: [...], group_type_mapping: {"<index>": "<type>"}, cohorts: {"<id>": property group}}; 304 when If-None-Match matches the ETag',
   properties: { flags: { type: 'array' }, group_type_mapping: { type: 'object' }, cohorts: { type: 'object' } },
 };
 
@@ -88,12 +88,12 @@ export async function registerFlagDefinitionRoutes(app: FastifyInstance, deps: L
   const base = { scope: 'feature_flag', tag: 'feature_flags', method: 'GET' as const };
 
   const send = async (project: Project, request: FastifyRequest, reply: FastifyReply) => {
-    const flags = (await service.cache.get(project.id)).all;
+    const { all: flags, cohorts } = await service.cache.get(project.id);
     const index = indexFlags(flags);
     const body = JSON.stringify({
       flags: flags.map((flag) => minimalFlag(withDependencyChains(flag, index) as StoredFlag)),
       group_type_mapping: await deps.groupTypes.groupTypeMapping(project.id),
-      cohorts: {},
+      cohorts: cohorts?.inlineDefinitions ?? {},
     });
     const etag = etagOf(body);
     reply.header('etag', etag);

@@ -33,6 +33,7 @@ const PHYSICAL: Record<TableName, { table: string; columns: Record<string, strin
   persons: { table: 'persons', columns: {} },
   person_distinct_ids: { table: 'person_distinct_ids', columns: {} },
   groups: { table: 'groups', columns: { index: 'group_type_index', key: 'group_key' } },
+  cohort_people: { table: 'cohort_people', columns: {} },
 };
 const PROJECT_COLUMN = 'project_id';
 

@@ -9,7 +9,7 @@ import { validationError } from '../../kernel/errors.js';
 import type { ActorsPoint, InsightContext } from '../types.js';
 import { buckets, resolveDateRange, type Bucket, type ResolvedDateRange } from '../time/index.js';
 import { InsightScope } from '../series/scope.js';
-import { breakdownExpr, OTHER_MARKER } from './breakdown.js';
+import { breakdownExpr, cohortCondition, OTHER_MARKER } from './breakdown.js';
 import { previousRange } from './compare.js';
 import type { TrendsNode } from './node.js';
 import { ACTIVE_DAYS } from './statements.js';
@@ -28,7 +28,11 @@ export function trendsActors(node: TrendsNode, point: ActorsPoint, ctx: InsightC
   const values = point.breakdown === null || point.breakdown === undefined ? [] : Array.isArray(point.breakdown) ? point.breakdown.map(String) : [String(point.breakdown)];
   if (values.includes(OTHER_MARKER)) throw validationError('The persons behind "other" cannot be listed; pick a breakdown value.', 'source.breakdown');
   if (values.length > 0 && values.length !== node.breakdowns.length) throw validationError(`breakdown needs ${node.breakdowns.length} value(s).`, 'source.breakdown');
-  const matches = values.map((value, i) => ir.op('=', [breakdownExpr(scope, node.breakdowns[i], node.breakdowns[i].attr), ir.constant(value, 'String')]));
+  const matches = values.map((value, i) =>
+    node.breakdowns[i].type === 'cohort'
+      ? cohortCondition(scope, value, 'source.breakdown')
+      : ir.op('=', [breakdownExpr(scope, node.breakdowns[i], node.breakdowns[i].attr), ir.constant(value, 'String')]),
+  );
   const where = ir.allOf([
     scope.timeWindow(from, to),
     scope.seriesCondition(series, `series.${index}`),

@@ -13,6 +13,7 @@ export const OTHER_MARKER = '$$_posthog_breakdown_other_$$';
 
 /** The breakdown value of an event: its text, or the null marker. */
 export function breakdownExpr(scope: InsightScope, breakdown: Breakdown, attr: string): ir.IrExpr {
+  if (breakdown.type === 'cohort') throw new Error('a cohort breakdown has no value per event (cohortCondition)');
   const raw =
     breakdown.type === 'hogql'
       ? castText(scope.hogql(breakdown.property, attr))
@@ -20,6 +21,14 @@ export function breakdownExpr(scope: InsightScope, breakdown: Breakdown, attr: s
   // One read of the property per row (JSON extraction is the cost of a breakdown).
   return ir.call('coalesce', [ir.call('__nullIfEmpty', [raw], 'String'), ir.constant(NULL_MARKER, 'String')], 'String');
 }
+
+/** The events of one value of a cohort breakdown (`all`: every event); null for all. */
+export function cohortCondition(scope: InsightScope, value: string, attr: string): ir.IrExpr | null {
+  return value === 'all' ? null : scope.filters([{ type: 'cohort', key: 'id', value: Number(value) }], attr);
+}
+
+/** `breakdown_value` as PostHog gives it for a cohort: the id as a number, or "all". */
+export const cohortValue = (value: string): number | string => (value === 'all' ? 'all' : Number(value));
 
 function castText(expr: ir.IrExpr): ir.IrExpr {
   return expr.type === 'String' ? expr : ir.cast(expr, 'String');

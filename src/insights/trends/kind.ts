@@ -13,7 +13,7 @@ import { InsightScope } from '../series/scope.js';
 import { seriesName, type SeriesNode } from '../series/node.js';
 import { parseTrends, TOTAL_VALUE_DISPLAYS, type TrendsNode } from './node.js';
 import { ACTIVE_DAYS, activeUsersStatement, earliestStatement, firstSeenStatement, firstTimeStatement, seriesStatement, topBreakdowns, type SeriesStatement } from './statements.js';
-import { breakdownExpr, breakdownLabel, breakdownValue, OTHER_MARKER, rankBreakdowns, type Ranked } from './breakdown.js';
+import { breakdownExpr, breakdownLabel, breakdownValue, cohortValue, OTHER_MARKER, rankBreakdowns, type Ranked } from './breakdown.js';
 import { trendsActors } from './actors.js';
 import { checkCompareTo, previousRange } from './compare.js';
 import { evaluateFormula } from './formula.js';
@@ -89,6 +89,18 @@ async function findEarliest(node: TrendsNode, ctx: InsightContext): Promise<numb
 
 /** One series over one period: its values per breakdown value (one entry without breakdowns). */
 async function computeSeries(node: TrendsNode, series: SeriesNode, index: number, period: PeriodContext, ctx: InsightContext): Promise<SeriesValues[]> {
+  const cohorts = node.breakdowns[0]?.cohorts;
+  // A person may be in several cohorts: one statement per cohort, each with its membership as a filter.
+  if (cohorts) {
+    const out: SeriesValues[] = [];
+    for (const cohort of cohorts) {
+      const filter = cohort === 'all' ? [] : [{ type: 'cohort', key: 'id', value: cohort }];
+      const properties = { type: 'AND', values: [node.properties ?? [], filter] };
+      const [group] = await computeSeries({ ...node, breakdowns: [], properties }, series, index, period, ctx);
+      out.push({ ...group, values: [String(cohort)] });
+    }
+    return out;
+  }
   const { range, buckets: list, totalValue } = period;
   const scope = new InsightScope(ctx);
   const breakdowns = node.breakdowns.map((b) => breakdownExpr(scope, b, b.attr));
@@ -161,6 +173,11 @@ function topValues(node: TrendsNode, groups: SeriesValues[]): { groups: SeriesVa
   return { groups: out, hadOther: other !== undefined };
 }
 
+/** `breakdown_value` of a group: cohort ids as numbers, other values as they are. */
+function valueOf(node: TrendsNode, values: string[]): unknown {
+  return node.breakdowns[0]?.type === 'cohort' ? cohortValue(values[0]) : breakdownValue(values);
+}
+
 /** Cumulative and smoothing, applied to a finished series. */
 function shaped(node: TrendsNode, data: number[]): number[] {
   const smoothed = smooth(data, node.smoothingIntervals);
@@ -179,7 +196,7 @@ function seriesResults(period: PeriodContext, perSeries: SeriesValues[][]): Reco
         label,
         order,
         action: actionOf(series, order, period.buckets),
-        ...(hasBreakdown && { breakdownValue: breakdownValue(g.values) }),
+        ...(hasBreakdown && { breakdownValue: valueOf(node, g.values) }),
         data: shaped(node, g.data),
         aggregated: g.aggregated,
       });
@@ -207,7 +224,7 @@ function formulaResults(period: PeriodContext, perSeries: SeriesValues[][]): Rec
         label: node.breakdowns.length > 0 ? breakdownLabel(r.values) : name,
         order,
         action: null,
-        ...(node.breakdowns.length > 0 && { breakdownValue: breakdownValue(r.values) }),
+        ...(node.breakdowns.length > 0 && { breakdownValue: valueOf(node, r.values) }),
         data: shaped(node, r.data),
         aggregated: r.aggregated,
       }),

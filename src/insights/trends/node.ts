@@ -40,7 +40,10 @@ const DISPLAYS = [
 export const BREAKDOWN_TYPES = ['event', 'person', 'hogql'] as const;
 export type BreakdownType = (typeof BREAKDOWN_TYPES)[number];
 export interface Breakdown {
-  type: BreakdownType;
+  /** `cohort`: one series per cohort of `cohorts` (query-api.md §1.4.5), never combined with others. */
+  type: BreakdownType | 'cohort';
+  /** Cohort ids, and `all` for everyone, of a cohort breakdown. */
+  cohorts?: (number | 'all')[];
   /** Property key, or the HogQL expression. */
   property: string;
   /** Request field of the property, for errors. */
@@ -48,6 +51,8 @@ export interface Breakdown {
 }
 
 export const DEFAULT_BREAKDOWN_LIMIT = 25;
+/** Cohorts of one cohort breakdown (each is one statement per series). */
+const MAX_COHORT_BREAKDOWNS = 25;
 const MAX_BREAKDOWN_LIMIT = 1_000;
 const MAX_BREAKDOWNS = 3;
 
@@ -120,11 +125,27 @@ function parseBreakdowns(filter: Record<string, unknown>): Breakdown[] {
     });
   }
   if (filter.breakdown === undefined || filter.breakdown === null) return [];
+  if (filter.breakdown_type === 'cohort') return [cohortBreakdown(filter.breakdown)];
   return [breakdown(filter.breakdown_type, filter.breakdown, 'breakdownFilter', 'breakdown')];
 }
 
+/** `breakdown`: a cohort id, `"all"`, or a list of them (0 also means all users, as in PostHog). */
+function cohortBreakdown(raw: unknown): Breakdown {
+  const attr = 'breakdownFilter.breakdown';
+  const items = Array.isArray(raw) ? raw : [raw];
+  if (items.length === 0 || items.length > MAX_COHORT_BREAKDOWNS) throw validationError(`A cohort breakdown names 1 to ${MAX_COHORT_BREAKDOWNS} cohorts.`, attr);
+  const cohorts = items.map((item): number | 'all' => {
+    if (item === 'all' || item === 0 || item === '0') return 'all';
+    const id = typeof item === 'string' && /^\d{1,15}$/.test(item) ? Number(item) : item;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw validationError('A cohort breakdown lists cohort ids and/or "all".', attr);
+    return id;
+  });
+  return { type: 'cohort', property: 'cohort', attr, cohorts: [...new Set(cohorts)] };
+}
+
 function breakdown(type: unknown, property: unknown, attr: string, propertyKey: string): Breakdown {
-  if (type === 'cohort' || type === 'group') throw validationError(`${type === 'cohort' ? 'Cohort' : 'Group property'} breakdowns are not supported yet.`, `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
+  if (type === 'cohort') throw validationError('A cohort breakdown is given as breakdown_type "cohort" with breakdown listing the cohorts.', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
+  if (type === 'group') throw validationError('Group property breakdowns are not supported yet.', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
   const kind = choice(type, BREAKDOWN_TYPES, 'event', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`);
   if (typeof property !== 'string' || property === '') {
     throw validationError(`${attr}.${propertyKey} must be a property name${kind === 'hogql' ? ' (a HogQL expression)' : ''}.`, `${attr}.${propertyKey}`);

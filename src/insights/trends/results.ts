@@ -44,7 +44,7 @@ export function filterEcho(p: PeriodContext) {
     date_from: range.date_from,
     date_to: range.date_to,
     display: p.node.display,
-    ...(p.node.breakdowns.length > 0 && { breakdown: p.node.breakdowns.map((b) => b.property), breakdown_type: p.node.breakdowns[0].type }),
+    ...(p.node.breakdowns.length > 0 && { breakdown: p.node.breakdowns.flatMap((b) => (b.cohorts ? b.cohorts.map(String) : [b.property])), breakdown_type: p.node.breakdowns[0].type }),
     ...(p.node.compare && { compare: true }),
   };
 }

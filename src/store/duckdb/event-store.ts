@@ -570,6 +570,7 @@ export class DuckDbEventStore implements EventStore {
           deleted = Number(reader.getRows()[0]?.[0] ?? 0);
         }
         await c.run('DELETE FROM persons WHERE project_id = $1 AND id = CAST($2 AS UUID)', [input.projectId, input.personUuid]);
+        await c.run('DELETE FROM cohort_people WHERE project_id = $1 AND person_id = CAST($2 AS UUID)', [input.projectId, input.personUuid]);
         await c.run(
           'DELETE FROM person_distinct_ids WHERE project_id = $1 AND (person_id = CAST($2 AS UUID) OR distinct_id IN (SELECT unnest(CAST($3 AS JSON)::VARCHAR[])))',
           [input.projectId, input.personUuid, ids],
@@ -589,6 +590,24 @@ export class DuckDbEventStore implements EventStore {
         }
         await c.run('COMMIT');
         return deleted;
+      });
+    }));
+  }
+
+  replaceCohortMembers(projectId: number, cohortId: number, personUuids: string[]): Promise<void> {
+    return this.writes.run(() => this.guarded(async () => {
+      const c = this.writer;
+      await inTransaction(c, async () => {
+        await c.run('DELETE FROM cohort_people WHERE project_id = $1 AND cohort_id = $2', [projectId, cohortId]);
+        await appendTo(c, 'cohort_people', (appender) => {
+          for (const uuid of personUuids) {
+            appender.appendInteger(projectId);
+            appender.appendBigInt(BigInt(cohortId));
+            appender.appendVarchar(uuid);
+            appender.endRow();
+          }
+        });
+        await c.run('COMMIT');
       });
     }));
   }

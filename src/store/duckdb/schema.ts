@@ -50,4 +50,12 @@ export const duckMigrations: { version: number; sql: string }[] = [
       INSERT INTO sync_state VALUES ('flush_events', 0);
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- Cohort membership mirrored from the metadata store (the source of truth), for filters
+      -- and breakdowns by cohort; each calculation or upload replaces a cohort's rows.
+      CREATE TABLE cohort_people (project_id INTEGER NOT NULL, cohort_id BIGINT NOT NULL, person_id UUID NOT NULL);
+    `,
+  },
 ];

@@ -139,6 +139,10 @@ export class ThreadedEventStore implements EventStore {
     return this.call('erasePerson', input);
   }
 
+  replaceCohortMembers(projectId: number, cohortId: number, personUuids: string[]): Promise<void> {
+    return this.call('replaceCohortMembers', projectId, cohortId, personUuids);
+  }
+
   async interruptQueries(): Promise<void> {
     if (this.thread.alive) await this.call('interruptQueries');
   }

@@ -53,6 +53,7 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
   expireEvents: (cutoff: Date, limit: number) => opened().expireEvents(cutoff, limit),
   compact: () => opened().compact(),
   erasePerson: (input: Parameters<DuckDbEventStore['erasePerson']>[0]) => opened().erasePerson(input),
+  replaceCohortMembers: (projectId: number, cohortId: number, personUuids: string[]) => opened().replaceCohortMembers(projectId, cohortId, personUuids),
   interruptQueries: () => store?.interruptQueries(),
   streamOpen: (streamId: number, query: EventQuery, chunkRows: number) => {
     streams.set(streamId, opened().stream(query, chunkRows)[Symbol.asyncIterator]());

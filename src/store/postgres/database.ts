@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { migrations } from './migrations.js';
+import { jsonColumn } from '../rows.js';
 
 export type PgPool = pg.Pool;
 export type PgClient = pg.PoolClient;
@@ -104,15 +105,7 @@ export async function changes(db: Queryable, sql: string, params: unknown[] = []
 export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string }).code === '23505';
 
 /** `json` columns come back parsed; a text value (never expected) is parsed too. */
-export function jsonValue<T>(value: unknown, fallback: T): T {
-  if (value === null || value === undefined) return fallback;
-  if (typeof value !== 'string') return value as T;
-  try {
-    return JSON.parse(value) as T;
-  } catch {
-    return fallback;
-  }
-}
+export const jsonValue = jsonColumn;
 
 /** Whether `id` fits an `integer` column: a larger one names nothing (and PostgreSQL would refuse to compare it). */
 export const isInt4 = (id: number): boolean => Number.isInteger(id) && id >= -2_147_483_648 && id <= 2_147_483_647;

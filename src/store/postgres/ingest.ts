@@ -15,8 +15,8 @@ import { getOrCreate } from '../../util/get-or-create.js';
 import { distinctIdKey, groupKey, groupTypesKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { jsonValue, one, rows, transaction, type PgClient, type PgPool, type Row } from './database.js';
 
-/** Key of the advisory lock that serialises flush applies across nodes. */
-const APPLY_LOCK = 7_357_216_002;
+/** Key of the advisory lock that serialises flush applies across nodes (and person deletions and splits with them). */
+export const APPLY_LOCK = 7_357_216_002;
 /** Persons per statement when the whole table is read (crash recovery). */
 const ALL_PERSONS_PAGE = 1_000;
 

@@ -7,6 +7,9 @@ import { PostgresFlagStore } from './flags.js';
 import { PostgresIngestStore } from './ingest.js';
 import { PostgresTenancyStore } from './tenancy.js';
 import { PostgresChangeFeed } from './change-feed.js';
+import { PostgresDashboardStore } from './dashboards.js';
+import { PostgresGroupStore } from './groups.js';
+import { PostgresPersonStore } from './persons.js';
 
 export interface PostgresSettings {
   url: string;
@@ -23,6 +26,9 @@ export class PostgresMetaStore implements MetaStore {
   readonly definitions: PostgresDefinitionStore;
   readonly flags: PostgresFlagStore;
   readonly accounts: PostgresAccountStore;
+  readonly persons: PostgresPersonStore;
+  readonly groups: PostgresGroupStore;
+  readonly dashboards: PostgresDashboardStore;
   private lastSize = 0;
   /** Listens only once something subscribes (the main thread; flag threads never do). */
   readonly changes: PostgresChangeFeed;
@@ -39,6 +45,9 @@ export class PostgresMetaStore implements MetaStore {
     this.definitions = new PostgresDefinitionStore(pool);
     this.flags = new PostgresFlagStore(pool);
     this.accounts = new PostgresAccountStore(pool, this.tenancy);
+    this.persons = new PostgresPersonStore(pool, node, stamps);
+    this.groups = new PostgresGroupStore(pool);
+    this.dashboards = new PostgresDashboardStore(pool);
   }
 
   /** Connects and applies pending migrations (`migrate: false` for a thread whose process has). */

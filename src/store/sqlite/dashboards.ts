@@ -2,10 +2,8 @@
  * Saved insights, dashboards and the tiles that place one on the other, in SQLite. JSON fields
  * (query, filters, tags, layouts) are stored as text; every read is scoped by project.
  */
-import type { JsonObject } from '../../kernel/json.js';
 import { randomBase62 } from '../../util/keys.js';
 import type {
-  DashboardFilters,
   DashboardStore,
   DashboardWrite,
   InsightListQuery,
@@ -15,52 +13,13 @@ import type {
   StoredDashboard,
   StoredInsight,
   StoredTile,
-  TileLayouts,
   TileUpdate,
 } from '../types.js';
-import { parseJson, toBool, type Sqlite } from './database.js';
+import { toBool, type Sqlite } from './database.js';
+import { dashboardFromRow, insightFromRow, nextTileSlot, tileFromRow } from '../dashboard-rows.js';
 import { likeContains } from '../definition-sql.js';
 
 type Row = Record<string, unknown>;
-
-const insightFromRow = (row: Row): StoredInsight => ({
-  id: row.id as number,
-  project_id: row.project_id as number,
-  short_id: row.short_id as string,
-  name: row.name as string,
-  description: row.description as string,
-  query: parseJson<JsonObject>(row.query, {}),
-  favorited: toBool(row.favorited),
-  tags: parseJson<string[]>(row.tags, []),
-  deleted: toBool(row.deleted),
-  created_by: (row.created_by as number | null) ?? null,
-  created_at: row.created_at as string,
-  last_modified_at: row.last_modified_at as string,
-  last_modified_by: (row.last_modified_by as number | null) ?? null,
-});
-
-const dashboardFromRow = (row: Row): StoredDashboard => ({
-  id: row.id as number,
-  project_id: row.project_id as number,
-  name: row.name as string,
-  description: row.description as string,
-  pinned: toBool(row.pinned),
-  filters: parseJson<DashboardFilters>(row.filters, {}),
-  tags: parseJson<string[]>(row.tags, []),
-  deleted: toBool(row.deleted),
-  created_by: (row.created_by as number | null) ?? null,
-  created_at: row.created_at as string,
-  last_modified_at: row.last_modified_at as string,
-});
-
-const tileFromRow = (row: Row): StoredTile => ({
-  id: row.id as number,
-  dashboard_id: row.dashboard_id as number,
-  insight_id: row.insight_id as number,
-  layouts: parseJson<TileLayouts>(row.layouts, {}),
-  color: (row.color as string | null) ?? null,
-  deleted: toBool(row.deleted),
-});
 
 /** Column text of a writable field, in the shape SQLite binds. */
 const bind = (value: unknown): unknown => {
@@ -76,11 +35,6 @@ function assignments(patch: Record<string, unknown>): { sql: string; values: unk
 }
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
-
-/** Grid width of the default layout; a new tile takes half of it. */
-const GRID_COLUMNS = 12;
-const TILE_WIDTH = 6;
-const TILE_HEIGHT = 5;
 
 export class SqliteDashboardStore implements DashboardStore {
   constructor(private readonly db: Sqlite) {}
@@ -232,20 +186,9 @@ export class SqliteDashboardStore implements DashboardStore {
     return row ? tileFromRow(row) : null;
   }
 
-  /**
-   * The first free half-width slot of the 12-column grid, top to bottom and left to right, that
-   * overlaps no live tile (tiles may have been moved anywhere); under the lowest tile if none.
-   */
+  /** Where a new tile goes: the first free slot among the live tiles (dashboard-rows.ts). */
   private nextSlot(dashboardId: number): { x: number; y: number; w: number; h: number } {
-    const placed = (this.db.prepare('SELECT layouts FROM dashboard_tiles WHERE dashboard_id = ? AND deleted = 0').all(dashboardId) as Row[])
-      .map((row) => parseJson<TileLayouts>(row.layouts, {}).sm)
-      .filter((slot): slot is NonNullable<typeof slot> => slot !== undefined);
-    const bottom = placed.reduce((max, slot) => Math.max(max, slot.y + slot.h), 0);
-    const free = (x: number, y: number) =>
-      placed.every((slot) => x + TILE_WIDTH <= slot.x || slot.x + slot.w <= x || y + TILE_HEIGHT <= slot.y || slot.y + slot.h <= y);
-    for (let y = 0; y < bottom; y++) {
-      for (let x = 0; x + TILE_WIDTH <= GRID_COLUMNS; x += TILE_WIDTH) if (free(x, y)) return { x, y, w: TILE_WIDTH, h: TILE_HEIGHT };
-    }
-    return { x: 0, y: bottom, w: TILE_WIDTH, h: TILE_HEIGHT };
+    const live = this.db.prepare('SELECT layouts FROM dashboard_tiles WHERE dashboard_id = ? AND deleted = 0').all(dashboardId) as Row[];
+    return nextTileSlot(live.map((row) => row.layouts));
   }
 }

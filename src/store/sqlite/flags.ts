@@ -5,6 +5,7 @@
  */
 import type { JsonObject } from '../../kernel/json.js';
 import type { FlagFilters } from '../../flags/engine/types.js';
+import type { CohortDefinition } from '../../flags/engine/cohorts.js';
 import type {
   FlagEvaluationInputs,
   FlagEvaluationRequest,
@@ -16,7 +17,7 @@ import type {
   StoredFlag,
 } from '../types.js';
 import { CachedPersonReads } from '../cached-person-reads.js';
-import { groupKey, groupTypesKey, type ChangeStamps } from '../change-stamps.js';
+import { cohortsKey, groupKey, groupTypesKey, type ChangeStamps } from '../change-stamps.js';
 import { StampedCache } from '../stamped-cache.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 import { likeContains } from '../definition-sql.js';
@@ -61,6 +62,8 @@ export class SqliteFlagStore implements FlagStore {
   private readonly groupTypeLists: StampedCache<Record<string, string>>;
   /** Group properties; null for a group never identified. */
   private readonly groups: StampedCache<JsonObject | null>;
+  /** A person's stored cohort memberships, kept until any membership of the project changes. */
+  private readonly memberships: StampedCache<readonly number[]>;
 
   constructor(
     private readonly db: Sqlite,
@@ -83,6 +86,8 @@ export class SqliteFlagStore implements FlagStore {
       ),
       personUuid: db.prepare('SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?'),
       overrides: db.prepare('SELECT feature_flag_key, hash_key FROM flag_hash_key_overrides WHERE project_id = ? AND person_uuid = ?'),
+      cohortDefinitions: db.prepare('SELECT id, is_static, filters FROM cohorts WHERE project_id = ? AND deleted = 0 ORDER BY id'),
+      cohortsOf: db.prepare('SELECT cohort_id FROM cohort_people WHERE project_id = ? AND person_uuid = ?').pluck(),
       insertOverride: db.prepare(
         'INSERT INTO flag_hash_key_overrides (project_id, person_uuid, feature_flag_key, hash_key) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
       ),
@@ -97,6 +102,23 @@ export class SqliteFlagStore implements FlagStore {
     );
     this.groupTypeLists = new StampedCache(stamps, CACHED_GROUPS);
     this.groups = new StampedCache(stamps, CACHED_GROUPS);
+    this.memberships = new StampedCache(stamps, CACHED_PERSONS);
+  }
+
+  async cohortDefinitions(projectId: number): Promise<CohortDefinition[]> {
+    return (this.statements.cohortDefinitions.all(projectId) as Row[]).map((row) => ({
+      id: row.id as number,
+      is_static: toBool(row.is_static),
+      filters: parseJson<JsonObject>(row.filters, {}),
+    }));
+  }
+
+  private cohortsOf(projectId: number, personUuid: string): readonly number[] {
+    return this.memberships.get(
+      cohortsKey(projectId),
+      () => this.statements.cohortsOf.all(projectId, personUuid) as number[],
+      `${projectId}\u0000${personUuid}`,
+    );
   }
 
   async list(projectId: number): Promise<StoredFlag[]> {
@@ -214,6 +236,7 @@ export class SqliteFlagStore implements FlagStore {
         if (properties) inputs.groupProperties[name] = properties;
       }
     }
+    if (request.cohortMembership) inputs.cohortIds = person ? this.cohortsOf(projectId, person.uuid) : [];
     if (request.continuity) inputs.hashKeyOverrides = this.continuityOverrides(projectId, person?.uuid ?? null, request.continuity);
     return inputs;
   }

@@ -1,23 +1,9 @@
 /** Groups as the management API reads them; ingestion writes them (sqlite/ingest.ts). */
-import type { JsonObject } from '../../kernel/json.js';
 import type { GroupCursor, GroupStore, GroupType, StoredGroup } from '../types.js';
-import { parseJson, type Sqlite } from './database.js';
+import type { Sqlite } from './database.js';
+import { groupFromRow as groupOf, groupTypeFromRow as typeOf, propertyNamesByType } from '../person-rows.js';
 
 type Row = Record<string, unknown>;
-
-const groupOf = (row: Row): StoredGroup => ({
-  group_type_index: row.group_type_index as number,
-  group_key: row.group_key as string,
-  properties: parseJson<JsonObject>(row.properties, {}),
-  created_at: row.created_at as string,
-});
-
-const typeOf = (row: Row): GroupType => ({
-  group_type: row.group_type as string,
-  group_type_index: row.group_type_index as number,
-  name_singular: (row.name_singular as string | null) ?? null,
-  name_plural: (row.name_plural as string | null) ?? null,
-});
 
 export class SqliteGroupStore implements GroupStore {
   constructor(private readonly db: Sqlite) {}
@@ -79,12 +65,6 @@ export class SqliteGroupStore implements GroupStore {
          WHERE g.project_id = ? GROUP BY 1, 2 ORDER BY 1, 3 DESC, 2`,
       )
       .all(projectId) as { idx: number; name: string; n: number }[];
-    const byType = new Map<number, { name: string; count: number }[]>();
-    for (const row of rows) {
-      let list = byType.get(row.idx);
-      if (!list) byType.set(row.idx, (list = []));
-      list.push({ name: row.name, count: row.n });
-    }
-    return byType;
+    return propertyNamesByType(rows);
   }
 }

@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord, type UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { bytesToUuid, uuidToBytes } from '../../util/uuid.js';
-import { distinctIdKey, groupKey, groupTypesKey, personKey, type ChangeStamps } from '../change-stamps.js';
+import { cohortsKey, distinctIdKey, groupKey, groupTypesKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, toBool, type Sqlite } from './database.js';
 
 type Row = Record<string, unknown>;
@@ -35,6 +35,12 @@ export class SqliteIngestStore implements IngestStore {
       deletePersonId: db.prepare('DELETE FROM person_ids WHERE project_id = ? AND uuid = ?'),
       insertPersonId: db.prepare('INSERT OR IGNORE INTO person_ids (project_id, uuid) VALUES (?, ?)'),
       deleteOverrides: db.prepare('DELETE FROM flag_hash_key_overrides WHERE project_id = ? AND person_uuid = ?'),
+      // A merged-away person's cohort memberships go to the person it merged into (static cohorts
+      // keep their members; dynamic ones are recalculated anyway).
+      moveCohortPeople: db.prepare(
+        'INSERT OR IGNORE INTO cohort_people (cohort_id, person_uuid, project_id) SELECT cohort_id, ?, project_id FROM cohort_people WHERE project_id = ? AND person_uuid = ?',
+      ),
+      deleteCohortPeople: db.prepare('DELETE FROM cohort_people WHERE project_id = ? AND person_uuid = ?'),
       upsertPerson: db.prepare(
         `INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (project_id, uuid) DO UPDATE SET properties = excluded.properties, is_identified = excluded.is_identified,
@@ -147,7 +153,10 @@ export class SqliteIngestStore implements IngestStore {
   private bumpStamps(changes: IngestChanges): void {
     for (const d of changes.setDistinctIds) this.stamps.bump(distinctIdKey(d.project_id, d.distinct_id));
     for (const r of changes.reassignDistinctIds) this.stamps.bump(personKey(r.project_id, r.from_person_uuid));
-    for (const p of changes.deletePersons) this.stamps.bump(personKey(p.project_id, p.uuid));
+    for (const p of changes.deletePersons) {
+      this.stamps.bump(personKey(p.project_id, p.uuid));
+      this.stamps.bump(cohortsKey(p.project_id));
+    }
     for (const p of changes.upsertPersons) this.stamps.bump(personKey(p.project_id, p.uuid));
     for (const t of changes.newGroupTypes) this.stamps.bump(groupTypesKey(t.project_id));
     for (const g of changes.upsertGroups) this.stamps.bump(groupKey(g.project_id, g.group_type_index, g.group_key));
@@ -156,12 +165,16 @@ export class SqliteIngestStore implements IngestStore {
   private applyInTransaction(changes: IngestChanges, now: string): void {
     const s = this.statements;
     this.write(() => {
-      for (const r of changes.reassignDistinctIds) s.reassign.run(r.to_person_uuid, r.project_id, r.from_person_uuid);
+      for (const r of changes.reassignDistinctIds) {
+        s.reassign.run(r.to_person_uuid, r.project_id, r.from_person_uuid);
+        s.moveCohortPeople.run(r.to_person_uuid, r.project_id, r.from_person_uuid);
+      }
       for (const d of changes.setDistinctIds) s.setDistinctId.run(d.project_id, d.distinct_id, d.person_uuid);
       for (const p of changes.deletePersons) {
         s.deletePerson.run(p.project_id, p.uuid);
         s.deletePersonId.run(p.project_id, p.uuid);
         s.deleteOverrides.run(p.project_id, p.uuid);
+        s.deleteCohortPeople.run(p.project_id, p.uuid);
       }
       for (const p of changes.upsertPersons) {
         s.upsertPerson.run(p.project_id, p.uuid, JSON.stringify(p.properties), p.is_identified ? 1 : 0, p.created_at, p.version);

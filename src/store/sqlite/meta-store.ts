@@ -5,6 +5,7 @@ import { ChangeStamps } from '../change-stamps.js';
 import { openSqlite, type Sqlite } from './database.js';
 import { SqliteAccountStore } from './accounts.js';
 import { SqliteActionStore } from './actions.js';
+import { SqliteCohortStore } from './cohorts.js';
 import { SqliteDashboardStore } from './dashboards.js';
 import { SqliteDefinitionStore } from './definitions.js';
 import { SqliteFlagStore } from './flags.js';
@@ -24,6 +25,7 @@ export class SqliteMetaStore implements MetaStore {
   readonly groups: SqliteGroupStore;
   readonly dashboards: SqliteDashboardStore;
   readonly actions: SqliteActionStore;
+  readonly cohorts: SqliteCohortStore;
 
   private constructor(
     readonly db: Sqlite,
@@ -40,6 +42,7 @@ export class SqliteMetaStore implements MetaStore {
     this.groups = new SqliteGroupStore(db);
     this.dashboards = new SqliteDashboardStore(db);
     this.actions = new SqliteActionStore(db);
+    this.cohorts = new SqliteCohortStore(db, stamps);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {

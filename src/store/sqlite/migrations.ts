@@ -292,6 +292,42 @@ export const migrations: Migration[] = [
   },
   {
     version: 6,
+    name: 'cohorts and their materialised membership',
+    sql: `
+      CREATE TABLE cohorts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        name TEXT NOT NULL DEFAULT '',
+        description TEXT NOT NULL DEFAULT '',
+        -- PostHog's {"properties": PropertyGroup}; '{}' for static cohorts.
+        filters TEXT NOT NULL DEFAULT '{}',
+        is_static INTEGER NOT NULL DEFAULT 0,
+        deleted INTEGER NOT NULL DEFAULT 0,
+        count INTEGER,
+        -- Bumped by every definition change: a calculation started on an older version does not
+        -- overwrite the membership of a newer one.
+        version INTEGER NOT NULL DEFAULT 1,
+        is_calculating INTEGER NOT NULL DEFAULT 0,
+        last_calculation TEXT,
+        errors_calculating INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX cohorts_project ON cohorts(project_id, deleted);
+      -- Who is in a cohort: written whole by each calculation (dynamic) or by uploads (static).
+      CREATE TABLE cohort_people (
+        cohort_id INTEGER NOT NULL REFERENCES cohorts(id) ON DELETE CASCADE,
+        person_uuid TEXT NOT NULL,
+        project_id INTEGER NOT NULL,
+        PRIMARY KEY (cohort_id, person_uuid)
+      ) WITHOUT ROWID;
+      CREATE INDEX cohort_people_person ON cohort_people(project_id, person_uuid);
+    `,
+  },
+  {
+    version: 7,
     name: 'actions',
     sql: `
       -- Steps are kept as one JSON list: they are always read and written whole, with the action.

@@ -6,8 +6,9 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { JsonObject } from '../../kernel/json.js';
 import type { ActivityEntry, PersonDeletion, PersonListQuery, PersonStore, StoredPerson } from '../types.js';
-import { distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
-import { parseJson, toBool, type Sqlite } from './database.js';
+import { activityFromRow, deletionFromRow as deletionOf, distinctIdsByPerson, personFromRow as personOf, WINDOW_PER_PAGE } from '../person-rows.js';
+import { cohortsKey, distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
+import { parseJson, type Sqlite } from './database.js';
 
 type Row = Record<string, unknown>;
 
@@ -19,34 +20,10 @@ const PERSON_FROM = 'persons p JOIN person_ids i ON i.project_id = p.project_id 
  */
 const NEWEST_FIRST = 'ORDER BY p.created_at DESC, p.uuid DESC';
 
-const personOf = (row: Row, distinctIds: string[]): StoredPerson => ({
-  id: row.id as number,
-  uuid: row.uuid as string,
-  project_id: row.project_id as number,
-  properties: parseJson<JsonObject>(row.properties, {}),
-  is_identified: toBool(row.is_identified),
-  created_at: row.created_at as string,
-  version: row.version as number,
-  distinct_ids: distinctIds,
-});
-
-const deletionOf = (row: Row): PersonDeletion => ({
-  id: row.id as number,
-  project_id: row.project_id as number,
-  person_uuid: row.person_uuid as string,
-  distinct_ids: parseJson<string[]>(row.distinct_ids, []),
-  delete_events: toBool(row.delete_events),
-  after_flush_seq: row.after_flush_seq as number,
-  requested_by: (row.requested_by as number | null) ?? null,
-  requested_at: row.requested_at as string,
-  finished_at: (row.finished_at as string | null) ?? null,
-  purged_at: (row.purged_at as string | null) ?? null,
-});
-
-/** The newest-persons plan looks at this many persons per row of the page before it gives up. */
-const WINDOW_PER_PAGE = 20;
-
-/** A LIKE pattern for `text` inside the properties' JSON, or '%' where JSON would escape it. */
+/**
+ * A LIKE pattern (ASCII case-insensitive in SQLite) for `text` inside the properties' JSON text, or '%' where JSON
+ * would escape it: a cheap test on the text that discards most rows before any JSON is parsed.
+ */
 function likeInJson(text: string): string {
   return /["\\\u0000-\u001f]/.test(text) ? '%' : `%${text.replace(/[%_]/g, (c) => `\\${c}`)}%`;
 }
@@ -162,8 +139,7 @@ export class SqlitePersonStore implements PersonStore {
 
   /** Sorted as PostHog shows them: ids that are not uuids (identified ones) first. */
   private distinctIdsOf(projectId: number, uuids: string[]): Map<string, string[]> {
-    const byPerson = new Map<string, string[]>();
-    if (uuids.length === 0) return byPerson;
+    if (uuids.length === 0) return new Map();
     const rows = this.db
       // CROSS JOIN: the page's persons first, each looked up in the person index (an IN list let
       // the planner scan every distinct id of the project instead).
@@ -172,14 +148,7 @@ export class SqlitePersonStore implements PersonStore {
           'ON d.project_id = ? AND d.person_uuid = j.value ORDER BY d.distinct_id',
       )
       .all(JSON.stringify(uuids), projectId) as { person_uuid: string; distinct_id: string }[];
-    for (const row of rows) {
-      let list = byPerson.get(row.person_uuid);
-      if (!list) byPerson.set(row.person_uuid, (list = []));
-      list.push(row.distinct_id);
-    }
-    const looksLikeUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
-    for (const list of byPerson.values()) list.sort((a, b) => Number(looksLikeUuid(a)) - Number(looksLikeUuid(b)));
-    return byPerson;
+    return distinctIdsByPerson(rows);
   }
 
   async delete(input: { projectId: number; uuids: string[]; deleteEvents: boolean; afterFlushSeq: number; userId: number | null }): Promise<PersonDeletion[]> {
@@ -193,6 +162,7 @@ export class SqlitePersonStore implements PersonStore {
       db.prepare('DELETE FROM persons WHERE project_id = ? AND uuid = ?'),
       db.prepare('DELETE FROM person_ids WHERE project_id = ? AND uuid = ?'),
       db.prepare('DELETE FROM flag_hash_key_overrides WHERE project_id = ? AND person_uuid = ?'),
+      db.prepare('DELETE FROM cohort_people WHERE project_id = ? AND person_uuid = ?'),
     ];
     const queue = db.prepare(
       'INSERT INTO person_deletions (project_id, person_uuid, distinct_ids, delete_events, after_flush_seq, requested_by, requested_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
@@ -215,6 +185,7 @@ export class SqlitePersonStore implements PersonStore {
     })();
     // After the commit: flag evaluation (and its threads) must read these persons again.
     for (const uuid of input.uuids) this.stamps.bump(personKey(projectId, uuid));
+    this.stamps.bump(cohortsKey(projectId));
     for (const distinctId of touchedIds) this.stamps.bump(distinctIdKey(projectId, distinctId));
     return deletions;
   }
@@ -285,16 +256,7 @@ export class SqlitePersonStore implements PersonStore {
     const rows = this.db.prepare(`SELECT * FROM activity_log WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...params, limit, offset) as Row[];
     return {
       count,
-      results: rows.map((row) => ({
-        id: row.id as number,
-        project_id: row.project_id as number,
-        scope: row.scope as string,
-        item_id: row.item_id as string,
-        activity: row.activity as string,
-        user_id: (row.user_id as number | null) ?? null,
-        detail: parseJson<JsonObject>(row.detail, {}),
-        created_at: row.created_at as string,
-      })),
+      results: rows.map(activityFromRow),
     };
   }
 }

@@ -481,7 +481,7 @@ describe('property filters on DuckDB', () => {
   it('rejects malformed filters with attr "properties"', () => {
     const bad: Array<[unknown, RegExp]> = [
       [[{ key: 'x', value: 'a', operator: 'nope' }], /operator 'nope' is not supported/],
-      [[{ key: 'x', value: 'a', type: 'cohort' }], /type 'cohort' is not supported/],
+      [[{ key: 'x', value: 'a', type: 'cohort' }], /Cohort filters need a cohort id/],
       [[{ value: 'a' }], /key must be a non-empty string/],
       [[{ key: 42, value: 'a' }], /key must be a non-empty string/],
       [[{ key: 'x', value: { a: 1 } }], /must be a string, number or boolean/],

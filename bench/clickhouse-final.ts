@@ -1,0 +1,65 @@
+/**
+ * What reading the ClickHouse event store de-duplicated costs (docs/scale-out-cluster.md): the
+ * same queries over the events Distributed table of the local cluster's two 18.16 shards, plain
+ * (the baseline: duplicates would be counted), with FINAL (what the store prints), and with a
+ * GROUP BY uuid / argMax de-duplication (the alternative). 1M synthetic events with small
+ * properties, inserted through the Distributed table. Needs `npm run cluster:up`; run it with
+ * `npm run bench -- clickhouse-final`.
+ */
+import { clusterAvailability } from '../test/helpers/cluster.js';
+import { ClickHouseEventStore } from '../src/store/clickhouse/event-store.js';
+
+const EVENTS = Number(process.env.BENCH_CLICKHOUSE_EVENTS ?? 1_000_000);
+const RUNS = 5;
+const DATABASE = 'sightline_bench_final';
+
+const QUERIES: [string, string][] = [
+  ['count by event', 'SELECT event, count() FROM {T} WHERE project_id = 1 GROUP BY event'],
+  ['newest 100 (a page of keys)', 'SELECT uuid FROM {T} WHERE project_id = 1 ORDER BY timestamp DESC, uuid DESC LIMIT 100'],
+  ['`$browser` = Firefox, count', "SELECT count() FROM {T} WHERE project_id = 1 AND visitParamExtractString(properties, '$browser') = 'Firefox'"],
+  ['daily unique users', 'SELECT intDiv(timestamp, 86400000000) AS d, uniqExact(distinct_id) FROM {T} WHERE project_id = 1 GROUP BY d'],
+];
+
+const ARGMAX = `(SELECT uuid, 1 AS project_id, argMax(event, flush_seq) AS event, argMax(timestamp, flush_seq) AS timestamp,
+  argMax(distinct_id, flush_seq) AS distinct_id, argMax(properties, flush_seq) AS properties
+  FROM ${DATABASE}.events WHERE project_id = 1 GROUP BY uuid)`;
+
+export async function benchClickhouseFinal(): Promise<string> {
+  const cluster = clusterAvailability();
+  if (!cluster.enabled) return `clickhouse-final: skipped (${cluster.reason})\n`;
+  const [url] = cluster.settings.clickhouseUrls;
+  const run = async (sql: string) => {
+    const response = await fetch(url, { method: 'POST', body: sql });
+    const text = await response.text();
+    if (!response.ok) throw new Error(text);
+    return text;
+  };
+  await ClickHouseEventStore.migrate({ urls: cluster.settings.clickhouseUrls, database: DATABASE, cluster: cluster.settings.clickhouseCluster });
+  try {
+    const started = performance.now();
+    await run(`INSERT INTO ${DATABASE}.events SELECT 1, concat('01890000-0000-7000-8000-', toString(1000000000000 + number)),
+      ['$pageview', '$autocapture', 'signup', 'purchase'][number % 4 + 1], concat('user-', toString(number % 50000)), NULL,
+      toInt64(1700000000000000 + number * 7000000), toInt64(1700000000000000),
+      concat('{"$browser":"', ['Chrome', 'Firefox', 'Safari'][number % 3 + 1], '","plan":"', ['free', 'pro'][number % 2 + 1],
+        '","$current_url":"https://example.com/page/', toString(number % 1000), '","n":', toString(number), '}'),
+      '', '', '', '', '', '', 1, 'bench' FROM numbers(${EVENTS}) SETTINGS insert_distributed_sync = 1`);
+    const insertSeconds = (performance.now() - started) / 1000;
+    const rows = [`| query | plain, no de-duplication (baseline) | FINAL (chosen) | GROUP BY uuid + argMax |`, '|---|---|---|---|'];
+    for (const [name, sql] of QUERIES) {
+      const medians: number[] = [];
+      for (const table of [`${DATABASE}.events`, `${DATABASE}.events FINAL`, ARGMAX]) {
+        const times: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          const start = performance.now();
+          await run(sql.replace('{T}', table));
+          times.push(performance.now() - start);
+        }
+        medians.push(times.sort((a, b) => a - b)[Math.floor(RUNS / 2)]);
+      }
+      rows.push(`| ${name} | ${medians.map((ms) => `${ms.toFixed(0)} ms`).join(' | ')} |`);
+    }
+    return `clickhouse-final: ${EVENTS.toLocaleString('en')} events over 2 shards, inserted in ${insertSeconds.toFixed(1)} s; median of ${RUNS}\n\n${rows.join('\n')}\n`;
+  } finally {
+    await run(`DROP DATABASE IF EXISTS ${DATABASE} ON CLUSTER ${cluster.settings.clickhouseCluster}`).catch(() => undefined);
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * HogQL functions in the ClickHouse 18.16 dialect. DateTime values are Int64 microseconds
+ * (values.ts): calendar functions read them as a DateTime in the time zone, then give µs back.
+ * A function 18.16 lacks, or one whose argument must be a constant there, is refused (400).
+ */
+import type { IrCall, IrExpr } from '../ir.js';
+import { intFromFloat, jsonRaw, jsonText, unsupported, type SqlWriter } from './sql.js';
+import { stringLiteral } from './values.js';
+
+type Print = (p: SqlWriter, c: IrCall, args: string[]) => string;
+
+function constText(expr: IrExpr | undefined, what: string): string {
+  if (!expr || expr.kind !== 'const' || typeof expr.value !== 'string') throw unsupported(`A ${what} that is not a constant`);
+  return expr.value;
+}
+
+const tzArg = (c: IrCall, index: number) => stringLiteral(constText(c.args[index], 'time zone'));
+/** The µs value as a DateTime in the call's time zone (wall clock for the calendar functions). */
+const wall = (x: string, tz: string) => `toDateTime(intDiv(${x}, 1000000), ${tz})`;
+const micros = (dateTime: string) => `(toInt64(toUnixTimestamp(${dateTime})) * 1000000)`;
+const UNITS = /^(second|minute|hour|day|week|month|quarter|year)$/;
+
+/** A regular expression argument: 18.16 compiles only constant patterns. */
+function constantPattern(c: IrCall, index: number): void {
+  if (c.args[index]?.kind !== 'const') throw unsupported('A regular expression that is not a constant');
+}
+
+function startOf(c: IrCall, x: string, fn: string): string {
+  return micros(`${fn}(${wall(x, tzArg(c, 1))})`);
+}
+
+function startOfWeek(date: string, mondayFirst: boolean): string {
+  // Sunday-first weeks: the Monday after the day, less one day.
+  return mondayFirst ? `toMonday(${date})` : `(toMonday(${date} + 1) - 1)`;
+}
+
+const FUNCTIONS: Record<string, Print> = {
+  // --- aggregates
+  count: (_p, c, args) => (args.length === 0 ? 'count()' : c.distinct ? `uniqExact(${args[0]})` : `count(${args[0]})`),
+  sum: (_p, _c, [x]) => `sum(${x})`,
+  avg: (_p, _c, [x]) => `avg(${x})`,
+  min: (_p, _c, [x]) => `min(${x})`,
+  max: (_p, _c, [x]) => `max(${x})`,
+  countIf: (_p, _c, [cond]) => `countIf(${cond})`,
+  sumIf: (_p, _c, [x, cond]) => `sumIf(${x}, ${cond})`,
+  avgIf: (_p, _c, [x, cond]) => `avgIf(${x}, ${cond})`,
+  any: (_p, _c, [x]) => `any(${x})`,
+  groupArray: (_p, _c, [x]) => `groupArray(${x})`,
+  quantile: (_p, c, [x]) => `quantile(${level(c.params?.[0])})(${x})`,
+  quantiles: (_p, c, [x]) => `quantiles(${(c.params ?? []).map(level).join(', ')})(${x})`,
+
+  // --- dates
+  toDateTime: (_p, c, [x]) => micros(`toDateTime(${x}, ${tzArg(c, 1)})`),
+  toDate: (_p, c, [x]) => `toDate(${wall(x, tzArg(c, 1))})`,
+  toStartOfHour: (_p, c, [x]) => startOf(c, x, 'toStartOfHour'),
+  toStartOfDay: (_p, c, [x]) => startOf(c, x, 'toStartOfDay'),
+  toStartOfWeek: (_p, c, [x]) => startOfWeek(`toDate(${wall(x, tzArg(c, 1))})`, c.args[2]?.kind === 'const' && c.args[2].value === 1),
+  toStartOfMonth: (_p, c, [x]) => `toStartOfMonth(toDate(${wall(x, tzArg(c, 1))}))`,
+  dateDiff: (_p, c, [, from, to]) => {
+    const unit = constText(c.args[0], 'dateDiff unit');
+    if (!UNITS.test(unit)) throw unsupported(`The dateDiff unit ${unit}`);
+    const tz = tzArg(c, 3);
+    const [a, b] = c.args[1].type === 'Date' ? [from, to] : [wall(from, tz), wall(to, tz)];
+    return `dateDiff(${stringLiteral(unit)}, ${a}, ${b}, ${tz})`;
+  },
+  dateTrunc: (_p, c, [, x]) => {
+    const unit = constText(c.args[0], 'dateTrunc unit');
+    const tz = tzArg(c, 2);
+    const local = wall(x, tz);
+    const fn: Record<string, string> = {
+      second: '',
+      minute: 'toStartOfMinute',
+      hour: 'toStartOfHour',
+      day: 'toStartOfDay',
+      month: 'toStartOfMonth',
+      quarter: 'toStartOfQuarter',
+      year: 'toStartOfYear',
+    };
+    if (unit === 'second') return micros(local);
+    if (unit === 'week') return micros(`toDateTime(toMonday(toDate(${local})), ${tz})`);
+    if (!fn[unit]) throw unsupported(`The dateTrunc unit ${unit}`);
+    const truncated = ['month', 'quarter', 'year'].includes(unit) ? `toDateTime(${fn[unit]}(toDate(${local})), ${tz})` : `${fn[unit]}(${local})`;
+    return micros(truncated);
+  },
+  datePart: (_p, c, [, x]) => {
+    const part = constText(c.args[0], 'date part');
+    const fn: Record<string, string> = {
+      year: 'toYear',
+      quarter: 'toQuarter',
+      month: 'toMonth',
+      day: 'toDayOfMonth',
+      hour: 'toHour',
+      minute: 'toMinute',
+      second: 'toSecond',
+      isodow: 'toDayOfWeek',
+      doy: 'toDayOfYear',
+    };
+    if (!fn[part]) throw unsupported(`The date part ${part}`);
+    return `toInt64(${fn[part]}(${wall(x, tzArg(c, 2))}))`;
+  },
+  addDays: (_p, c, [date, n]) => (c.args[0].type === 'Date' ? `addDays(${date}, toInt64(${n}))` : `(${date} + toInt64(${n}) * 86400000000)`),
+  addSeconds: (_p, _c, [date, n]) => `(${date} + toInt64(${n} * 1000000))`,
+
+  // --- conversions and strings
+  toInt: (_p, _c, [x]) => intFromFloat(`toFloat64(${x})`),
+  lower: (_p, _c, [x]) => `lowerUTF8(${x})`,
+  upper: (_p, _c, [x]) => `upperUTF8(${x})`,
+  length: (_p, _c, [x]) => `toInt64(length(${x}))`,
+  arrayLength: (_p, _c, [x]) => `toInt64(length(${x}))`,
+  // HogQL's concat reads NULL as ''.
+  concat: (_p, _c, args) => (args.length === 1 ? `ifNull(${args[0]}, '')` : `concat(${args.map((a) => `ifNull(${a}, '')`).join(', ')})`),
+  empty: (_p, _c, [x]) => `(length(${x}) = 0)`,
+  notEmpty: (_p, _c, [x]) => `(length(${x}) > 0)`,
+  substring: (_p, _c, [x, from, length]) =>
+    length === undefined ? `substringUTF8(${x}, toInt64(${from}))` : `substringUTF8(${x}, toInt64(${from}), toInt64(${length}))`,
+  replaceAll: (_p, _c, [x, a, b]) => `replaceAll(${x}, ${a}, ${b})`,
+  trim: (_p, _c, [x]) => `replaceRegexpAll(${x}, '^\\\\s+|\\\\s+$', '')`,
+  extract: (_p, c, [s, pattern]) => {
+    constantPattern(c, 1);
+    return `extract(${s}, ${pattern})`;
+  },
+  replaceRegexpAll: (_p, c, [s, pattern, by]) => {
+    constantPattern(c, 1);
+    return `replaceRegexpAll(${s}, ${pattern}, ${by})`;
+  },
+  match: (_p, c, [s, pattern]) => {
+    constantPattern(c, 1);
+    return `match(${s}, ${pattern})`;
+  },
+  // 18.16 has no JSONExtract*: constant key paths through visitParam (any-depth caveat, printer.ts).
+  JSONExtractString: (_p, c, [j]) => `ifNull(${jsonString(j, keysOf(c))}, '')`,
+  JSONExtractRaw: (_p, c, [j]) => jsonRaw(j, keysOf(c)),
+  JSONExtractInt: (_p, c, [j]) => `ifNull(${intFromFloat(`toFloat64OrNull(${jsonRaw(j, keysOf(c))})`)}, 0)`,
+  JSONExtractFloat: (_p, c, [j]) => `ifNull(toFloat64OrNull(${jsonRaw(j, keysOf(c))}), 0)`,
+  JSONExtractBool: (_p, c, [j]) => `(${jsonRaw(j, keysOf(c))} = 'true')`,
+  JSONHas: (_p, c, [j]) => `(${jsonRaw(j, keysOf(c))} != '')`,
+
+  // --- logic and numbers
+  coalesce: (_p, _c, args) => (args.length === 1 ? args[0] : `coalesce(${args.join(', ')})`),
+  round: (_p, c, [x]) => {
+    if (c.args.length < 2) return `round(${x})`;
+    const digits = c.args[1];
+    if (digits.kind !== 'const' || typeof digits.value !== 'number') throw unsupported('round() with digits that are not a constant');
+    return `round(${x}, ${Math.trunc(digits.value)})`;
+  },
+  abs: (_p, _c, [x]) => `abs(${x})`,
+  arrayJoin: (_p, _c, [x]) => `arrayJoin(${x})`,
+  /** Every match's first group (element values of elements_chain, hogql/elements.ts). */
+  extractAll: (_p, c, [s, pattern]) => {
+    constantPattern(c, 1);
+    return `extractAll(${s}, ${pattern})`;
+  },
+  arrayExists: (_p, _c, [fn, list]) => `arrayExists(${fn}, ${list})`,
+
+  // --- for the insights' own statements
+  toUnixTimestamp64Micro: (_p, _c, [x]) => x,
+  argMin: (_p, _c, [value, key]) => `argMin(${value}, ${key})`,
+  arraySort: (_p, _c, [x]) => `arraySort(${x})`,
+  arrayElement: (_p, _c, [x, i]) => `arrayElement(${x}, ${i})`,
+
+  // --- Sightline's own
+  __trimTrailingSlash: (_p, _c, [x]) => `replaceRegexpOne(${x}, '(.)/$', '\\\\1')`,
+  __icontains: (_p, _c, [s, part]) => `(positionCaseInsensitiveUTF8(${s}, ${part}) > 0)`,
+  __jsonRaw: (_p, c, [json]) => `nullIf(${jsonRaw(json, keysOf(c))}, '')`,
+  /** A JSON value's text: a list's string items one by one, anything else as a one-item list. */
+  __jsonTexts: (_p, _c, [value]) => {
+    // The argument may be NULL (a missing key): read as '' so that the result is an array, not a Nullable one.
+    const j = `ifNull(${value}, '')`;
+    const items = `extractAll(${j}, '"((?:[^"\\\\\\\\]|\\\\\\\\.)*)"')`;
+    return `if(substring(${j}, 1, 1) = '[', arrayMap(x -> toNullable(visitParamExtractString(concat('{"k":"', x, '"}'), 'k')), ${items}), [${jsonText(j)}])`;
+  },
+  __nullIfEmpty: (_p, _c, [s]) => `nullIf(${s}, '')`,
+  __storeSeq: (p) => `(SELECT max(seq) FROM ${p.table('sync_state')} FINAL WHERE node = ${stringLiteral(p.tables.node)})`,
+};
+
+function keysOf(c: IrCall): string[] {
+  return c.args.slice(1).map((arg) => constText(arg, 'JSON key'));
+}
+
+/** The string at a key path; NULL when it is missing or not a string. */
+function jsonString(j: string, keys: string[]): string {
+  const raw = jsonRaw(j, keys);
+  return `if(substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), NULL)`;
+}
+
+function level(param: IrExpr | undefined): string {
+  const value = param?.kind === 'const' ? param.value : null;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new Error('quantile level must be a number in [0, 1]');
+  return String(value);
+}
+
+export function printFunction(p: SqlWriter, c: IrCall): string {
+  const print = Object.hasOwn(FUNCTIONS, c.fn) ? FUNCTIONS[c.fn] : undefined;
+  if (!print) throw unsupported(`The function ${c.fn}`);
+  return print(p, c, c.args.map((arg) => p.expr(arg)));
+}

@@ -1,0 +1,66 @@
+/** SQL pieces shared by the ClickHouse printer and its functions. */
+import { HogQLError } from '../errors.js';
+import type { IrExpr } from '../ir.js';
+import type { HogQLType } from '../types.js';
+import { stringLiteral } from './values.js';
+
+/** What the function printers need from the statement printer. */
+export interface SqlWriter {
+  readonly tables: { database: string; node: string };
+  expr(e: IrExpr): string;
+  table(name: string): string;
+  literal(value: unknown, type: HogQLType): string;
+}
+
+export const unsupported = (what: string) =>
+  new HogQLError(`${what} cannot run on this event store's ClickHouse (the 18.16 dialect Sightline prints for); see docs/scale-out-cluster.md`);
+
+/** Float to Int64 truncating, NULL where it does not fit. */
+export const intFromFloat = (sql: string) => `if(isFinite(${sql}) AND abs(${sql}) < 9.2e18, toInt64(${sql}), NULL)`;
+
+/** JSON booleans read back as 'true'/'false'; any other text is NULL. */
+export const boolFromText = (sql: string) => `multiIf(lowerUTF8(${sql}) = 'true', toUInt8(1), lowerUTF8(${sql}) = 'false', toUInt8(0), NULL)`;
+
+/** Property text as µs: an ISO date-time (whole seconds), or a number of Unix seconds. */
+export function timestampFromText(sql: string): string {
+  const parsed = `parseDateTimeBestEffortOrNull(toString(${sql}))`;
+  const seconds = `toFloat64OrNull(toString(${sql}))`;
+  return `if(isNotNull(${seconds}), toInt64(${seconds} * 1000000), toInt64(toUnixTimestamp(${parsed})) * 1000000)`;
+}
+
+/**
+ * The raw JSON text at a key path (`''` when missing). visitParamExtractRaw finds the first
+ * `"key":` at any depth of the text: exact for flat properties, but a nested object written
+ * before the key with the same key inside is read instead (docs/scale-out-cluster.md).
+ */
+export function jsonRaw(sql: string, path: string[]): string {
+  const { parent, key } = lastStep(sql, path);
+  const raw = `visitParamExtractRaw(${parent}, ${key})`;
+  // 18.16's visitParamExtractRaw answers '' for a string ending in an escaped backslash ("x\\\\"):
+  // such a value, which the key does hold, is re-quoted from visitParamExtractString.
+  const requoted = `concat('"', replaceAll(replaceAll(visitParamExtractString(${parent}, ${key}), '\\\\', '\\\\\\\\'), '"', '\\\\"'), '"')`;
+  return `if(${raw} = '' AND visitParamHas(${parent}, ${key}), ${requoted}, ${raw})`;
+}
+
+/** The object holding the path's last key (raw JSON), and that key as a literal. */
+function lastStep(sql: string, path: string[]): { parent: string; key: string } {
+  let parent = sql;
+  for (const key of path.slice(0, -1)) parent = `visitParamExtractRaw(${parent}, ${jsonKey(key)})`;
+  return { parent, key: jsonKey(path[path.length - 1]) };
+}
+
+/** A key as it is written inside the JSON text (escaped), as a literal. */
+const jsonKey = (key: string) => stringLiteral(JSON.stringify(key).slice(1, -1));
+
+/** The text of a JSON value as `properties.x` reads it: a string unquoted, other values as JSON, NULL when missing or null. */
+export function jsonText(raw: string): string {
+  return `multiIf(${raw} IN ('', 'null'), NULL, substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), ${raw})`;
+}
+
+export function propertyText(column: string, path: string[]): string {
+  const { parent, key } = lastStep(column, path);
+  const raw = `visitParamExtractRaw(${parent}, ${key})`;
+  // A string (raw starts with a quote, or is '' for the 18.16 bug above while the key is there) is read unescaped.
+  return `multiIf(${raw} = 'null', NULL, ${raw} != '' AND substring(${raw}, 1, 1) != '"', ${raw}, visitParamHas(${parent}, ${key}), visitParamExtractString(${parent}, ${key}), NULL)`;
+}
+

@@ -1,0 +1,125 @@
+/**
+ * Cohorts in queries: the events list's `{"type": "cohort"}` filter (in and not_in, dynamic and
+ * static cohorts), insights' property filters by cohort, and the mirror they read following
+ * recalculations, uploads, deletions of the cohort and of a member.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { expectOk, ingest, q } from '../helpers/api-fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+const BASE = '/api/projects/@current/cohorts/';
+let pro: any;
+let picked: any;
+
+async function calculated(id: number): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    const cohort = await expectOk(await server.api(`${BASE}${id}/`));
+    if (!cohort.is_calculating && cohort.last_calculation !== null) return cohort;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`cohort ${id} never finished calculating`);
+}
+
+/** Distinct ids of the events the list returns for these filters, sorted, with repeats. */
+async function eventsOf(properties: unknown): Promise<string[]> {
+  const page = await expectOk(await server.api(`/api/projects/@current/events/?event=view&properties=${q(properties)}`));
+  return page.results.map((e: any) => e.distinct_id).sort();
+}
+
+/** Settles on the events seen after the mirror is written (it follows the calculation). */
+async function eventually(properties: unknown, expected: string[]): Promise<void> {
+  let got: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    got = await eventsOf(properties);
+    if (JSON.stringify(got) === JSON.stringify(expected)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.deepEqual(got, expected);
+}
+
+before(async () => {
+  server = await startServer();
+  await ingest(server, [
+    { event: '$identify', distinct_id: 'ann', properties: { $set: { plan: 'pro' } } },
+    { event: '$identify', distinct_id: 'ben', properties: { $set: { plan: 'free' } } },
+    { event: '$identify', distinct_id: 'cat', properties: { $set: { plan: 'pro' } } },
+    { event: 'view', distinct_id: 'ann' },
+    { event: 'view', distinct_id: 'ann' },
+    { event: 'view', distinct_id: 'ben' },
+    { event: 'view', distinct_id: 'cat' },
+    { event: 'view', distinct_id: 'nobody-identified' },
+  ]);
+  pro = await expectOk(await server.api(BASE, { method: 'POST', body: { name: 'pro', filters: { properties: { type: 'AND', values: [{ key: 'plan', type: 'person', value: 'pro' }] } } } }), 201);
+  picked = await expectOk(await server.api(BASE, { method: 'POST', body: { name: 'picked', is_static: true, csv: 'ben\ncat\n' } }), 201);
+  await calculated(pro.id);
+});
+after(async () => {
+  await server.stop();
+});
+
+test('the events list filters by cohort: in, not_in, dynamic and static', async () => {
+  await eventually([{ type: 'cohort', key: 'id', value: pro.id }], ['ann', 'ann', 'cat']);
+  await eventually([{ type: 'cohort', key: 'id', value: String(picked.id) }], ['ben', 'cat']);
+  await eventually([{ type: 'cohort', key: 'id', value: pro.id, operator: 'not_in' }], ['ben', 'nobody-identified']);
+  await eventually({ type: 'OR', values: [{ type: 'cohort', key: 'id', value: pro.id }, { type: 'cohort', key: 'id', value: picked.id }] }, ['ann', 'ann', 'ben', 'cat']);
+  await eventually([{ type: 'cohort', key: 'id', value: 999999 }], []);
+  const bad = await server.api(`/api/projects/@current/events/?properties=${q([{ type: 'cohort', key: 'id', value: 'abc' }])}`);
+  assert.equal(bad.status, 400);
+});
+
+test('the mirror follows changes: a recalculation, an upload, a deleted cohort', async () => {
+  await expectOk(await server.api(`${BASE}${pro.id}/`, { method: 'PATCH', body: { filters: { properties: { type: 'AND', values: [{ key: 'plan', type: 'person', value: 'free' }] } } } }));
+  await calculated(pro.id);
+  await eventually([{ type: 'cohort', key: 'id', value: pro.id }], ['ben']);
+  await expectOk(await server.api(`${BASE}${picked.id}/`, { method: 'PATCH', body: { csv: 'ann\n' } }));
+  await eventually([{ type: 'cohort', key: 'id', value: picked.id }], ['ann', 'ann', 'ben', 'cat']);
+  assert.equal((await server.api(`${BASE}${picked.id}/`, { method: 'DELETE' })).status, 204);
+  await eventually([{ type: 'cohort', key: 'id', value: picked.id }], []);
+});
+
+test('insights filter by cohort', async () => {
+  const query = {
+    kind: 'TrendsQuery',
+    series: [{ kind: 'EventsNode', event: 'view', math: 'total' }],
+    dateRange: { date_from: '-1d' },
+    interval: 'day',
+    properties: [{ type: 'cohort', key: 'id', value: pro.id }],
+  };
+  const result = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query } }));
+  assert.equal(result.results[0].count, 1, JSON.stringify(result.results[0]));
+});
+
+test('trends break down by cohort: one series per cohort and "all", people in several cohorts counted in each', async () => {
+  const everyoneCohort = await expectOk(await server.api(BASE, { method: 'POST', body: { name: 'ann and ben', is_static: true, csv: 'ann\nben\n' } }), 201);
+  const query = {
+    kind: 'TrendsQuery',
+    series: [{ kind: 'EventsNode', event: 'view', math: 'total' }],
+    dateRange: { date_from: '-1d' },
+    interval: 'day',
+    breakdownFilter: { breakdown_type: 'cohort', breakdown: [pro.id, everyoneCohort.id, 'all'] },
+  };
+  const run = async () => (await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query, refresh: 'force_blocking' } }))).results;
+  let results: any[] = [];
+  for (let i = 0; i < 100; i++) {
+    results = await run();
+    if (results.find((r: any) => r.breakdown_value === everyoneCohort.id)?.count === 3) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const counts = Object.fromEntries(results.map((r: any) => [String(r.breakdown_value), r.count]));
+  // pro is {ben} since the previous test; ann (2 views) and ben (1) are both in the static cohort.
+  assert.deepEqual(counts, { [String(pro.id)]: 1, [String(everyoneCohort.id)]: 3, all: 5 });
+  const bad = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { ...query, breakdownFilter: { breakdown_type: 'cohort', breakdown: ['nope'] } } } });
+  assert.equal(bad.status, 400);
+});
+
+test('a deleted person leaves every cohort: membership, the persons list and the events filter', async () => {
+  const cohort = await expectOk(await server.api(BASE, { method: 'POST', body: { name: 'cat only', is_static: true, csv: 'cat\n' } }), 201);
+  await eventually([{ type: 'cohort', key: 'id', value: cohort.id }], ['cat']);
+  const cat = (await expectOk(await server.api('/api/projects/@current/persons/?distinct_id=cat'))).results[0];
+  assert.equal((await server.api(`/api/projects/@current/persons/${cat.uuid}/`, { method: 'DELETE' })).status, 202);
+  const members = await expectOk(await server.api(`${BASE}${cohort.id}/persons/`));
+  assert.deepEqual([members.count, members.results], [0, []]);
+  await eventually([{ type: 'cohort', key: 'id', value: cohort.id }], []);
+});

@@ -1,0 +1,38 @@
+/**
+ * A ClickHouse database of its own for each test server's data folder, on the local cluster's
+ * servers (cluster.ts), when SIGHTLINE_TEST_EVENT_STORE=clickhouse: a restart on the same folder
+ * finds its events again, and no two servers share one. The server creates it (its migrations);
+ * they are dropped, on every shard, when the test file's process is done.
+ */
+import { randomBytes } from 'node:crypto';
+import { clusterAvailability } from './cluster.js';
+
+const databases = new Map<string, string>();
+let dropScheduled = false;
+
+/** The SIGHTLINE_CLICKHOUSE_* settings for a server on `dataDir`; empty unless the tests run on ClickHouse. */
+export function clickhouseEnvFor(dataDir: string): Record<string, string> {
+  if (process.env.SIGHTLINE_TEST_EVENT_STORE !== 'clickhouse') return {};
+  const availability = clusterAvailability();
+  if (!availability.enabled) throw new Error(`SIGHTLINE_TEST_EVENT_STORE=clickhouse needs the local cluster: ${availability.reason}`);
+  const { clickhouseUrls, clickhouseCluster } = availability.settings;
+  let name = databases.get(dataDir);
+  if (!name) {
+    name = `sightline_test_${randomBytes(6).toString('hex')}`;
+    databases.set(dataDir, name);
+    scheduleDrop(clickhouseUrls[0], clickhouseCluster);
+  }
+  return { SIGHTLINE_CLICKHOUSE_URL: clickhouseUrls.join(','), SIGHTLINE_CLICKHOUSE_CLUSTER: clickhouseCluster, SIGHTLINE_CLICKHOUSE_DATABASE: name };
+}
+
+function scheduleDrop(url: string, cluster: string): void {
+  if (dropScheduled) return;
+  dropScheduled = true;
+  process.once('beforeExit', () => {
+    const names = [...databases.values()];
+    databases.clear();
+    void (async () => {
+      for (const name of names) await fetch(url, { method: 'POST', body: `DROP DATABASE IF EXISTS \`${name}\` ON CLUSTER \`${cluster}\`` }).catch(() => {});
+    })();
+  });
+}
