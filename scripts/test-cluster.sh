@@ -13,7 +13,7 @@ if [ "${SIGHTLINE_SKIP_CLUSTER_TESTS:-}" = 1 ]; then
 fi
 
 # The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API,
-# persons (with their deletion), groups, saved insights and dashboards.
+# persons (with their deletion), groups, saved insights and dashboards, actions.
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts
@@ -25,6 +25,7 @@ SUITES=(
   test/persons/*.test.ts
   test/groups/*.test.ts
   test/dashboards/*.test.ts
+  test/actions/*.test.ts
 )
 
 cluster() { bash scripts/cluster/cluster.sh "$@"; }

@@ -59,8 +59,8 @@ export interface AppContext {
   /** Saved insights and dashboards (their results come from `queries`). */
   savedInsights: SavedInsights;
   dashboards: Dashboards;
-  /** Actions; null where the metadata store has none yet (PostgreSQL). */
-  actions: Actions | null;
+  /** Actions: named combinations of steps, used by the events API and insights. */
+  actions: Actions;
   /** The events list's counts per filter; forgotten whenever events are deleted. */
   eventCounts: StatsCache;
   /** The shutdown's drain window (readiness and `Connection: close` while it lasts). */

@@ -151,8 +151,8 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
   await personDeletions.resume();
-  const actions = stores.meta.actions ? new Actions(stores.meta.actions) : null;
-  const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: actions ? (projectId, id) => actions.resolve(projectId, id) : undefined });
+  const actions = new Actions(stores.meta.actions);
+  const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: (projectId, id) => actions.resolve(projectId, id) });
   const cohortStore = stores.meta.cohorts;
   const cohortCalculations =
     cohortStore &&

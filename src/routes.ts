@@ -78,7 +78,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     definitions: ctx.stores.meta.definitions,
   });
   // Actions: embedded (SQLite) metadata only so far.
-  if (ctx.actions) await registerActionRoutes(app, { api, actions: ctx.actions, users: ctx.stores.meta.tenancy });
+  await registerActionRoutes(app, { api, actions: ctx.actions, users: ctx.stores.meta.tenancy });
   if (ctx.cohorts && ctx.stores.meta.cohorts) {
     await registerCohortRoutes(app, { api, cohorts: ctx.cohorts, store: ctx.stores.meta.cohorts, persons: ctx.stores.meta.persons });
   }

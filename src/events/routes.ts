@@ -44,8 +44,8 @@ export interface EventRouteDeps {
   definitions: Pick<DefinitionStore, 'propertyTypes'>;
   /** The list's counts per filter. */
   counts: StatsCache;
-  /** Live actions by id, for `action_id`; null where the metadata store has none (PostgreSQL). */
-  actions: { resolve(projectId: number, id: number): Promise<StoredAction | null> } | null;
+  /** Live actions by id, for `action_id`. */
+  actions: { resolve(projectId: number, id: number): Promise<StoredAction | null> };
   /** Group properties for `group` filters; null where the metadata store has none (PostgreSQL). */
   groups: Pick<GroupStore, 'propertyOfGroups'> | null;
 }
@@ -195,7 +195,6 @@ async function actionSteps(query: RawQuery, projectId: number, actions: EventRou
   const raw = text(query, 'action_id');
   if (raw === null) return null;
   if (!/^\d{1,15}$/.test(raw)) throw validationError('action_id must be an action id.', 'action_id');
-  if (actions === null) throw validationError('Actions are not available with this metadata store.', 'action_id');
   const action = await actions.resolve(projectId, Number(raw));
   if (!action) throw validationError(`Action ${raw} does not exist.`, 'action_id', 'invalid_choice');
   return action.steps;

@@ -766,7 +766,7 @@ export interface MetaStore {
   readonly dashboards: DashboardStore;
   /** Cohorts: embedded (SQLite) store only so far. */
   readonly cohorts?: CohortStore;
-  readonly actions?: ActionStore;
+  readonly actions: ActionStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

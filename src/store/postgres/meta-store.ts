@@ -8,6 +8,7 @@ import { PostgresIngestStore } from './ingest.js';
 import { PostgresTenancyStore } from './tenancy.js';
 import { PostgresChangeFeed } from './change-feed.js';
 import { PostgresDashboardStore } from './dashboards.js';
+import { PostgresActionStore } from './actions.js';
 import { PostgresGroupStore } from './groups.js';
 import { PostgresPersonStore } from './persons.js';
 
@@ -29,6 +30,7 @@ export class PostgresMetaStore implements MetaStore {
   readonly persons: PostgresPersonStore;
   readonly groups: PostgresGroupStore;
   readonly dashboards: PostgresDashboardStore;
+  readonly actions: PostgresActionStore;
   private lastSize = 0;
   /** Listens only once something subscribes (the main thread; flag threads never do). */
   readonly changes: PostgresChangeFeed;
@@ -48,6 +50,7 @@ export class PostgresMetaStore implements MetaStore {
     this.persons = new PostgresPersonStore(pool, node, stamps);
     this.groups = new PostgresGroupStore(pool);
     this.dashboards = new PostgresDashboardStore(pool);
+    this.actions = new PostgresActionStore(pool);
   }
 
   /** Connects and applies pending migrations (`migrate: false` for a thread whose process has). */

@@ -313,4 +313,24 @@ export const migrations: Migration[] = [
       $$;
     `,
   },
+  {
+    version: 5,
+    name: 'actions',
+    sql: `
+      -- Steps are kept as one JSON list: they are always read and written whole, with the action.
+      CREATE TABLE actions (
+        id serial PRIMARY KEY,
+        project_id integer NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        name text NOT NULL,
+        description text NOT NULL DEFAULT '',
+        tags json NOT NULL DEFAULT '[]',
+        steps json NOT NULL DEFAULT '[]',
+        deleted boolean NOT NULL DEFAULT false,
+        created_by integer REFERENCES users(id) ON DELETE SET NULL,
+        created_at text COLLATE "C" NOT NULL,
+        updated_at text COLLATE "C" NOT NULL
+      );
+      CREATE INDEX actions_project ON actions (project_id, deleted);
+    `,
+  },
 ];

@@ -2,26 +2,12 @@
  * Actions in SQLite: the steps are one JSON list, read and written whole with the action. Every
  * read is scoped by project.
  */
-import type { ActionStep, ActionStore, ActionWrite, Page, PageOf, StoredAction } from '../types.js';
-import { parseJson, toBool, type Sqlite } from './database.js';
+import type { ActionStore, ActionWrite, Page, PageOf, StoredAction } from '../types.js';
+import { actionFromRow, ACTION_COLUMNS as COLUMNS } from '../action-rows.js';
+import type { Sqlite } from './database.js';
 import { likeContains } from '../definition-sql.js';
 
 type Row = Record<string, unknown>;
-
-const actionFromRow = (row: Row): StoredAction => ({
-  id: row.id as number,
-  project_id: row.project_id as number,
-  name: row.name as string,
-  description: row.description as string,
-  tags: parseJson<string[]>(row.tags, []),
-  steps: parseJson<ActionStep[]>(row.steps, []),
-  deleted: toBool(row.deleted),
-  created_by: (row.created_by as number | null) ?? null,
-  created_at: row.created_at as string,
-  updated_at: row.updated_at as string,
-});
-
-const COLUMNS = ['name', 'description', 'tags', 'steps', 'deleted'] as const;
 
 const bind = (value: unknown): unknown => (typeof value === 'boolean' ? (value ? 1 : 0) : value !== null && typeof value === 'object' ? JSON.stringify(value) : value);
 
