@@ -808,6 +808,16 @@ export interface EncodedFlush {
  * How far the event store got: every flush up to `seq`, and the first `events` events of the
  * flush after it (a write may end inside a flush).
  */
+/** A person's erasure from the event store: see EventStore.erasePerson. */
+export interface PersonErasure {
+  projectId: number;
+  personUuid: string;
+  distinctIds: string[];
+  events: boolean;
+  afterFlushSeq: number;
+  keep: { person: PersonRecord; distinct_ids: string[] }[];
+}
+
 export interface EventStorePosition {
   seq: number;
   events: number;
@@ -866,14 +876,7 @@ export interface EventStore {
    * `afterFlushSeq` (later ones belong to whoever the distinct id maps to by then). Returns
    * the events deleted.
    */
-  erasePerson(input: {
-    projectId: number;
-    personUuid: string;
-    distinctIds: string[];
-    events: boolean;
-    afterFlushSeq: number;
-    keep: { person: PersonRecord; distinct_ids: string[] }[];
-  }): Promise<number>;
+  erasePerson(input: PersonErasure): Promise<number>;
   /**
    * The cohort-membership mirror that queries filter and break down by: replaces one cohort's
    * members (none: the cohort was deleted). The metadata store stays the source of truth.

@@ -11,7 +11,7 @@ import { positionAfter } from '../event-slice.js';
 import { queryFailure, QueryTimeoutError, QueryCancelledError } from '../errors.js';
 import { readFlushRecord } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
@@ -326,14 +326,7 @@ export class ClickHouseEventStore implements EventStore {
     }
   }
 
-  async erasePerson(input: {
-    projectId: number;
-    personUuid: string;
-    distinctIds: string[];
-    events: boolean;
-    afterFlushSeq: number;
-    keep: { person: PersonRecord; distinct_ids: string[] }[];
-  }): Promise<number> {
+  async erasePerson(input: PersonErasure): Promise<number> {
     if (!Number.isSafeInteger(input.afterFlushSeq)) throw new Error(`invalid flush seq ${input.afterFlushSeq}`);
     return this.serial(async () => {
       const project = Number(input.projectId);

@@ -12,7 +12,7 @@ import { queryFailure } from '../errors.js';
 import { positionAfter, sliceEvents } from '../event-slice.js';
 import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { createLogger, type Logger, type LogLevel } from '../../kernel/logger.js';
 import { afterIo } from '../../util/after-io.js';
 import { collectGarbage } from '../../util/idle-collect.js';
@@ -545,14 +545,7 @@ export class DuckDbEventStore implements EventStore {
     }));
   }
 
-  async erasePerson(input: {
-    projectId: number;
-    personUuid: string;
-    distinctIds: string[];
-    events: boolean;
-    afterFlushSeq: number;
-    keep: { person: PersonRecord; distinct_ids: string[] }[];
-  }): Promise<number> {
+  async erasePerson(input: PersonErasure): Promise<number> {
     if (!Number.isSafeInteger(input.afterFlushSeq)) throw new Error(`invalid flush seq ${input.afterFlushSeq}`);
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
