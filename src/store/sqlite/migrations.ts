@@ -346,4 +346,35 @@ export const migrations: Migration[] = [
       CREATE INDEX actions_project ON actions(project_id, deleted);
     `,
   },
+  {
+    version: 8,
+    name: 'a trigram index for the persons search',
+    sql: `
+      -- The persons list's search (a substring of the email or the name) from a trigram index,
+      -- not a pass over every person. Keyed by the person's integer id; the triggers keep it
+      -- current whatever writes persons (ingestion, the API, splits, deletions).
+      CREATE VIRTUAL TABLE persons_search USING fts5(email, name, content='', contentless_delete=1, tokenize='trigram case_sensitive 0');
+      INSERT INTO persons_search (rowid, email, name)
+        SELECT i.id, json_extract(p.properties, '$.email'), json_extract(p.properties, '$.name')
+        FROM person_ids i JOIN persons p ON p.project_id = i.project_id AND p.uuid = i.uuid;
+      -- Every writer adds the person's row, then its id.
+      CREATE TRIGGER persons_search_add AFTER INSERT ON person_ids BEGIN
+        INSERT INTO persons_search (rowid, email, name)
+          SELECT new.id, json_extract(properties, '$.email'), json_extract(properties, '$.name')
+          FROM persons WHERE project_id = new.project_id AND uuid = new.uuid;
+      END;
+      CREATE TRIGGER persons_search_remove AFTER DELETE ON person_ids BEGIN
+        DELETE FROM persons_search WHERE rowid = old.id;
+      END;
+      CREATE TRIGGER persons_search_change AFTER UPDATE OF properties ON persons
+        WHEN json_extract(old.properties, '$.email') IS NOT json_extract(new.properties, '$.email')
+          OR json_extract(old.properties, '$.name') IS NOT json_extract(new.properties, '$.name')
+      BEGIN
+        DELETE FROM persons_search WHERE rowid = (SELECT id FROM person_ids WHERE project_id = new.project_id AND uuid = new.uuid);
+        INSERT INTO persons_search (rowid, email, name)
+          SELECT id, json_extract(new.properties, '$.email'), json_extract(new.properties, '$.name')
+          FROM person_ids WHERE project_id = new.project_id AND uuid = new.uuid;
+      END;
+    `,
+  },
 ];

@@ -28,6 +28,9 @@ function likeInJson(text: string): string {
   return /["\\\u0000-\u001f]/.test(text) ? '%' : `%${text.replace(/[%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** `text` as one FTS5 phrase: with the trigram tokenizer, it matches where `text` is a substring. */
+const ftsPhrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
+
 /**
  * The list's conditions on a person's row (columns prefixed by `a`): `search` (a substring of the
  * email or name property, case-insensitive for ASCII, or an exact distinct id) and `email`
@@ -74,10 +77,11 @@ export class SqlitePersonStore implements PersonStore {
       const sql = overCandidates('SELECT person_uuid AS uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?', on.sql);
       rows = this.pageOf(sql, [projectId, query.distinctId, projectId, ...on.params], query, wanted);
     } else if (query.search !== null || query.email !== null) {
-      // Two plans. Filters most persons pass are answered from the newest persons alone (a
-      // window of them, walked by the created_at index). Otherwise the matches are found by one
-      // pass over the table, then sorted: walking the index for a rare match costs a table
-      // lookup per person, for all of them.
+      // Filters most persons pass are answered from the newest persons alone (a window of them,
+      // walked by the created_at index). Otherwise a search of 3 characters or more takes its
+      // candidates from the trigram index (migration 8: at least every person the exact
+      // conditions then keep), and anything else is one pass over the table, then sorted: walking
+      // the index for a rare match costs a table lookup per person, for all of them.
       const on = personConditions(projectId, query, '');
       const window = WINDOW_PER_PAGE * wanted + query.offset;
       const newest = overCandidates(
@@ -86,8 +90,18 @@ export class SqlitePersonStore implements PersonStore {
       );
       rows = this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
       if (rows.length < wanted) {
-        const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
-        rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
+        if (query.search !== null && [...query.search].length >= 3) {
+          const onPerson = personConditions(projectId, query, 'p.');
+          const indexed = overCandidates(
+            'SELECT i.uuid FROM persons_search s CROSS JOIN person_ids i ON i.id = s.rowid WHERE persons_search MATCH ? AND i.project_id = ? ' +
+              'UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?',
+            onPerson.sql,
+          );
+          rows = this.pageOf(indexed, [ftsPhrase(query.search), projectId, projectId, query.search, projectId, ...onPerson.params], query, wanted);
+        } else {
+          const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
+          rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
+        }
       }
     } else {
       rows = this.pageOf(`SELECT ${PERSON_COLUMNS} FROM ${PERSON_FROM} WHERE p.project_id = ? ${NEWEST_FIRST}`, [projectId], query, wanted);
