@@ -13,7 +13,7 @@ if [ "${SIGHTLINE_SKIP_CLUSTER_TESTS:-}" = 1 ]; then
 fi
 
 # The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API,
-# persons (with their deletion), groups, saved insights and dashboards, actions.
+# persons (with their deletion), groups, saved insights and dashboards, actions, cohorts.
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts
@@ -26,6 +26,7 @@ SUITES=(
   test/groups/*.test.ts
   test/dashboards/*.test.ts
   test/actions/*.test.ts
+  test/cohorts/*.test.ts
 )
 
 cluster() { bash scripts/cluster/cluster.sh "$@"; }
