@@ -155,11 +155,11 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: (projectId, id) => actions.resolve(projectId, id) });
   const cohortStore = stores.meta.cohorts;
   const cohortCalculations = new CohortCalculations({
-      store: cohortStore,
-      queryableEvents: async () => (await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
-      events: async () => stores.events,
-      log,
-    });
+    store: cohortStore,
+    queryableEvents: async () => (await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
+    events: async () => stores.events,
+    log,
+  });
   const ctx: AppContext = {
     config,
     log,

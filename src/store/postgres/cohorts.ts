@@ -14,7 +14,7 @@ import { changes, isInt4, jsonValue, one, Params, rows, transaction, type PgClie
 /** Key of the session-level advisory lock held by the node running the scheduled recalculation. */
 const SCHEDULE_LOCK = 7_357_216_006;
 
-/** The columns a create or a patch writes (filters as JSON text). */
+/** A patched column's value as PostgreSQL binds it (filters as JSON text). */
 const bind = (column: keyof CohortWrite, value: CohortWrite[keyof CohortWrite]): unknown => (column === 'filters' ? JSON.stringify(value) : value);
 
 export class PostgresCohortStore implements CohortStore {
