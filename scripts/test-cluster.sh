@@ -43,7 +43,7 @@ eval "$(cluster env)"
 export SIGHTLINE_POSTGRES_URL SIGHTLINE_CLICKHOUSE_URL SIGHTLINE_CLICKHOUSE_CLUSTER SIGHTLINE_NATS_URL
 # One file at a time: the cluster takes CPU from test servers that must start within 30 s.
 SIGHTLINE_CLUSTER_TESTS=1 node --import tsx --test --test-concurrency=1 "${SUITES[@]}"
-# The events API again with events in ClickHouse (two 18.16 shards under a Distributed table; the
+# The events API and the cohort filters again with events in ClickHouse (two 18.16 shards under a Distributed table; the
 # store's own test ran above with test/cluster/),
 # a database per test server (test/helpers/clickhouse-databases.ts).
 CLICKHOUSE_SUITES=(test/events/events-list.test.ts test/events/events-hogql.test.ts test/insights/query-api.test.ts test/cohorts/cohort-filters.test.ts)
