@@ -13,7 +13,7 @@ if [ "${SIGHTLINE_SKIP_CLUSTER_TESTS:-}" = 1 ]; then
 fi
 
 # The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API,
-# persons (with their deletion), groups, saved insights and dashboards, actions.
+# persons (with their deletion), groups, saved insights and dashboards, actions, cohorts.
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts
@@ -26,6 +26,7 @@ SUITES=(
   test/groups/*.test.ts
   test/dashboards/*.test.ts
   test/actions/*.test.ts
+  test/cohorts/*.test.ts
 )
 
 cluster() { bash scripts/cluster/cluster.sh "$@"; }
@@ -42,8 +43,8 @@ eval "$(cluster env)"
 export SIGHTLINE_POSTGRES_URL SIGHTLINE_CLICKHOUSE_URL SIGHTLINE_CLICKHOUSE_CLUSTER SIGHTLINE_NATS_URL
 # One file at a time: the cluster takes CPU from test servers that must start within 30 s.
 SIGHTLINE_CLUSTER_TESTS=1 node --import tsx --test --test-concurrency=1 "${SUITES[@]}"
-# The events API again with events in ClickHouse (two 18.16 shards under a Distributed table; the
+# The events API and the cohort filters again with events in ClickHouse (two 18.16 shards under a Distributed table; the
 # store's own test ran above with test/cluster/),
 # a database per test server (test/helpers/clickhouse-databases.ts).
-CLICKHOUSE_SUITES=(test/events/events-list.test.ts test/events/events-hogql.test.ts test/insights/query-api.test.ts)
+CLICKHOUSE_SUITES=(test/events/events-list.test.ts test/events/events-hogql.test.ts test/insights/query-api.test.ts test/cohorts/cohort-filters.test.ts)
 SIGHTLINE_CLUSTER_TESTS=1 SIGHTLINE_TEST_EVENT_STORE=clickhouse node --import tsx --test --test-concurrency=1 "${CLICKHOUSE_SUITES[@]}"

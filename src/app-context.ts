@@ -73,6 +73,6 @@ export interface AppContext {
   /** Person deletions: metadata between two flushes, the event store's part queued after it. */
   personDeletions: PersonDeletions;
   personSplits: PersonSplits;
-  /** Cohorts and their calculations; null with PostgreSQL metadata (not served yet). */
-  cohorts: Cohorts | null;
+  /** Cohorts and their calculations. */
+  cohorts: Cohorts;
 }

@@ -154,14 +154,12 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const actions = new Actions(stores.meta.actions);
   const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: (projectId, id) => actions.resolve(projectId, id) });
   const cohortStore = stores.meta.cohorts;
-  const cohortCalculations =
-    cohortStore &&
-    new CohortCalculations({
-      store: cohortStore,
-      queryableEvents: async () => (await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
-      events: async () => stores.events,
-      log,
-    });
+  const cohortCalculations = new CohortCalculations({
+    store: cohortStore,
+    queryableEvents: async () => (await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
+    events: async () => stores.events,
+    log,
+  });
   const ctx: AppContext = {
     config,
     log,
@@ -191,10 +189,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     persons: new Persons(personStore, (events) => buffer.submit(events)),
     personDeletions,
     personSplits: new PersonSplits({ store: personStore, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }),
-    cohorts:
-      cohortStore && cohortCalculations
-        ? new Cohorts({ store: cohortStore, persons: personStore, calculations: cohortCalculations, definitionsChanged: (projectId) => invalidate({ kind: 'flags', projectId }) })
-        : null,
+    cohorts: new Cohorts({ store: cohortStore, persons: personStore, calculations: cohortCalculations, definitionsChanged: (projectId) => invalidate({ kind: 'flags', projectId }) }),
   };
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
@@ -208,7 +203,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   log.info({ address, dataDir: config.dataDir, metadataStore: config.postgresUrl ? 'postgresql' : 'sqlite' }, 'Sightline is accepting traffic');
   const retention = config.retentionDays > 0 ? new Retention(stores, { days: config.retentionDays, intervalSeconds: config.retentionIntervalSeconds, eventsDeleted: () => eventCounts.forgetAll() }, metrics, log) : null;
   retention?.start();
-  cohortCalculations?.start(config.cohortRecalculationSeconds);
+  cohortCalculations.start(config.cohortRecalculationSeconds);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -234,7 +229,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       }
       idleCollector.stop();
       await retention?.stop();
-      await cohortCalculations?.stop();
+      await cohortCalculations.stop();
       // An unfinished deletion stays queued in the metadata store and resumes at the next start.
       personDeletions.stop();
       await flagAnswers.close();

@@ -77,11 +77,8 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     personsOf: ctx.stores.meta.ingest,
     definitions: ctx.stores.meta.definitions,
   });
-  // Actions: embedded (SQLite) metadata only so far.
   await registerActionRoutes(app, { api, actions: ctx.actions, users: ctx.stores.meta.tenancy });
-  if (ctx.cohorts && ctx.stores.meta.cohorts) {
-    await registerCohortRoutes(app, { api, cohorts: ctx.cohorts, store: ctx.stores.meta.cohorts, persons: ctx.stores.meta.persons });
-  }
+  await registerCohortRoutes(app, { api, cohorts: ctx.cohorts, store: ctx.stores.meta.cohorts, persons: ctx.stores.meta.persons });
   await registerGroupRoutes(app, { api, groups: ctx.stores.meta.groups });
   const results = new InsightResults(ctx.queries, queryableEvents);
   await registerInsightRoutes(app, { api, insights: ctx.savedInsights, results });

@@ -62,14 +62,17 @@ export class CohortCalculations {
 
   /**
    * A first pass now (the event store's mirror may have missed the last changes before a
-   * crash), then every `intervalSeconds` (0: only on change).
+   * crash), then every `intervalSeconds` (0: only on change), skipped while another node
+   * sharing the metadata store runs its round.
    */
   start(intervalSeconds: number): void {
     this.recalculateAll().catch((error) => this.deps.log.error({ err: error }, 'cohort recalculation at start-up failed'));
     if (intervalSeconds <= 0) return;
     const tick = () => {
       this.timer = setTimeout(() => {
-        this.recalculateAll()
+        // Nodes sharing a metadata store take turns: a round another node runs now is skipped here.
+        this.deps.store
+          .asScheduler(() => this.recalculateAll())
           .catch((error) => this.deps.log.error({ err: error }, 'scheduled cohort recalculation failed'))
           .finally(() => {
             if (!this.stopped) tick();

@@ -317,11 +317,8 @@ export interface FlagStore {
    * hash-key overrides (first storing the anon id as the override where none exists yet).
    */
   prepareEvaluation(request: FlagEvaluationRequest): Promise<FlagEvaluationInputs>;
-  /**
-   * The project's cohorts as flags read them; absent where the store has no cohorts (PostgreSQL
-   * so far), and cohort filters then fail as uncomputable.
-   */
-  cohortDefinitions?(projectId: number): Promise<CohortDefinition[]>;
+  /** The project's non-deleted cohorts as flags read them. */
+  cohortDefinitions(projectId: number): Promise<CohortDefinition[]>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -542,6 +539,11 @@ export interface CohortStore {
    */
   finishCalculation(projectId: number, id: number, version: number, personUuids: Iterable<string>): Promise<boolean>;
   failCalculation(projectId: number, id: number, error: string): Promise<void>;
+  /**
+   * Runs the scheduled recalculation unless another node sharing the store runs it now (then
+   * null, and this node skips that round): nodes take turns instead of computing everything twice.
+   */
+  asScheduler<T>(work: () => Promise<T>): Promise<T | null>;
   /** Adds persons to a static cohort (known uuids only); returns the new count. */
   addMembers(projectId: number, id: number, personUuids: string[]): Promise<number>;
   removeMember(projectId: number, id: number, personUuid: string): Promise<boolean>;
@@ -764,8 +766,7 @@ export interface MetaStore {
   readonly persons: PersonStore;
   readonly groups: GroupStore;
   readonly dashboards: DashboardStore;
-  /** Cohorts: embedded (SQLite) store only so far. */
-  readonly cohorts?: CohortStore;
+  readonly cohorts: CohortStore;
   readonly actions: ActionStore;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;

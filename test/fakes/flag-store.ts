@@ -51,4 +51,8 @@ export class FakeFlagStore implements FlagStore {
   async prepareEvaluation() {
     return { personProperties: null, groupTypeMapping: {}, groupProperties: {}, hashKeyOverrides: {} };
   }
+  /** No cohorts: flags naming one are refused as naming an unknown cohort. */
+  async cohortDefinitions() {
+    return [];
+  }
 }

@@ -58,7 +58,7 @@ export class FlagCache {
     const hit = this.entries.get(projectId);
     if (hit && hit.expires > now) return hit.flags;
     // Concurrent requests share one load; a failed load is not remembered.
-    const flags = Promise.all([this.store.list(projectId), this.store.cohortDefinitions?.(projectId) ?? null]).then(([all, cohorts]) => projectFlags(all, cohorts));
+    const flags = Promise.all([this.store.list(projectId), this.store.cohortDefinitions(projectId)]).then(([all, cohorts]) => projectFlags(all, cohorts));
     flags.catch(() => {
       if (this.entries.get(projectId)?.flags === flags) this.entries.delete(projectId);
     });

@@ -87,7 +87,7 @@ export class FlagManagement {
   /** Every cohort a condition names exists in the project (where the store keeps cohorts). */
   private async checkCohorts(projectId: number, filters: FlagWrite['filters']): Promise<void> {
     const named = [...(filters.groups ?? []), ...(filters.super_groups ?? [])].flatMap((c) => c.properties ?? []).filter((p) => p.type === 'cohort');
-    if (named.length === 0 || !this.deps.flags.cohortDefinitions) return;
+    if (named.length === 0) return;
     const existing = new Set((await this.deps.flags.cohortDefinitions(projectId)).map((c) => c.id));
     for (const filter of named) {
       if (!existing.has(Number(filter.value))) throw validationError(`Cohort ${JSON.stringify(filter.value)} does not exist in this project.`, 'filters');

@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from '../../kernel/json.js';
 import type { FlagFilters } from '../../flags/engine/types.js';
+import type { CohortDefinition } from '../../flags/engine/cohorts.js';
 import type { FlagEvaluationInputs, FlagEvaluationRequest, FlagListQuery, FlagStore, FlagUpdate, FlagWrite, PageOf, StoredFlag } from '../types.js';
 import { likeContains } from '../definition-sql.js';
 import { isInt4, isUniqueViolation, jsonValue, one, Params, rows, transaction, type PgPool, type Row } from './database.js';
@@ -147,8 +148,24 @@ export class PostgresFlagStore implements FlagStore {
         for (const row of found) inputs.groupProperties[inputs.groupTypeMapping[String(row.group_type_index)]] = jsonValue<JsonObject>(row.properties, {});
       }
     }
+    if (request.cohortMembership) {
+      inputs.cohortIds = person
+        ? (await rows<{ cohort_id: number }>(this.pool, 'SELECT cohort_id FROM cohort_people WHERE project_id = $1 AND person_uuid = $2', [projectId, person.uuid])).map(
+            (row) => row.cohort_id,
+          )
+        : [];
+    }
     if (request.continuity) inputs.hashKeyOverrides = await this.continuityOverrides(projectId, person?.uuid ?? null, request.continuity);
     return inputs;
+  }
+
+  async cohortDefinitions(projectId: number): Promise<CohortDefinition[]> {
+    const found = await rows<{ id: number; is_static: boolean; filters: unknown }>(
+      this.pool,
+      'SELECT id, is_static, filters FROM cohorts WHERE project_id = $1 AND NOT deleted ORDER BY id',
+      [projectId],
+    );
+    return found.map((row) => ({ id: row.id, is_static: row.is_static, filters: jsonValue<JsonObject>(row.filters, {}) }));
   }
 
   /**

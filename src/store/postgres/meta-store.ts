@@ -9,6 +9,7 @@ import { PostgresTenancyStore } from './tenancy.js';
 import { PostgresChangeFeed } from './change-feed.js';
 import { PostgresDashboardStore } from './dashboards.js';
 import { PostgresActionStore } from './actions.js';
+import { PostgresCohortStore } from './cohorts.js';
 import { PostgresGroupStore } from './groups.js';
 import { PostgresPersonStore } from './persons.js';
 
@@ -31,6 +32,7 @@ export class PostgresMetaStore implements MetaStore {
   readonly groups: PostgresGroupStore;
   readonly dashboards: PostgresDashboardStore;
   readonly actions: PostgresActionStore;
+  readonly cohorts: PostgresCohortStore;
   private lastSize = 0;
   /** Listens only once something subscribes (the main thread; flag threads never do). */
   readonly changes: PostgresChangeFeed;
@@ -51,6 +53,7 @@ export class PostgresMetaStore implements MetaStore {
     this.groups = new PostgresGroupStore(pool);
     this.dashboards = new PostgresDashboardStore(pool);
     this.actions = new PostgresActionStore(pool);
+    this.cohorts = new PostgresCohortStore(pool);
   }
 
   /** Connects and applies pending migrations (`migrate: false` for a thread whose process has). */

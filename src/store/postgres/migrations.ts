@@ -333,4 +333,42 @@ export const migrations: Migration[] = [
       CREATE INDEX actions_project ON actions (project_id, deleted);
     `,
   },
+  {
+    version: 6,
+    name: 'cohorts and their materialised membership',
+    sql: `
+      CREATE TABLE cohorts (
+        id serial PRIMARY KEY,
+        project_id integer NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        name text NOT NULL DEFAULT '',
+        description text NOT NULL DEFAULT '',
+        -- PostHog's {"properties": PropertyGroup}; '{}' for static cohorts.
+        filters json NOT NULL DEFAULT '{}',
+        is_static boolean NOT NULL DEFAULT false,
+        deleted boolean NOT NULL DEFAULT false,
+        count integer,
+        -- Bumped by every definition change: a calculation started on an older version does not
+        -- overwrite the membership of a newer one.
+        version integer NOT NULL DEFAULT 1,
+        is_calculating boolean NOT NULL DEFAULT false,
+        last_calculation text COLLATE "C",
+        errors_calculating integer NOT NULL DEFAULT 0,
+        last_error text,
+        created_by integer REFERENCES users(id) ON DELETE SET NULL,
+        created_at text COLLATE "C" NOT NULL,
+        updated_at text COLLATE "C" NOT NULL
+      );
+      CREATE INDEX cohorts_project ON cohorts (project_id, deleted);
+      -- Who is in a cohort: written whole by each calculation (dynamic) or by uploads (static).
+      -- A deleted (or merged-away) person leaves every cohort with its row.
+      CREATE TABLE cohort_people (
+        cohort_id integer NOT NULL REFERENCES cohorts(id) ON DELETE CASCADE,
+        person_uuid text NOT NULL,
+        project_id integer NOT NULL,
+        PRIMARY KEY (cohort_id, person_uuid),
+        FOREIGN KEY (project_id, person_uuid) REFERENCES persons (project_id, uuid) ON DELETE CASCADE
+      );
+      CREATE INDEX cohort_people_person ON cohort_people (project_id, person_uuid);
+    `,
+  },
 ];

@@ -6,28 +6,10 @@
 import type { JsonObject } from '../../kernel/json.js';
 import type { CohortStore, CohortWrite, Page, PageOf, StoredCohort } from '../types.js';
 import { cohortsKey, type ChangeStamps } from '../change-stamps.js';
-import { parseJson, toBool, type Sqlite } from './database.js';
+import { cohortFromRow } from '../cohort-rows.js';
+import { parseJson, type Sqlite } from './database.js';
 
 type Row = Record<string, unknown>;
-
-const cohortOf = (row: Row): StoredCohort => ({
-  id: row.id as number,
-  project_id: row.project_id as number,
-  name: row.name as string,
-  description: row.description as string,
-  filters: parseJson<JsonObject>(row.filters, {}),
-  is_static: toBool(row.is_static),
-  deleted: toBool(row.deleted),
-  count: (row.count as number | null) ?? null,
-  version: row.version as number,
-  is_calculating: toBool(row.is_calculating),
-  last_calculation: (row.last_calculation as string | null) ?? null,
-  errors_calculating: row.errors_calculating as number,
-  last_error: (row.last_error as string | null) ?? null,
-  created_by: (row.created_by as number | null) ?? null,
-  created_at: row.created_at as string,
-  updated_at: row.updated_at as string,
-});
 
 /** SQLite binds at most 32766 variables; lookups go in chunks well below that. */
 const CHUNK = 500;
@@ -49,12 +31,12 @@ export class SqliteCohortStore implements CohortStore {
       projectId === null
         ? this.db.prepare('SELECT * FROM cohorts WHERE deleted = 0 ORDER BY id').all()
         : this.db.prepare('SELECT * FROM cohorts WHERE project_id = ? AND deleted = 0 ORDER BY id').all(projectId);
-    return (rows as Row[]).map(cohortOf);
+    return (rows as Row[]).map(cohortFromRow);
   }
 
   async get(projectId: number, id: number): Promise<StoredCohort | null> {
     const row = this.db.prepare('SELECT * FROM cohorts WHERE project_id = ? AND id = ?').get(projectId, id) as Row | undefined;
-    return row ? cohortOf(row) : null;
+    return row ? cohortFromRow(row) : null;
   }
 
   async create(projectId: number, createdBy: number | null, cohort: CohortWrite, members: string[] = []): Promise<StoredCohort> {
@@ -96,7 +78,7 @@ export class SqliteCohortStore implements CohortStore {
     }
     const row = this.db.prepare(`UPDATE cohorts SET ${sets.join(', ')} WHERE project_id = ? AND id = ? RETURNING *`).get(...params, projectId, id) as Row | undefined;
     if (row && patch.deleted !== undefined) this.stamps.bump(cohortsKey(projectId));
-    return row ? cohortOf(row) : null;
+    return row ? cohortFromRow(row) : null;
   }
 
   async startCalculation(projectId: number, id: number): Promise<number | null> {
@@ -128,6 +110,11 @@ export class SqliteCohortStore implements CohortStore {
     })();
     if (stored) this.stamps.bump(cohortsKey(projectId));
     return stored;
+  }
+
+  /** One process holds the file: its schedule is the only one. */
+  async asScheduler<T>(work: () => Promise<T>): Promise<T | null> {
+    return work();
   }
 
   async failCalculation(projectId: number, id: number, error: string): Promise<void> {
@@ -183,7 +170,7 @@ export class SqliteCohortStore implements CohortStore {
          WHERE m.project_id = ? AND m.person_uuid = ? AND c.project_id = ? AND c.deleted = 0 ORDER BY c.id`,
       )
       .all(projectId, personUuid, projectId) as Row[];
-    return rows.map(cohortOf);
+    return rows.map(cohortFromRow);
   }
 
   async memberSet(projectId: number, id: number): Promise<Set<string>> {

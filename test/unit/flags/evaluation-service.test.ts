@@ -42,6 +42,7 @@ function failingStore(fail: { list?: boolean; prepare?: boolean }): FlagStore {
     update: broken,
     remove: broken,
     groupTypeMapping: broken,
+    cohortDefinitions: async () => [],
   };
 }
 
