@@ -41,7 +41,7 @@ describe('HogQL functions: arrays, lambdas, time zones, argMax', () => {
       [true, false, ['X', 'Y']],
     ]);
     // Nested lambdas see their own parameters and the outer ones.
-    assert.deepEqual(await rows('select arrayMap(x -> arrayMap(y -> x + y, [10, 20]), [1, 2])'), [[[[11, 21], [12, 22]]]]);
+    assert.deepEqual(await rows('select arrayMap(x -> arrayExists(y -> y = x + 1, [2, 3]), [1, 2, 3])'), [[[true, true, false]]]);
   });
 
   test('arrayJoin makes a row per element; JSONExtractArrayRaw reads properties', async () => {
@@ -52,7 +52,7 @@ describe('HogQL functions: arrays, lambdas, time zones, argMax', () => {
       [3, ['"c"', '{"k":1}']],
     ]);
     assert.deepEqual(
-      await rows("select arrayJoin(JSONExtractArrayRaw(properties, 'tags')) as tag, count() from events where event = 'tz' group by tag order by tag"),
+      await rows("select tag, count() from (select arrayJoin(JSONExtractArrayRaw(properties, 'tags')) as tag from events where event = 'tz') group by tag order by tag"),
       [
         ['"a"', 2],
         ['"b"', 1],
