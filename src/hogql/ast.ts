@@ -201,6 +201,8 @@ export interface SelectCore extends Span {
   groupBy: Expr[];
   having: Expr | null;
   orderBy: OrderItem[];
+  /** `LIMIT n BY a, b`: at most n rows per distinct (a, b), in ORDER BY order. */
+  limitBy: { count: Expr; by: Expr[] } | null;
   limit: Expr | null;
   offset: Expr | null;
 }

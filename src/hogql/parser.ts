@@ -160,6 +160,16 @@ class Parser {
     const orderBy = this.isKeyword('order') ? (this.next(), this.expectKeyword('by'), this.orderList()) : [];
     let limit: Expr | null = null;
     let offset: Expr | null = null;
+    let limitBy: SelectCore['limitBy'] = null;
+    if (this.isKeyword('limit') && this.isLimitBy()) {
+      this.next();
+      const count = this.statementExpr();
+      this.expectKeyword('by');
+      const by: Expr[] = [];
+      do by.push(this.statementExpr());
+      while (this.isOperator(',') && this.next());
+      limitBy = { count, by };
+    }
     if (this.isKeyword('limit')) {
       this.next();
       limit = this.statementExpr();
@@ -178,7 +188,12 @@ class Parser {
       offset = this.statementExpr();
     }
     const end = this.tokens[Math.max(0, this.pos - 1)].end;
-    return { kind: 'select', ctes, distinct, columns, from, joins, where, groupBy, having, orderBy, limit, offset, start, end };
+    return { kind: 'select', ctes, distinct, columns, from, joins, where, groupBy, having, orderBy, limitBy, limit, offset, start, end };
+  }
+
+  /** `LIMIT <number> BY`: the LIMIT at the cursor is a LIMIT BY. */
+  private isLimitBy(): boolean {
+    return this.tokens[this.pos + 1]?.kind === 'number' && this.isKeywordAt(this.pos + 2, ['by']);
   }
 
   private statementExpr(): Expr {

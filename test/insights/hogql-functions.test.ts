@@ -88,6 +88,14 @@ describe('HogQL functions: arrays, lambdas, time zones, argMax', () => {
     );
   });
 
+  test('LIMIT n BY keeps the first n rows of each value, in ORDER BY order', async () => {
+    assert.deepEqual(await rows("select distinct_id, toInt(properties.n) from events where event = 'tz' order by timestamp desc limit 1 by distinct_id"), [
+      ['alice', 2],
+      ['bob', 3],
+    ]);
+    assert.deepEqual(await rows("select distinct_id, toInt(properties.n) as n from events where event = 'tz' order by n limit 2 by distinct_id limit 1 offset 1"), [['alice', 2]]);
+  });
+
   test('bad input is a 400 naming query', async () => {
     for (const query of [
       'select has([1])',
@@ -100,6 +108,8 @@ describe('HogQL functions: arrays, lambdas, time zones, argMax', () => {
       "select toTimeZone(timestamp, 'Mars/Olympus') from events",
       "select toDateTime('2024-01-01', 'Nowhere/Else')",
       "select splitByChar(',,', 'a')",
+      'select event from events limit -1 by event',
+      'select event from events limit 1 by',
       'select argMax(1)',
       'select [1, 2',
     ]) {

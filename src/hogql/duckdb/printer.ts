@@ -133,6 +133,11 @@ export class Printer implements SqlWriter {
     const clause = (e: IrExpr) => unnested.get(e) ?? this.expr(e);
     if (q.groupBy.length > 0) parts.push(`GROUP BY ${q.groupBy.map(clause).join(', ')}`);
     if (q.having) parts.push(`HAVING ${this.expr(q.having)}`);
+    if (q.limitBy) {
+      // LIMIT n BY x: the first n rows of each x in the statement's order.
+      const order = q.orderBy.length > 0 ? ` ORDER BY ${this.orderList(q.orderBy, clause)}` : '';
+      parts.push(`QUALIFY row_number() OVER (PARTITION BY ${q.limitBy.by.map(clause).join(', ')}${order}) <= ${q.limitBy.count}`);
+    }
     if (q.orderBy.length > 0) parts.push(`ORDER BY ${this.orderList(q.orderBy, clause)}`);
     if (q.limit) parts.push(`LIMIT ${this.count(q.limit)}`);
     if (q.offset) parts.push(`OFFSET ${this.count(q.offset)}`);

@@ -104,6 +104,8 @@ describe('printing', () => {
     const { sql } = clickhouse.print(compile("select has([1], 1), indexOf([1], 1), arrayFilter(x -> x > 0, [1]), splitByChar(',', 'a'), arrayDistinct([1])"));
     for (const fn of ['has(', 'indexOf(', 'arrayFilter(', 'splitByChar(', 'arrayDistinct(']) assert.ok(sql.includes(fn), `${fn} in ${sql}`);
     assert.throws(() => clickhouse.print(compile("select JSONExtractArrayRaw('[1]')")), /JSONExtractArrayRaw/);
+    assert.match(clickhouse.print(compile('select event from events order by timestamp limit 2 by event limit 10')).sql, /LIMIT 2 BY .*event.* LIMIT 0, 10$/);
+    assert.match(new DuckDbDialect().print(compile('select event from events order by timestamp limit 2 by event')).sql, /QUALIFY row_number\(\) OVER \(PARTITION BY .* ORDER BY .*\) <= 2/);
   });
 });
 
