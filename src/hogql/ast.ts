@@ -79,6 +79,19 @@ export interface SubqueryExpr extends Span {
   query: SelectStatement;
 }
 
+/** `[a, b, c]`. */
+export interface ArrayLiteral extends Span {
+  kind: 'array';
+  items: Expr[];
+}
+
+/** `x -> body` / `(x, y) -> body`: only as the function argument of the array functions. */
+export interface Lambda extends Span {
+  kind: 'lambda';
+  params: FieldPart[];
+  body: Expr;
+}
+
 export interface Negate extends Span {
   kind: 'negate';
   expr: Expr;
@@ -151,7 +164,9 @@ export type Expr =
   | Logical
   | IntervalExpr
   | SubqueryExpr
-  | Placeholder;
+  | Placeholder
+  | ArrayLiteral
+  | Lambda;
 
 /** One entry of a `select` list: an expression with an optional `AS alias`. */
 export interface SelectItem {
@@ -186,6 +201,8 @@ export interface SelectCore extends Span {
   groupBy: Expr[];
   having: Expr | null;
   orderBy: OrderItem[];
+  /** `LIMIT n BY a, b`: at most n rows per distinct (a, b), in ORDER BY order. */
+  limitBy: { count: Expr; by: Expr[] } | null;
   limit: Expr | null;
   offset: Expr | null;
 }
@@ -212,6 +229,10 @@ export function children(expr: Expr): Expr[] {
       return [...expr.args, ...(expr.params ?? []), ...(expr.over ? [...expr.over.partitionBy, ...expr.over.orderBy.map((o) => o.expr)] : [])];
     case 'interval':
       return [expr.amount];
+    case 'array':
+      return expr.items;
+    case 'lambda':
+      return [expr.body];
     case 'subquery':
       // Its own expressions were bounded when it was parsed.
       return [];

@@ -33,6 +33,10 @@ export function formatExpr(expr: Expr): string {
       return '(SELECT …)';
     case 'placeholder':
       return `{${expr.name}}`;
+    case 'array':
+      return `[${expr.items.map(formatExpr).join(', ')}]`;
+    case 'lambda':
+      return `((${expr.params.map((p) => formatIdentifier(p.name)).join(', ')}) -> ${formatExpr(expr.body)})`;
     case 'negate':
       return `-(${formatExpr(expr.expr)})`;
     case 'not':

@@ -8,9 +8,9 @@ import type { Call, Expr } from './ast.js';
 import { asBool, asDate, asDateTime, asFloat, asNumber, asText, localDateText, unify } from './coerce.js';
 import { timestampText } from './dates.js';
 import { errorAt } from './errors.js';
-import { type IrExpr, call, cast, constant, op } from './ir.js';
+import { type IrExpr, type IrLambda, call, cast, constant, op } from './ir.js';
 import { re2SyntaxError } from './re2.js';
-import { type HogQLType, type IntervalUnit, INTERVAL_UNITS } from './types.js';
+import { type HogQLType, type IntervalUnit, INTERVAL_UNITS, isNumeric } from './types.js';
 
 /** A resolved argument with the source offset errors point at. */
 export interface Arg {
@@ -37,6 +37,8 @@ export interface FunctionSpec {
   distinct?: boolean;
   /** ClickHouse accepts these in any letter case (the SQL-standard ones). */
   caseInsensitive?: boolean;
+  /** The first argument is a lambda over the items of the array arguments after it. */
+  lambda?: boolean;
   /** Extra checks on constant arguments (units, modes), before anything is typed. */
   check?: (call: Call) => void;
   resolve: (args: Arg[], ctx: FunctionContext, call: Call) => IrExpr;
@@ -44,9 +46,13 @@ export interface FunctionSpec {
 
 export const DATE_DIFF_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'];
 
-const tz = (ctx: FunctionContext) => constant(ctx.timeZone, 'String');
+/** The zone a DateTime is read in: the one `toTimeZone` gave it, else the project's. */
+const zoneOf = (x: IrExpr, ctx: FunctionContext) =>
+  x.kind === 'call' && x.fn === 'toTimeZone' && x.args[1].kind === 'const' ? String(x.args[1].value) : ctx.timeZone;
+const tz = (ctx: FunctionContext, x?: IrExpr) => constant(x ? zoneOf(x, ctx) : ctx.timeZone, 'String');
 const text1 = (name: string, type: HogQLType) => ([x]: Arg[]) => call(name, [asText(x.ir)], type);
-const calendar = (name: string, type: HogQLType) => ([x]: Arg[], ctx: FunctionContext) => call(name, [asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx)], type);
+const calendar = (name: string, type: HogQLType) => ([x]: Arg[], ctx: FunctionContext) => call(name, [asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx, x.ir)], type);
+const itemOf = (x: IrExpr) => ('item' in x && x.item ? { item: x.item } : {});
 
 const SPECS: FunctionSpec[] = [
   // --- aggregates
@@ -65,6 +71,10 @@ const SPECS: FunctionSpec[] = [
   { name: 'avgIf', minArgs: 2, maxArgs: 2, aggregate: true, resolve: ([x, c]) => call('avgIf', [asFloat(x.ir), asBool(c.ir, c.at)], 'Float') },
   { name: 'any', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('any', [x.ir], x.ir.type) },
   { name: 'groupArray', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('groupArray', [x.ir], 'Array', { item: x.ir.type }) },
+  { name: 'groupUniqArray', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('groupUniqArray', [x.ir], 'Array', { item: x.ir.type }) },
+  ...(['argMax', 'argMin'] as const).map(
+    (name): FunctionSpec => ({ name, minArgs: 2, maxArgs: 2, aggregate: true, resolve: ([value, key]) => call(name, [value.ir, key.ir], value.ir.type, itemOf(value.ir)) }),
+  ),
   { name: 'median', minArgs: 1, maxArgs: 1, aggregate: true, resolve: ([x]) => call('quantile', [asFloat(x.ir)], 'Float', { params: [constant(0.5, 'Float')] }) },
   {
     name: 'quantile',
@@ -106,8 +116,23 @@ const SPECS: FunctionSpec[] = [
   { name: 'min', minArgs: 1, maxArgs: 1, aggregate: true, caseInsensitive: true, resolve: ([x]) => call('min', [x.ir], x.ir.type) },
   { name: 'max', minArgs: 1, maxArgs: 1, aggregate: true, caseInsensitive: true, resolve: ([x]) => call('max', [x.ir], x.ir.type) },
   // --- dates
-  { name: 'toDate', minArgs: 1, maxArgs: 1, resolve: ([x], ctx) => asDate(x.ir, x.at, ctx.timeZone) },
-  { name: 'toDateTime', minArgs: 1, maxArgs: 1, resolve: ([x], ctx) => asDateTime(x.ir, x.at, ctx.timeZone) },
+  { name: 'toDate', minArgs: 1, maxArgs: 1, resolve: ([x], ctx) => asDate(x.ir, x.at, zoneOf(x.ir, ctx)) },
+  {
+    name: 'toDateTime',
+    minArgs: 1,
+    maxArgs: 2,
+    check: (c) => c.args[1] && timeZoneConstant(c.args[1]),
+    // A second argument says in which zone text without an offset is read.
+    resolve: ([x, zone], ctx) => asDateTime(x.ir, x.at, zone ? String((zone.ir as { value: string }).value) : ctx.timeZone),
+  },
+  {
+    name: 'toTimeZone',
+    minArgs: 2,
+    maxArgs: 2,
+    check: (c) => timeZoneConstant(c.args[1]),
+    // The same instant; calendar functions applied to it work in this zone (zoneOf).
+    resolve: ([x, zone], ctx) => call('toTimeZone', [asDateTime(x.ir, x.at, ctx.timeZone), zone.ir], 'DateTime'),
+  },
   { name: 'toStartOfHour', minArgs: 1, maxArgs: 1, resolve: calendar('toStartOfHour', 'DateTime') },
   { name: 'toStartOfDay', minArgs: 1, maxArgs: 1, resolve: calendar('toStartOfDay', 'DateTime') },
   {
@@ -120,7 +145,7 @@ const SPECS: FunctionSpec[] = [
     // ClickHouse mode 0 (default) starts weeks on Sunday; odd modes start on Monday.
     resolve: ([x, mode], ctx) => {
       const monday = mode !== undefined && Number((mode.ir as { value: number }).value) % 2 === 1;
-      return call('toStartOfWeek', [asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx), constant(monday ? 1 : 0, 'Integer')], 'Date');
+      return call('toStartOfWeek', [asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx, x.ir), constant(monday ? 1 : 0, 'Integer')], 'Date');
     },
   },
   { name: 'toStartOfMonth', minArgs: 1, maxArgs: 1, resolve: calendar('toStartOfMonth', 'Date') },
@@ -153,7 +178,7 @@ const SPECS: FunctionSpec[] = [
       name,
       minArgs: 1,
       maxArgs: 1,
-      resolve: ([x], ctx) => call('datePart', [constant(part, 'String'), asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx)], 'Integer'),
+      resolve: ([x], ctx) => call('datePart', [constant(part, 'String'), asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx, x.ir)], 'Integer'),
     }),
   ),
   {
@@ -302,6 +327,60 @@ const SPECS: FunctionSpec[] = [
     }),
   ),
   { name: 'notEmpty', minArgs: 1, maxArgs: 1, resolve: text1('notEmpty', 'Boolean') },
+  // --- arrays (ClickHouse argument order: the lambda first)
+  {
+    name: 'arrayMap',
+    minArgs: 2,
+    maxArgs: 2,
+    lambda: true,
+    resolve: ([fn, list]) => call('arrayMap', [fn.ir, list.ir], 'Array', { item: fn.ir.type }),
+  },
+  {
+    name: 'arrayFilter',
+    minArgs: 2,
+    maxArgs: 2,
+    lambda: true,
+    resolve: ([fn, list]) => call('arrayFilter', [predicate(fn), list.ir], 'Array', itemOf(list.ir)),
+  },
+  { name: 'arrayExists', minArgs: 2, maxArgs: 2, lambda: true, resolve: ([fn, list]) => call('arrayExists', [predicate(fn), list.ir], 'Boolean') },
+  {
+    name: 'arrayJoin',
+    minArgs: 1,
+    maxArgs: 1,
+    resolve: ([list]) => call('arrayJoin', [arrayArg(list, 'arrayJoin')], itemType(list.ir)),
+  },
+  {
+    name: 'has',
+    minArgs: 2,
+    maxArgs: 2,
+    resolve: ([list, x]) => call('has', [arrayArg(list, 'has'), toItem(x.ir, list.ir)], 'Boolean'),
+  },
+  {
+    name: 'indexOf',
+    minArgs: 2,
+    maxArgs: 2,
+    // 1-based; 0 when absent, as in ClickHouse.
+    resolve: ([list, x]) => call('indexOf', [arrayArg(list, 'indexOf'), toItem(x.ir, list.ir)], 'Integer'),
+  },
+  { name: 'arraySort', minArgs: 1, maxArgs: 1, resolve: ([list]) => call('arraySort', [arrayArg(list, 'arraySort')], 'Array', itemOf(list.ir)) },
+  { name: 'arrayDistinct', minArgs: 1, maxArgs: 1, resolve: ([list]) => call('arrayDistinct', [arrayArg(list, 'arrayDistinct')], 'Array', itemOf(list.ir)) },
+  {
+    name: 'splitByChar',
+    minArgs: 2,
+    maxArgs: 2,
+    check: (c) => {
+      if ([...stringConstant(c.args[0], 'splitByChar separator')].length !== 1) throw errorAt('splitByChar separator must be one character', c.args[0].start);
+    },
+    resolve: ([separator, s]) => call('splitByChar', [separator.ir, asText(s.ir)], 'Array', { item: 'String' }),
+  },
+  {
+    name: 'JSONExtractArrayRaw',
+    minArgs: 1,
+    maxArgs: 20,
+    check: (c) => c.args.slice(1).forEach((arg) => stringConstant(arg, 'JSONExtractArrayRaw key')),
+    // Each item's JSON text; [] where the value is missing or not an array.
+    resolve: ([json, ...keys]) => call('JSONExtractArrayRaw', [asText(json.ir), ...keys.map((k) => k.ir)], 'Array', { item: 'String' }),
+  },
   // --- logic and numbers
   {
     name: 'coalesce',
@@ -366,11 +445,43 @@ const SPECS: FunctionSpec[] = [
   },
 ];
 
+function arrayArg(x: Arg, fn: string): IrExpr {
+  if (x.ir.type !== 'Array' && x.ir.type !== 'Null') throw errorAt(`Function '${fn}' needs an array, got ${x.ir.type}`, x.at);
+  return x.ir;
+}
+
+const itemType = (list: IrExpr): HogQLType => ('item' in list && list.item ? list.item : 'Any');
+
+/** A value compared with an array's items, brought to their type. */
+function toItem(x: IrExpr, list: IrExpr): IrExpr {
+  const item = itemType(list);
+  if (item === 'Any' || x.type === item || x.type === 'Null') return x;
+  if (item === 'String') return asText(x);
+  if (isNumeric(item)) return isNumeric(x.type) ? asFloat(x) : asNumber(x);
+  return cast(x, item);
+}
+
+/** A lambda whose body is a condition. */
+function predicate(fn: Arg): IrExpr {
+  const lambda = fn.ir as IrLambda;
+  return { ...lambda, body: asBool(lambda.body, fn.at), type: 'Boolean' };
+}
+
+/** A time zone argument: a constant name the runtime knows. */
+function timeZoneConstant(expr: Expr): void {
+  const zone = stringConstant(expr, 'Time zone');
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    throw errorAt(`Unknown time zone ${JSON.stringify(zone.slice(0, 60))}`, expr.start);
+  }
+}
+
 const TRUNC_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'];
 
 /** The start of the `unit` containing x, on the wall clock of the project's zone. */
 function truncate(unit: IntervalUnit, x: Arg, ctx: FunctionContext): IrExpr {
-  return call('dateTrunc', [constant(unit, 'String'), asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx)], 'DateTime');
+  return call('dateTrunc', [constant(unit, 'String'), asDateTime(x.ir, x.at, ctx.timeZone), tz(ctx, x.ir)], 'DateTime');
 }
 
 function unitConstant(expr: Expr, what: string, units: readonly string[]): void {

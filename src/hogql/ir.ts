@@ -247,8 +247,9 @@ export interface IrSelect {
   where: IrExpr | null;
   groupBy: IrExpr[];
   having: IrExpr | null;
-  /** ClickHouse's QUALIFY-free `LIMIT n BY x` is not supported; window functions cover it. */
   orderBy: IrOrder[];
+  /** ClickHouse's `LIMIT n BY x, y`: at most n rows per distinct (x, y), taken in ORDER BY order. */
+  limitBy?: { count: number; by: IrExpr[] } | null;
   limit: IrExpr | null;
   offset: IrExpr | null;
 }

@@ -18,7 +18,7 @@ export interface Token {
 }
 
 // Longest first so `<=` wins over `<`.
-const OPERATORS = ['==', '!=', '<>', '<=', '>=', '(', ')', ',', '.', '[', ']', '*', '+', '-', '/', '%', '=', '<', '>'];
+const OPERATORS = ['->', '==', '!=', '<>', '<=', '>=', '(', ')', ',', '.', '[', ']', '*', '+', '-', '/', '%', '=', '<', '>'];
 
 const SIMPLE_ESCAPES: Record<string, string> = {
   b: '\b',

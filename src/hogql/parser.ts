@@ -160,6 +160,16 @@ class Parser {
     const orderBy = this.isKeyword('order') ? (this.next(), this.expectKeyword('by'), this.orderList()) : [];
     let limit: Expr | null = null;
     let offset: Expr | null = null;
+    let limitBy: SelectCore['limitBy'] = null;
+    if (this.isKeyword('limit') && this.isLimitBy()) {
+      this.next();
+      const count = this.statementExpr();
+      this.expectKeyword('by');
+      const by: Expr[] = [];
+      do by.push(this.statementExpr());
+      while (this.isOperator(',') && this.next());
+      limitBy = { count, by };
+    }
     if (this.isKeyword('limit')) {
       this.next();
       limit = this.statementExpr();
@@ -178,7 +188,12 @@ class Parser {
       offset = this.statementExpr();
     }
     const end = this.tokens[Math.max(0, this.pos - 1)].end;
-    return { kind: 'select', ctes, distinct, columns, from, joins, where, groupBy, having, orderBy, limit, offset, start, end };
+    return { kind: 'select', ctes, distinct, columns, from, joins, where, groupBy, having, orderBy, limitBy, limit, offset, start, end };
+  }
+
+  /** `LIMIT <number> BY`: the LIMIT at the cursor is a LIMIT BY. */
+  private isLimitBy(): boolean {
+    return this.tokens[this.pos + 1]?.kind === 'number' && this.isKeywordAt(this.pos + 2, ['by']);
   }
 
   private statementExpr(): Expr {
@@ -449,6 +464,12 @@ class Parser {
           const close = this.expectOperator(')');
           return { kind: 'subquery', query, start: token.start, end: close.end };
         }
+        if (token.text === '[') {
+          const items = this.isOperator(']') ? [] : this.nested(token, () => this.commaSeparated());
+          const close = this.expectOperator(']');
+          return { kind: 'array', items, start: token.start, end: close.end };
+        }
+        if (token.text === '(' && this.isLambdaStart(this.pos - 1)) return this.lambda(token);
         if (token.text === '(') {
           const expr = this.nested(token, () => this.or());
           const close = this.expectOperator(')');
@@ -477,6 +498,7 @@ class Parser {
       if (word === 'case' && this.peek().kind !== 'end' && !this.isOperator('.')) return this.caseExpr(token);
       if (this.isOperator('(')) return this.call(token);
     }
+    if (this.isOperator('->')) return this.lambda(token);
     const field: Field = {
       kind: 'field',
       chain: [{ name: token.text, start: token.start, end: token.end }],
@@ -534,6 +556,32 @@ class Parser {
     const orderBy = this.isKeyword('order') ? (this.next(), this.expectKeyword('by'), this.orderList()) : [];
     if (!this.isOperator(')')) throw errorAt('Window frames are not supported; use PARTITION BY and ORDER BY', this.peek().start);
     return { partitionBy, orderBy };
+  }
+
+  /** `(a, b) ->`: an identifier list in parentheses followed by an arrow. */
+  private isLambdaStart(open: number): boolean {
+    let index = open + 1;
+    while (this.tokens[index]?.kind === 'identifier') {
+      if (this.isOperatorAt(index + 1, ')')) return this.isOperatorAt(index + 2, '->');
+      if (!this.isOperatorAt(index + 1, ',')) return false;
+      index += 2;
+    }
+    return false;
+  }
+
+  /** `x -> body` (first is the name) or `(x, y) -> body` (first is the open parenthesis). */
+  private lambda(first: Token): Expr {
+    const params: Token[] = [];
+    if (first.kind === 'identifier') {
+      params.push(first);
+    } else {
+      do params.push(this.next());
+      while (this.isOperator(',') && this.next());
+      this.expectOperator(')');
+    }
+    this.expectOperator('->');
+    const body = this.nested(first, () => this.or());
+    return { kind: 'lambda', params: params.map((t) => ({ name: t.text, start: t.start, end: t.end })), body, start: first.start, end: body.end };
   }
 
   /** `INTERVAL <amount> <unit>`. */

@@ -8,7 +8,7 @@ import { asBool, asDate, asDateTime, asFloat, asNumber, asText, unify } from './
 import { type CompileContext, timeZoneOf } from './context.js';
 import { errorAt, quoteForMessage } from './errors.js';
 import { type FunctionSpec, findFunction } from './functions.js';
-import { type IrExpr, type IrOrder, type IrWindow, call, cast, constant, op } from './ir.js';
+import { type IrExpr, type IrLambdaArg, type IrOrder, type IrWindow, call, cast, constant, op } from './ir.js';
 import { type HogQLType, intervalUnit, isNumeric, isTemporal } from './types.js';
 
 /** Where field names are looked up. */
@@ -27,6 +27,9 @@ export class ExprResolver {
   /** The first field read outside any aggregate (the events API refuses it next to one). */
   fieldOutsideAggregate: { text: string; start: number } | null = null;
   private aggregate: FunctionSpec | null = null;
+  /** Lambda parameters in scope, innermost last: the user's name → the generated one. */
+  private readonly lambdaScopes: Array<Map<string, IrLambdaArg>> = [];
+  private lambdaCount = 0;
 
   constructor(
     readonly ctx: CompileContext,
@@ -43,6 +46,8 @@ export class ExprResolver {
         return literal(expr.value, expr.integer);
       case 'field':
       case 'index': {
+        const param = expr.kind === 'field' && expr.chain.length === 1 ? this.lambdaParam(expr.chain[0].name) : null;
+        if (param) return param;
         const names = fieldNames(expr);
         const ir = this.scope.field(names, expr.start);
         if (!this.aggregate && !this.fieldOutsideAggregate) {
@@ -81,6 +86,13 @@ export class ExprResolver {
       case 'placeholder':
         if (!this.scope.placeholder) throw errorAt(`Placeholder {${expr.name}} is only allowed in a HogQL query`, expr.start);
         return this.scope.placeholder(expr.name, expr.start, this);
+      case 'array': {
+        const items = expr.items.map((item) => this.resolve(item));
+        const { exprs, type } = unify(items, expr.items.map((item) => item.start), this.timeZone);
+        return { kind: 'array', items: exprs, type: 'Array', item: type === 'Null' ? 'Any' : type };
+      }
+      case 'lambda':
+        throw errorAt('A lambda is only allowed as the first argument of an array function (arrayMap, arrayFilter, arrayExists)', expr.start);
       case 'subquery':
         if (!this.scope.subquery) throw errorAt('Subqueries are only allowed in a HogQL query', expr.start);
         return this.scope.subquery(expr.query, expr.start);
@@ -133,11 +145,49 @@ export class ExprResolver {
     const outer = this.aggregate;
     if (spec.aggregate) this.aggregate = spec;
     try {
-      const args = star ? [] : expr.args.map((arg) => ({ ir: this.resolve(arg), at: arg.start }));
+      const args = star ? [] : spec.lambda ? this.lambdaArguments(expr, spec) : expr.args.map((arg) => ({ ir: this.resolve(arg), at: arg.start }));
       const ir = spec.resolve(args, { timeZone: this.timeZone, now: this.ctx.now }, expr);
       return expr.distinct && ir.kind === 'call' ? { ...ir, distinct: true } : ir;
     } finally {
       this.aggregate = outer;
+    }
+  }
+
+  private lambdaParam(name: string): IrLambdaArg | null {
+    for (let i = this.lambdaScopes.length - 1; i >= 0; i--) {
+      const param = this.lambdaScopes[i].get(name);
+      if (param) return param;
+    }
+    return null;
+  }
+
+  /**
+   * `arrayMap(x -> body, arr)`: the arrays first, then the lambda with each parameter typed as
+   * its array's item. Parameters get generated names, so no user text reaches SQL.
+   */
+  private lambdaArguments(expr: Call, spec: FunctionSpec): Array<{ ir: IrExpr; at: number }> {
+    const [fn, ...rest] = expr.args;
+    if (fn.kind !== 'lambda') throw errorAt(`Function '${spec.name}' takes a lambda (x -> …) as its first argument`, fn.start);
+    const arrays = rest.map((arg) => {
+      const ir = this.resolve(arg);
+      if (ir.type !== 'Array' && ir.type !== 'Null') throw errorAt(`Function '${spec.name}' needs an array, got ${ir.type}`, arg.start);
+      return { ir, at: arg.start };
+    });
+    if (fn.params.length !== arrays.length) {
+      throw errorAt(`The lambda of '${spec.name}' takes ${fn.params.length} parameters but is given ${arrays.length} arrays`, fn.start);
+    }
+    const params = new Map<string, IrLambdaArg>();
+    fn.params.forEach((param, i) => {
+      const item = (arrays[i].ir as { item?: HogQLType }).item ?? 'Any';
+      params.set(param.name, { kind: 'lambdaArg', name: `x${this.lambdaCount++}`, type: item });
+    });
+    this.lambdaScopes.push(params);
+    try {
+      const body = this.resolve(fn.body);
+      const lambda: IrExpr = { kind: 'lambda', params: [...params.values()].map((p) => p.name), body, type: body.type };
+      return [{ ir: lambda, at: fn.start }, ...arrays];
+    } finally {
+      this.lambdaScopes.pop();
     }
   }
 

@@ -124,6 +124,7 @@ export class StatementCompiler {
     const having = core.having ? condition(core.having) : null;
     const orderBy = core.orderBy.map((o) => ({ expr: resolve(o.expr), desc: o.desc }));
     const limit = core.limit ? countConstant(core.limit, 'LIMIT') : null;
+    const limitBy = core.limitBy ? { count: countConstant(core.limitBy.count, 'LIMIT BY'), by: core.limitBy.by.map(resolve) } : null;
     const offset = core.offset ? countConstant(core.offset, 'OFFSET') : null;
 
     // Lazy joins (person_id, person.properties) come right after the table that needs them.
@@ -144,6 +145,7 @@ export class StatementCompiler {
       groupBy,
       having,
       orderBy,
+      limitBy,
       limit: limit === null ? null : { kind: 'const', value: limit, type: 'Integer' },
       offset: offset === null ? null : { kind: 'const', value: offset, type: 'Integer' },
     });

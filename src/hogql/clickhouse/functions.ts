@@ -46,11 +46,15 @@ const FUNCTIONS: Record<string, Print> = {
   avgIf: (_p, _c, [x, cond]) => `avgIf(${x}, ${cond})`,
   any: (_p, _c, [x]) => `any(${x})`,
   groupArray: (_p, _c, [x]) => `groupArray(${x})`,
+  groupUniqArray: (_p, _c, [x]) => `groupUniqArray(${x})`,
+  argMax: (_p, _c, [value, key]) => `argMax(${value}, ${key})`,
   quantile: (_p, c, [x]) => `quantile(${level(c.params?.[0])})(${x})`,
   quantiles: (_p, c, [x]) => `quantiles(${(c.params ?? []).map(level).join(', ')})(${x})`,
 
   // --- dates
   toDateTime: (_p, c, [x]) => micros(`toDateTime(${x}, ${tzArg(c, 1)})`),
+  // Values are µs instants: only the calendar functions around it read the zone (functions.ts).
+  toTimeZone: (_p, _c, [x]) => x,
   toDate: (_p, c, [x]) => `toDate(${wall(x, tzArg(c, 1))})`,
   toStartOfHour: (_p, c, [x]) => startOf(c, x, 'toStartOfHour'),
   toStartOfDay: (_p, c, [x]) => startOf(c, x, 'toStartOfDay'),
@@ -151,6 +155,15 @@ const FUNCTIONS: Record<string, Print> = {
     return `extractAll(${s}, ${pattern})`;
   },
   arrayExists: (_p, _c, [fn, list]) => `arrayExists(${fn}, ${list})`,
+  arrayMap: (_p, _c, [fn, list]) => `arrayMap(${fn}, ${list})`,
+  arrayFilter: (_p, _c, [fn, list]) => `arrayFilter(${fn}, ${list})`,
+  has: (_p, _c, [list, x]) => `has(${list}, ${x})`,
+  indexOf: (_p, _c, [list, x]) => `toInt64(indexOf(${list}, ${x}))`,
+  arrayDistinct: (_p, _c, [list]) => `arrayDistinct(${list})`,
+  splitByChar: (_p, _c, [separator, s]) => `splitByChar(${separator}, ${s})`,
+  JSONExtractArrayRaw: () => {
+    throw unsupported('JSONExtractArrayRaw (ClickHouse 18.16 has no JSONExtract functions)');
+  },
 
   // --- for the insights' own statements
   toUnixTimestamp64Micro: (_p, _c, [x]) => x,

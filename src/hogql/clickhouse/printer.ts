@@ -103,6 +103,7 @@ export class Printer implements SqlWriter {
     if (q.groupBy.length > 0) parts.push(`GROUP BY ${q.groupBy.map((e) => this.expr(e)).join(', ')}`);
     if (q.having) parts.push(`HAVING ${this.expr(q.having)}`);
     if (q.orderBy.length > 0) parts.push(`ORDER BY ${this.orderList(q.orderBy)}`);
+    if (q.limitBy) parts.push(`LIMIT ${q.limitBy.count} BY ${q.limitBy.by.map((e) => this.expr(e)).join(', ')}`);
     if (q.limit || q.offset) {
       const offset = q.offset ? this.count(q.offset) : '0';
       parts.push(`LIMIT ${offset}, ${q.limit ? this.count(q.limit) : '18446744073709551615'}`);

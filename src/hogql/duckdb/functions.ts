@@ -31,6 +31,8 @@ const FUNCTIONS: Record<string, Print> = {
   any: (_p, _c, [x]) => `any_value(${x})`,
   // ClickHouse's groupArray leaves NULLs out.
   groupArray: (_p, _c, [x]) => `list(${x}) FILTER (WHERE ${x} IS NOT NULL)`,
+  groupUniqArray: (_p, _c, [x]) => `list(DISTINCT ${x}) FILTER (WHERE ${x} IS NOT NULL)`,
+  argMax: (_p, _c, [value, key]) => `arg_max(${value}, ${key})`,
   // Levels are numbers the resolver checked; DuckDB wants them as constants, not parameters.
   quantile: (_p, c, [x]) => `quantile_cont(${x}, ${level(c.params?.[0])})`,
   quantiles: (_p, c, [x]) => `quantile_cont(${x}, [${(c.params ?? []).map(level).join(', ')}])`,
@@ -46,6 +48,8 @@ const FUNCTIONS: Record<string, Print> = {
 
   // --- dates (the last argument of the calendar functions is the time zone)
   toDateTime: (p, c, [x]) => p.local.instant(`CAST(${x} AS TIMESTAMP)`, tzArg(c, 1)),
+  // The same instant: only the calendar functions around it read the zone (functions.ts).
+  toTimeZone: (_p, _c, [x]) => x,
   toDate: (p, c, args) => `CAST(${wall(p, c, args)} AS DATE)`,
   toStartOfHour: (p, c, args) => startOf(p, c, args, 'hour'),
   toStartOfDay: (p, c, args) => startOf(p, c, args, 'day'),
@@ -134,6 +138,18 @@ const FUNCTIONS: Record<string, Print> = {
   arraySort: (_p, _c, [x]) => `list_sort(${x}, 'ASC', 'NULLS LAST')`,
   /** 1-based; NULL past the end. */
   arrayElement: (_p, _c, [x, i]) => `${x}[CAST(${i} AS BIGINT)]`,
+
+  arrayMap: (_p, _c, [fn, list]) => `list_transform(${list}, ${fn})`,
+  arrayFilter: (_p, _c, [fn, list]) => `list_filter(${list}, ${fn})`,
+  has: (_p, _c, [list, x]) => `coalesce(list_contains(${list}, ${x}), FALSE)`,
+  indexOf: (_p, _c, [list, x]) => `CAST(coalesce(list_position(${list}, ${x}), 0) AS BIGINT)`,
+  /** First occurrences in order, NULLs dropped (ClickHouse's arrayDistinct). */
+  arrayDistinct: (_p, _c, [list]) => `list_filter(${list}, (__item, __at) -> __item IS NOT NULL AND list_position(${list}, __item) = __at)`,
+  splitByChar: (_p, _c, [separator, s]) => `string_split(${s}, ${separator})`,
+  JSONExtractArrayRaw: (p, c, [j]) => {
+    const at = jsonPath(p, c);
+    return `(CASE WHEN TRY(json_type(${j}, ${at})) = 'ARRAY' THEN CAST(from_json(json_extract(${j}, ${at}), '["JSON"]') AS VARCHAR[]) ELSE CAST([] AS VARCHAR[]) END)`;
+  },
 
   /** Every match's first group (ClickHouse's extractAll of a pattern with one group). */
   extractAll: (_p, _c, [s, pattern]) => `regexp_extract_all(${s}, ${pattern}, 1)`,

@@ -19,6 +19,7 @@ import type {
   IrWindow,
   TableName,
 } from '../ir.js';
+import { irChildren } from '../ir.js';
 import type { HogQLType } from '../types.js';
 import { printFunction } from './functions.js';
 import { LocalTime } from './local-time.js';
@@ -127,9 +128,17 @@ export class Printer implements SqlWriter {
     }
     if (q.where) where.push(this.expr(q.where));
     if (where.length > 0) parts.push(`WHERE ${where.join(' AND ')}`);
-    if (q.groupBy.length > 0) parts.push(`GROUP BY ${q.groupBy.map((e) => this.expr(e)).join(', ')}`);
+    // DuckDB allows UNNEST (arrayJoin) only in the select list: other clauses name its output column.
+    const unnested = new Map(q.columns.filter((c) => containsArrayJoin(c.expr)).map((c) => [c.expr, ident(c.name)]));
+    const clause = (e: IrExpr) => unnested.get(e) ?? this.expr(e);
+    if (q.groupBy.length > 0) parts.push(`GROUP BY ${q.groupBy.map(clause).join(', ')}`);
     if (q.having) parts.push(`HAVING ${this.expr(q.having)}`);
-    if (q.orderBy.length > 0) parts.push(`ORDER BY ${this.orderList(q.orderBy)}`);
+    if (q.limitBy) {
+      // LIMIT n BY x: the first n rows of each x in the statement's order.
+      const order = q.orderBy.length > 0 ? ` ORDER BY ${this.orderList(q.orderBy, clause)}` : '';
+      parts.push(`QUALIFY row_number() OVER (PARTITION BY ${q.limitBy.by.map(clause).join(', ')}${order}) <= ${q.limitBy.count}`);
+    }
+    if (q.orderBy.length > 0) parts.push(`ORDER BY ${this.orderList(q.orderBy, clause)}`);
     if (q.limit) parts.push(`LIMIT ${this.count(q.limit)}`);
     if (q.offset) parts.push(`OFFSET ${this.count(q.offset)}`);
     return parts.join(' ');
@@ -141,8 +150,8 @@ export class Printer implements SqlWriter {
     return `CAST(${this.expr(expr)} AS BIGINT)`;
   }
 
-  private orderList(items: IrOrder[]): string {
-    return items.map((o) => `${this.expr(o.expr)} ${o.desc ? 'DESC' : 'ASC'} ${o.nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`).join(', ');
+  private orderList(items: IrOrder[], print = (e: IrExpr) => this.expr(e)): string {
+    return items.map((o) => `${print(o.expr)} ${o.desc ? 'DESC' : 'ASC'} ${o.nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`).join(', ');
   }
 
   /** The project filter of a base table goes into `where` when given, else the table is wrapped. */
@@ -351,4 +360,8 @@ function timestampFromSeconds(sql: string): string {
 export function printQuery(query: IrQuery, options?: PrintOptions): PrintedQuery {
   const printer = new Printer(options);
   return printer.printed(printer.query(query));
+}
+
+function containsArrayJoin(expr: IrExpr): boolean {
+  return (expr.kind === 'call' && expr.fn === 'arrayJoin') || irChildren(expr).some(containsArrayJoin);
 }

@@ -151,8 +151,22 @@ describe('function whitelist', () => {
     isNull: 'isNull(properties.x)',
     isNotNull: 'isNotNull(properties.x)',
     multiIf: "multiIf(event = 'a', 1, event = 'b', 2, 3)",
+    groupUniqArray: 'groupUniqArray(event)',
+    argMax: 'argMax(event, timestamp)',
+    argMin: 'argMin(event, timestamp)',
+    toTimeZone: "toTimeZone(timestamp, 'Europe/Paris')",
+    arrayMap: 'arrayMap(x -> x + 1, [1, 2])',
+    arrayFilter: "arrayFilter(x -> x != '', splitByChar(',', event))",
+    arrayExists: 'arrayExists(x -> x = event, [event])',
+    arrayJoin: "arrayJoin(['a', 'b'])",
+    has: "has(['a'], event)",
+    indexOf: "indexOf(['a'], event)",
+    arraySort: 'arraySort([3, 1])',
+    arrayDistinct: 'arrayDistinct([1, 1])',
+    splitByChar: "splitByChar('/', event)",
+    JSONExtractArrayRaw: "JSONExtractArrayRaw(properties.x, 'k')",
   };
-  const AGGREGATES = ['count', 'uniq', 'sum', 'avg', 'min', 'max', 'uniqExact', 'countIf', 'sumIf', 'avgIf', 'any', 'groupArray', 'median', 'quantile', 'quantiles'];
+  const AGGREGATES = ['count', 'uniq', 'sum', 'avg', 'min', 'max', 'uniqExact', 'countIf', 'sumIf', 'avgIf', 'any', 'groupArray', 'groupUniqArray', 'argMax', 'argMin', 'median', 'quantile', 'quantiles'];
 
   it('has a usage example for every function', () => {
     assert.deepEqual([...FUNCTION_NAMES].sort(), Object.keys(usage).sort());
