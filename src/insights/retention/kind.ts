@@ -9,7 +9,7 @@ import { ir, lazyJoins } from '../../hogql/index.js';
 import { eventOrAction, insightEvents, instantConstant } from '../events-scope.js';
 import { validationError } from '../../kernel/errors.js';
 import { type CalendarUnit, addInstant, addUnits, isoWithOffset, resolveDateRange, startOfInstant, toInstant, toWall } from '../time/index.js';
-import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
+import type { ActorsPoint, InsightContext, KindResponse, QueryKind, Row } from '../types.js';
 import { bucketExpr, bucketWall } from '../series/bucket.js';
 import { PERIOD_INTERVAL, type RetentionEntity, type RetentionNode, parseRetentionQuery } from './parse.js';
 
@@ -20,6 +20,7 @@ export const retentionQuery: QueryKind<RetentionNode> = {
   kind: 'RetentionQuery',
   parse: parseRetentionQuery,
   run: runRetention,
+  actors: retentionActors,
   freshForSeconds: (node) => (node.period === 'Hour' ? 180 : 900),
 };
 
@@ -162,4 +163,19 @@ async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<K
     values: values[i].map((count, k) => ({ count, label: `${node.period} ${k}` })),
   }));
   return { results };
+}
+
+/**
+ * The persons of cohort row `interval` (InsightActorsQuery): the actors whose target event (the
+ * first ever, for first-time retention) falls in that row's period — as many as the row's
+ * `values[0].count`.
+ */
+function retentionActors(node: RetentionNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
+  if (node.groupTypeIndex !== null) throw validationError('Retention of groups has groups behind its numbers, not persons.', 'source.aggregation_group_type_index', 'invalid_choice');
+  const periods = periodsOf(node, ctx);
+  const i = point.interval ?? 0;
+  if (!Number.isInteger(i) || i < 0 || i >= periods.rows.length) throw validationError(`interval must be a cohort row from 0 to ${periods.rows.length - 1}.`, 'source.interval');
+  const bounds = { from: periods.rows[i].start, to: periods.rows[i + 1]?.start ?? periods.end };
+  const targets = actorPeriods(node, ctx, node.target, 'retentionFilter.targetEntity', bounds, node.firstTime, 1);
+  return ir.select({ distinct: true, columns: [{ name: 'actor_id', expr: ir.column('t', null, 'a', 'UUID') }], from: { kind: 'subquery', query: targets, alias: 't' } });
 }
