@@ -10,6 +10,7 @@ import { eventOrAction, insightEvents, instantConstant } from '../events-scope.j
 import { validationError } from '../../kernel/errors.js';
 import { type CalendarUnit, addInstant, addUnits, isoWithOffset, resolveDateRange, startOfInstant, toInstant, toWall } from '../time/index.js';
 import type { ActorsPoint, InsightContext, KindResponse, QueryKind, Row } from '../types.js';
+import { cohortBreakdownIds, withCohort } from '../node-fields.js';
 import { bucketExpr, bucketWall } from '../series/bucket.js';
 import { PERIOD_INTERVAL, type RetentionEntity, type RetentionNode, parseRetentionQuery } from './parse.js';
 
@@ -100,6 +101,17 @@ function actorPeriods(node: RetentionNode, ctx: InsightContext, entity: Retentio
 }
 
 async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<KindResponse> {
+  if (!node.cohorts) return { results: await retentionRows(node, ctx) };
+  // A person may be in several cohorts: the rows once per cohort, over its members.
+  const results: Array<Record<string, unknown>> = [];
+  for (const cohort of node.cohorts) {
+    const rows = await retentionRows({ ...node, cohorts: null, properties: withCohort(node.properties, cohort) }, ctx);
+    results.push(...rows.map((row) => ({ ...row, breakdown_value: cohort })));
+  }
+  return { results };
+}
+
+async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<Array<Record<string, unknown>>> {
   const periods = periodsOf(node, ctx);
   const interval = PERIOD_INTERVAL[node.period];
   const pType = bucketExpr(interval, ctx.project.timeZone, ctx.project.weekStartDay).type;
@@ -157,12 +169,11 @@ async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<K
     if (node.cumulative) for (let m = 1; m <= Math.min(k, node.totalIntervals - 1); m++) values[i][m] += Number(row.n);
     else if (k >= 1 && k < node.totalIntervals) values[i][k] += Number(row.n);
   }
-  const results = periods.rows.map((row, i) => ({
+  return periods.rows.map((row, i) => ({
     date: isoWithOffset(row.start, ctx.project.timeZone),
     label: `${node.period} ${i}`,
     values: values[i].map((count, k) => ({ count, label: `${node.period} ${k}` })),
   }));
-  return { results };
 }
 
 /**
@@ -172,6 +183,10 @@ async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<K
  */
 function retentionActors(node: RetentionNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
   if (node.groupTypeIndex !== null) throw validationError('Retention of groups has groups behind its numbers, not persons.', 'source.aggregation_group_type_index', 'invalid_choice');
+  if (node.cohorts && point.breakdown !== null && point.breakdown !== undefined) {
+    const [cohort] = cohortBreakdownIds(point.breakdown, 'source.breakdown');
+    node = { ...node, cohorts: null, properties: withCohort(node.properties, cohort) };
+  }
   const periods = periodsOf(node, ctx);
   const i = point.interval ?? 0;
   if (!Number.isInteger(i) || i < 0 || i >= periods.rows.length) throw validationError(`interval must be a cohort row from 0 to ${periods.rows.length - 1}.`, 'source.interval');
