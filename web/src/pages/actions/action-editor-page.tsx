@@ -30,8 +30,10 @@ export function ActionEditorPage() {
   const isNew = params.actionId === 'new';
   const stored = useResource((signal) => (isNew ? Promise.resolve(null) : api<Action>(projectApi(project, `actions/${params.actionId}/`), { signal })), [project.id, params.actionId]);
 
-  if (stored.data === undefined) {
-    if (stored.loading) return <Loading label="Loading the action…" />;
+  // Until this address's action has arrived, the previous address's answer may still be held.
+  const current = isNew ? null : stored.data?.id === Number(params.actionId) ? stored.data : undefined;
+  if (current === undefined) {
+    if (stored.loading || !stored.error) return <Loading label="Loading the action…" />;
     if (stored.error instanceof ApiError && stored.error.status === 404) {
       return (
         <EmptyState title="No such action">
@@ -43,7 +45,7 @@ export function ActionEditorPage() {
     }
     return <ErrorNotice error={stored.error} retry={stored.reload} />;
   }
-  const action = stored.data;
+  const action = current;
   return (
     <>
       <PageHeader title={action ? `Action ${action.name}` : 'New action'}>
@@ -52,7 +54,7 @@ export function ActionEditorPage() {
         </a>
       </PageHeader>
       {action?.deleted && <p class="notice notice-error">This action is deleted: insights and the event list no longer accept it.</p>}
-      <ActionEditor key={params.actionId} action={action} onSaved={stored.reload} />
+      <ActionEditor key={action?.id ?? 'new'} action={action} onSaved={stored.reload} />
       {action && !action.deleted && <MatchingEvents action={action} />}
     </>
   );

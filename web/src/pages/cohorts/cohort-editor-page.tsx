@@ -27,8 +27,10 @@ export function CohortEditorPage() {
   const stored = useResource((signal) => (isNew ? Promise.resolve(null) : api<Cohort>(projectApi(project, `cohorts/${params.cohortId}/`), { signal })), [project.id, params.cohortId]);
   usePollWhileCalculating(stored.data ? [stored.data] : undefined, stored.reload);
 
-  if (stored.data === undefined) {
-    if (stored.loading) return <Loading label="Loading the cohort…" />;
+  // Until this address's cohort has arrived, the previous address's answer may still be held.
+  const current = isNew ? null : stored.data?.id === Number(params.cohortId) ? stored.data : undefined;
+  if (current === undefined) {
+    if (stored.loading || !stored.error) return <Loading label="Loading the cohort…" />;
     if (stored.error instanceof ApiError && stored.error.status === 404) {
       return (
         <EmptyState title="No such cohort">
@@ -40,7 +42,7 @@ export function CohortEditorPage() {
     }
     return <ErrorNotice error={stored.error} retry={stored.reload} />;
   }
-  const cohort = stored.data;
+  const cohort = current;
   return (
     <>
       <PageHeader title={cohort ? `Cohort ${cohort.name}` : 'New cohort'}>
@@ -71,7 +73,7 @@ export function CohortEditorPage() {
         </dl>
       )}
       {cohort?.last_error && cohort.errors_calculating > 0 && <p class="notice notice-error">The last calculation failed: {cohort.last_error}</p>}
-      <CohortEditor key={params.cohortId} cohort={cohort} onSaved={stored.reload} />
+      <CohortEditor key={cohort?.id ?? 'new'} cohort={cohort} onSaved={stored.reload} />
       {cohort && <CohortMembers cohort={cohort} />}
     </>
   );
