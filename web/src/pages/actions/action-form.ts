@@ -1,9 +1,10 @@
 /**
  * An action's steps as the editor shows them (every field as text, '' for "not checked"), and
  * back as the actions API takes them (docs/actions.md): fields left empty are not sent.
+ * (Imports carry `.js`: the unit tests compile this file with the server's NodeNext settings.)
  */
-import type { ActionStep, PropertyFilter, StepMatching } from '../../api/types';
-import { completeProperties } from '../activity/filters';
+import type { ActionStep, PropertyFilter, StepMatching } from '../../api/types.js';
+import { completeProperties } from '../activity/filters.js';
 
 export interface StepDraft {
   event: string;

@@ -4,8 +4,8 @@
  * A stored definition the editor cannot show (nested groups, negations, cohort references,
  * list values) is kept whole and not offered for editing, so saving never loses part of it.
  */
-import type { Cohort, PropertyFilter } from '../../api/types';
-import { completeProperties, OPERATORS } from '../activity/filters';
+import type { Cohort, PropertyFilter } from '../../api/types.js';
+import { completeProperties, OPERATORS } from '../activity/filters.js';
 
 export type Interval = 'hour' | 'day' | 'week' | 'month' | 'year';
 export type TimesOperator = 'gte' | 'lte' | 'eq';
