@@ -100,7 +100,6 @@ before(async () => {
   await page.waitForURL(new RegExp(`/project/${projectId}/activity$`));
 });
 after(async () => {
-  if (process.env.DEBUG_WEB) console.log(consoleLines.join("\n"));
   await context?.close();
   await browser?.close();
   await server?.stop();
@@ -230,6 +229,8 @@ test('a static cohort: a CSV naming unknown persons is refused row by row, a fil
   // Adding rows to the existing cohort.
   await page.getByLabel('CSV text').fill('shopper-7\n');
   await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  assert.equal(await page.getByLabel('CSV text').inputValue(), '', 'the added rows are not offered again');
   await waitForMembers(['s0@shop.example', 's4@shop.example', 's7@shop.example']);
   assert.deepEqual(await apiMembers(id), ['s0@shop.example', 's4@shop.example', 's7@shop.example']);
 

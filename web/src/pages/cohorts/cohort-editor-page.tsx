@@ -92,10 +92,11 @@ function CohortEditor({ cohort, onSaved }: { cohort: Cohort | null; onSaved: () 
   const set = (patch: Partial<CohortDraft>) => setDraft((d) => ({ ...d, ...patch }));
   const list = `${project.base}/cohorts`;
 
-  useEffect(() => {
+  const changed = () => {
     setError(null);
     setSaved(false);
-  }, [draft, csv]);
+  };
+  useEffect(changed, [draft]);
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -158,7 +159,14 @@ function CohortEditor({ cohort, onSaved }: { cohort: Cohort | null; onSaved: () 
       </fieldset>
 
       {draft.isStatic ? (
-        <CsvUpload csv={csv} adding={cohort !== null} onChange={setCsv} />
+        <CsvUpload
+          csv={csv}
+          adding={cohort !== null}
+          onChange={(text) => {
+            setCsv(text);
+            changed();
+          }}
+        />
       ) : draft.unsupported !== null ? (
         <section class="card" aria-labelledby="definition-heading">
           <h2 id="definition-heading" class="section-title">
