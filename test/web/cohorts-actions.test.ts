@@ -48,12 +48,12 @@ const shoppers: Shopper[] = Array.from({ length: SHOPPERS }, (_, i) => ({
   purchases: [...Array.from({ length: i % 4 }, (_, k) => 1 + k * 3), ...(i === 1 || i === 5 ? [40, 41, 42] : [])],
 }));
 
-/** Who a cohort of "plan = pro" and/or "purchase at least `times` in the last `days` days" holds. */
-function reference(match: 'AND' | 'OR', times: number, days: number): string[] {
+/** Who a cohort of "plan = pro" and/or "purchase (or not) at least `times` in the last `days` days" holds. */
+function reference(match: 'AND' | 'OR', times: number, days: number, negated = false): string[] {
   return shoppers
     .filter((s) => {
       const pro = s.plan === 'pro';
-      const bought = s.purchases.filter((age) => age < days).length >= times;
+      const bought = (s.purchases.filter((age) => age < days).length >= times) !== negated;
       return match === 'AND' ? pro && bought : pro || bought;
     })
     .map((s) => s.email)
@@ -148,7 +148,7 @@ test('a dynamic cohort built in the page counts and lists what the API and a ref
   await page.getByLabel('Person property', { exact: true }).fill('plan');
   await page.getByLabel('Value').fill('pro');
   await page.getByRole('button', { name: 'Add behaviour condition' }).click();
-  await page.getByLabel('Performed event').fill('purchase');
+  await page.getByLabel('Event', { exact: true }).fill('purchase');
   await page.getByLabel('Times').fill('2');
   await page.getByLabel('In the last').fill('30');
   await screenshot('cohort-new');
@@ -197,8 +197,21 @@ test('a dynamic cohort built in the page counts and lists what the API and a ref
   await row.getByRole('link', { name: 'Pro buyers' }).click();
   assert.equal(await page.getByLabel('Persons must match').inputValue(), 'OR');
   assert.equal(await page.getByLabel('Person property', { exact: true }).inputValue(), 'plan');
-  assert.equal(await page.getByLabel('Performed event').inputValue(), 'purchase');
+  assert.equal(await page.getByLabel('Event', { exact: true }).inputValue(), 'purchase');
+  assert.equal(await page.getByLabel(/^Behaviour/).inputValue(), 'did');
   assert.equal(await page.getByLabel('Times').inputValue(), '2');
+
+  // "Did not perform", with all conditions again.
+  await page.getByLabel('Persons must match').selectOption('AND');
+  await page.getByLabel(/^Behaviour/).selectOption('not');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  const negated = await calculatedCohort(id);
+  assert.equal(negated.filters.properties.values[1].negation, true);
+  const proNonBuyers = reference('AND', 2, 30, true);
+  assert.deepEqual(proNonBuyers, ['s0@shop.example', 's9@shop.example']);
+  assert.deepEqual(await apiMembers(id), proNonBuyers);
+  await waitForMembers(proNonBuyers);
 });
 
 test('a static cohort: a CSV naming unknown persons is refused row by row, a file is uploaded; the person page lists cohorts; delete', async () => {

@@ -31,7 +31,8 @@ const behaviouralFilter = fc.record({
   operator_value: fc.nat(1000),
   time_value: fc.integer({ min: 1, max: 365 }),
   time_interval: fc.constantFrom(...INTERVALS.map((i) => i.value)),
-}).map(plain);
+  negation: fc.constant(true),
+}, { requiredKeys: ['key', 'type', 'value', 'operator', 'operator_value', 'time_value', 'time_interval'] }).map(plain);
 
 /** What the editor writes: persons first, then behaviours, in one AND or OR group. */
 const editable = fc.record({
@@ -70,7 +71,7 @@ test('an editable cohort definition reopens in the form and saves back unchanged
 
 test('"performed at least once" opens as at least 1 time, which means the same', () => {
   const draft = draftOf(cohortWith({ type: 'AND', values: [{ key: 'signed up', type: 'behavioral', value: 'performed_event', time_value: 7, time_interval: 'day' }] }));
-  assert.deepEqual(draft.behaviours, [{ event: 'signed up', operator: 'gte', times: '1', within: '7', interval: 'day' }]);
+  assert.deepEqual(draft.behaviours, [{ negated: false, event: 'signed up', operator: 'gte', times: '1', within: '7', interval: 'day' }]);
 });
 
 test('a definition the editor cannot show is kept whole', () => {
@@ -89,7 +90,7 @@ test('a definition the editor cannot show is kept whole', () => {
 });
 
 test('numbers the API would refuse are sent as typed, for its words', () => {
-  const draft = { ...draftOf(cohortWith(null)), behaviours: [{ event: 'x', operator: 'gte' as const, times: 'many', within: '', interval: 'day' as const }] };
+  const draft = { ...draftOf(cohortWith(null)), behaviours: [{ negated: false, event: 'x', operator: 'gte' as const, times: 'many', within: '', interval: 'day' as const }] };
   const [behaviour] = (filtersOf(draft).properties as { values: Record<string, unknown>[] }).values;
   assert.equal(behaviour!.operator_value, 'many');
   assert.equal(behaviour!.time_value, '');

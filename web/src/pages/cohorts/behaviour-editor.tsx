@@ -6,7 +6,7 @@ interface Props {
   onChange: (behaviours: Behaviour[]) => void;
 }
 
-/** Rows of "performed event X at least N times in the last N days", edited in place. */
+/** Rows of "performed (or did not perform) event X at least N times in the last N days", edited in place. */
 export function BehaviourEditor({ behaviours, eventNames, onChange }: Props) {
   const set = (index: number, patch: Partial<Behaviour>) => onChange(behaviours.map((b, i) => (i === index ? { ...b, ...patch } : b)));
   return (
@@ -19,8 +19,15 @@ export function BehaviourEditor({ behaviours, eventNames, onChange }: Props) {
       {behaviours.map((b, index) => (
         <fieldset class="filter-row behaviour-condition" key={index}>
           <legend class="visually-hidden">Behaviour condition {index + 1}</legend>
+          <label class="field field-narrow">
+            <span>Behaviour</span>
+            <select value={b.negated ? 'not' : 'did'} onChange={(e) => set(index, { negated: (e.target as HTMLSelectElement).value === 'not' })}>
+              <option value="did">performed</option>
+              <option value="not">did not perform</option>
+            </select>
+          </label>
           <label class="field">
-            <span>Performed event</span>
+            <span>Event</span>
             <input list="cohort-event-names" value={b.event} required onInput={(e) => set(index, { event: (e.target as HTMLInputElement).value })} />
           </label>
           <label class="field field-narrow">

@@ -172,7 +172,7 @@ function CohortEditor({ cohort, onSaved }: { cohort: Cohort | null; onSaved: () 
           <h2 id="definition-heading" class="section-title">
             Conditions
           </h2>
-          <p class="hint">This definition uses parts the editor does not offer (nested groups, negations, other cohorts or lists of values); it is kept as stored. Change it through the API.</p>
+          <p class="hint">This definition uses parts the editor does not offer (nested groups, negated person conditions, other cohorts, lists of values or date conditions); it is kept as stored. Change it through the API.</p>
           <figure class="code-block">
             <pre>{JSON.stringify(draft.unsupported, null, 2)}</pre>
           </figure>

@@ -1,7 +1,7 @@
 /**
  * A cohort's definition as the editor shows it, and back: person property conditions and
- * "performed event X at least N times in the last N days" conditions, all or any of them.
- * A stored definition the editor cannot show (nested groups, negations, cohort references,
+ * "performed (or did not perform) event X at least N times in the last N days" conditions, all or any of them.
+ * A stored definition the editor cannot show (nested groups, negated person conditions, cohort references,
  * list values) is kept whole and not offered for editing, so saving never loses part of it.
  */
 import type { Cohort, PropertyFilter } from '../../api/types.js';
@@ -24,8 +24,9 @@ export const TIMES_OPERATORS: { value: TimesOperator; label: string }[] = [
   { value: 'eq', label: 'exactly' },
 ];
 
-/** "Performed `event` (operator) `times` times in the last `within` `interval`s". Numbers as typed. */
+/** "Performed (or, negated, did not perform) `event` (operator) `times` times in the last `within` `interval`s". Numbers as typed. */
 export interface Behaviour {
+  negated: boolean;
   event: string;
   operator: TimesOperator;
   times: string;
@@ -44,7 +45,7 @@ export interface CohortDraft {
   unsupported: unknown;
 }
 
-export const NEW_BEHAVIOUR: Behaviour = { event: '', operator: 'gte', times: '1', within: '30', interval: 'day' };
+export const NEW_BEHAVIOUR: Behaviour = { negated: false, event: '', operator: 'gte', times: '1', within: '30', interval: 'day' };
 
 export const NEW_COHORT: CohortDraft = { name: '', description: '', isStatic: false, match: 'AND', persons: [], behaviours: [], unsupported: null };
 
@@ -69,6 +70,7 @@ export function behaviourFilter(b: Behaviour): Json {
     operator_value: numberOrText(b.times),
     time_value: numberOrText(b.within),
     time_interval: b.interval,
+    ...(b.negated && { negation: true }),
   };
 }
 
@@ -90,9 +92,9 @@ function personOf(leaf: Json): PropertyFilter | null {
 }
 
 function behaviourOf(leaf: Json): Behaviour | null {
-  if (leaf.negation === true || typeof leaf.key !== 'string') return null;
+  if (typeof leaf.key !== 'string' || (leaf.negation !== undefined && typeof leaf.negation !== 'boolean')) return null;
   if (typeof leaf.time_value !== 'number' || !INTERVAL_VALUES.has(leaf.time_interval)) return null;
-  const common = { event: leaf.key, within: String(leaf.time_value), interval: leaf.time_interval as Interval };
+  const common = { negated: leaf.negation === true, event: leaf.key, within: String(leaf.time_value), interval: leaf.time_interval as Interval };
   if (leaf.value === 'performed_event') return { ...common, operator: 'gte', times: '1' };
   if (leaf.value !== 'performed_event_multiple' || !TIMES_VALUES.has(leaf.operator) || typeof leaf.operator_value !== 'number') return null;
   return { ...common, operator: leaf.operator as TimesOperator, times: String(leaf.operator_value) };
