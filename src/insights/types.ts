@@ -49,6 +49,10 @@ export interface ActorsPoint {
   status?: string | null;
   funnelStep?: number | null;
   interval?: number | null;
+  /** Paths: a node (`"1_/home"`), with pathEndKey an edge; pathDropoffKey: paths that ended at a node. */
+  pathStartKey?: string | null;
+  pathEndKey?: string | null;
+  pathDropoffKey?: string | null;
 }
 
 export interface QueryKind<Node = unknown> {
