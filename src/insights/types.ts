@@ -49,6 +49,9 @@ export interface ActorsPoint {
   status?: string | null;
   funnelStep?: number | null;
   interval?: number | null;
+  /** Funnels' trends view: the entry period (a `days` entry) and whether to list who did not convert. */
+  funnelTrendsEntrancePeriodStart?: string | null;
+  funnelTrendsDropOff?: boolean | null;
   /** Paths: a node (`"1_/home"`), with pathEndKey an edge; pathDropoffKey: paths that ended at a node. */
   pathStartKey?: string | null;
   pathEndKey?: string | null;

@@ -107,6 +107,20 @@ describe('ActorsQuery', () => {
     }
     const chrome = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: -2, funnelStepBreakdown: ['Chrome'] } }));
     assert.deepEqual(chrome.results.map((r: any[]) => r[0].distinct_ids[0]), ['carol']);
+    // The trends view: who entered each day and converted, or did not.
+    const trendsView = { ...funnel, interval: 'day', funnelsFilter: { ...funnel.funnelsFilter, funnelVizType: 'trends' } };
+    const trendsAnswer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: trendsView } }));
+    const [series] = trendsAnswer.results;
+    for (const [i, day] of series.days.entries()) {
+      const entryDay = { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: day };
+      const converted = (await expectOk(await actors({ select: ['id'], source: { ...entryDay, funnelTrendsDropOff: false } }))).results.length;
+      const dropped = (await expectOk(await actors({ select: ['id'], source: { ...entryDay, funnelTrendsDropOff: true } }))).results.length;
+      const rate = converted + dropped === 0 ? 0 : Math.round((converted / (converted + dropped)) * 10_000) / 100;
+      assert.equal(rate, series.data[i], `conversion on ${day}`);
+    }
+    const fourth = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: '2025-03-04', funnelTrendsDropOff: true } }));
+    assert.deepEqual(fourth.results.map((r: any[]) => r[0].distinct_ids[0]), ['bob']);
+    await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: '1999-01-01' } }), 400, 'invalid_input', 'source.funnelTrendsEntrancePeriodStart');
     // The same point through an InsightActorsQuery.
     const viaInsight = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: funnel, funnelStep: 3 } }));
     assert.equal(viaInsight.results.length, 1);
