@@ -17,6 +17,7 @@ import type { GeoIp } from './geoip/geoip.js';
 import type { ApiKit } from './http/auth.js';
 import type { Drain } from './http/drain.js';
 import type { IngestBuffer } from './ingestion/buffer.js';
+import type { IngestLog } from './ingestion/log/types.js';
 import type { Logger } from './kernel/logger.js';
 import type { Metrics } from './kernel/metrics.js';
 import type { SessionService } from './sessions/service.js';
@@ -37,6 +38,8 @@ export interface AppContext {
   log: Logger;
   stores: Stores;
   buffer: IngestBuffer;
+  /** Where capture appends: the local flush log, or the NATS JetStream stream. */
+  ingestLog: IngestLog;
   metrics: Metrics;
   geoip: GeoIp | null;
   /** Authentication and access scoping of /api/, and the base of its links. */

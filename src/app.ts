@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { bootstrapIfEmpty } from './tenancy/bootstrap.js';
 import type { Config } from './config.js';
 import { IngestBuffer } from './ingestion/buffer.js';
+import { openIngestLog } from './ingestion/log/index.js';
 import { applyGeoIp, GeoIp } from './geoip/geoip.js';
 import type { Logger } from './kernel/logger.js';
 import { createMetrics } from './kernel/metrics.js';
@@ -57,6 +58,8 @@ const FEED_MAX_DELAY_MS = 5_000;
 const FEED_WRITE_AT_BYTES = 32 * 2 ** 20;
 /** A cohort calculation waits this long for the event store to hold every acknowledged event. */
 const COHORT_EVENTS_WAIT_MS = 10_000;
+/** How long a person deletion waits for the NATS log to process what was acknowledged before it. */
+const ORDERING_WAIT_MS = 30_000;
 
 export interface RunningApp {
   app: FastifyInstance;
@@ -115,6 +118,12 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     log,
   );
   await buffer.start();
+  const ingestLog = await openIngestLog(config.nats, { buffer, postgresUrl: config.postgresUrl, log });
+  // A deletion waits for the batches acknowledged before it (the NATS log processes them later).
+  const ordering = {
+    betweenFlushes: async <T>(work: (lastFlushSeq: number) => Promise<T>) => (await ingestLog.processedAll(ORDERING_WAIT_MS), buffer.betweenFlushes(work)),
+    eventStoreHolds: (seq: number, timeoutMs: number) => buffer.eventStoreHolds(seq, timeoutMs),
+  };
 
   const tenancy = stores.meta.tenancy;
   const projectCache = new ProjectCache(tenancy);
@@ -136,7 +145,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     access,
     tenancy,
     metrics,
-    submit: (events) => buffer.submit(events),
+    submit: (events, batchId) => ingestLog.append(events, batchId),
   });
   const personStore = stores.meta.persons;
   const dashboardStore = stores.meta.dashboards;
@@ -144,7 +153,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     store: personStore,
     persons: stores.meta.ingest,
     events: stores.events,
-    ordering: buffer,
+    ordering,
     eventsDeleted: () => eventCounts.forgetAll(),
     compactionDelayMs: config.deletionCompactionDelaySeconds * 1000,
     log,
@@ -165,6 +174,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     log,
     stores,
     buffer,
+    ingestLog,
     metrics,
     geoip,
     api: { access, publicUrl },
@@ -188,7 +198,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     sessionAuth,
     persons: new Persons(personStore, (events) => buffer.submit(events)),
     personDeletions,
-    personSplits: new PersonSplits({ store: personStore, persons: stores.meta.ingest, events: stores.events, ordering: buffer, log }),
+    personSplits: new PersonSplits({ store: personStore, persons: stores.meta.ingest, events: stores.events, ordering, log }),
     cohorts: new Cohorts({ store: cohortStore, persons: personStore, calculations: cohortCalculations, definitionsChanged: (projectId) => invalidate({ kind: 'flags', projectId }) }),
   };
   const app = createServer(config, log, metrics, ctx.drain);
@@ -233,6 +243,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       // An unfinished deletion stays queued in the metadata store and resumes at the next start.
       personDeletions.stop();
       await flagAnswers.close();
+      await ingestLog.close();
       await buffer.close();
       await stores.events.close();
       await stores.meta.close();

@@ -33,6 +33,8 @@ export interface Config {
   postgresUrl: string | undefined;
   /** Events in ClickHouse instead of the data folder's DuckDB file (docs/scale-out-cluster.md). */
   clickhouse: { urls: string[]; cluster: string | null; database: string } | undefined;
+  /** Set: capture appends to this NATS JetStream stream and ingestion consumes it (needs PostgreSQL). */
+  nats: { urls: string[]; stream: string; partitions: number; publishTimeoutMs: number } | undefined;
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
   /** Threads DuckDB may use for one query or checkpoint (the calling thread included). */
@@ -171,6 +173,33 @@ function clickhouseSettings(env: Env): Config['clickhouse'] {
   return { urls, cluster, database };
 }
 
+/** The JetStream log's settings; partition ownership uses PostgreSQL's advisory locks, so it needs PostgreSQL. */
+function natsSettings(env: Env, postgres: string | undefined): Config['nats'] {
+  const raw = env.SIGHTLINE_NATS_URL?.trim();
+  if (!raw) return undefined;
+  if (!postgres) throw new ConfigError('SIGHTLINE_NATS_URL needs SIGHTLINE_POSTGRES_URL (nodes share the partitions of the stream through PostgreSQL)');
+  const urls = raw.split(',').map((url) => url.trim()).filter(Boolean);
+  for (const url of urls) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !['nats:', 'tls:'].includes(parsed.protocol) || !parsed.hostname) {
+      throw new ConfigError('SIGHTLINE_NATS_URL must be nats://host:4222 URLs, comma-separated');
+    }
+  }
+  const stream = env.SIGHTLINE_NATS_STREAM?.trim() || 'SIGHTLINE_INGEST';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(stream)) throw new ConfigError('SIGHTLINE_NATS_STREAM must be a stream name of letters, digits, _ and -');
+  return {
+    urls,
+    stream,
+    partitions: integer(env, 'SIGHTLINE_NATS_PARTITIONS', 8, 1, 256),
+    publishTimeoutMs: integer(env, 'SIGHTLINE_NATS_PUBLISH_TIMEOUT_MS', 5_000, 100, 60_000),
+  };
+}
+
 const MB = 1024 * 1024;
 
 /** Where the machine's facts come from (tests give their own). */
@@ -219,6 +248,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     dataDir: path.resolve(env.SIGHTLINE_DATA_DIR?.trim() || './data'),
     postgresUrl: postgres,
     clickhouse: clickhouseSettings(env),
+    nats: natsSettings(env, postgres),
     logLevel: oneOf(env, 'SIGHTLINE_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     bodyLimitBytes,
     decodedLimitBytes: integer(env, 'SIGHTLINE_DECODED_LIMIT_BYTES', Math.max(bodyLimitBytes, memory.decodedLimitBytes), 1024, 4096 * MB),

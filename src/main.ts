@@ -8,6 +8,7 @@ import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
 import { limitHeapGrowth } from './util/idle-collect.js';
 import { migrateStores, openMetaStore } from './store/index.js';
+import { migrateStream } from './ingestion/log/index.js';
 import { DataDirError, EventStoreUnreachableError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
 
@@ -120,6 +121,8 @@ program
   .action(async () => {
     try {
       process.stdout.write(`${await migrateStores({ ...metaSettings(config()), clickhouse: config().clickhouse })}\n`);
+      const nats = config().nats;
+      if (nats) process.stdout.write(`${await migrateStream(nats)}\n`);
     } catch (error) {
       process.stderr.write(`migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;

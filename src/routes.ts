@@ -47,7 +47,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await registerMethodNotAllowed(app);
   await registerApiRateLimit(app, config.apiRateLimitPerMinute, (request) => api.access.credentialOf(request));
 
-  await registerHealthRoutes(app, { drain: ctx.drain, ingestion: ctx.buffer, stores: ctx.stores, metrics: ctx.metrics });
+  await registerHealthRoutes(app, { drain: ctx.drain, ingestion: ctx.buffer, ingestLog: ctx.ingestLog, stores: ctx.stores, metrics: ctx.metrics });
   await registerCaptureRoutes(app, { capture: ctx.capture, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
   await registerPersonalKeyRoutes(app, { api, keys: ctx.personalKeys });
   await registerProjectRoutes(app, { api, projects: ctx.projects });

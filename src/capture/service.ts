@@ -7,7 +7,9 @@ import type { ApiAccess } from '../http/auth.js';
 import { ApiError, invalidPersonalKey, invalidProject, invalidProjectKey, serviceUnavailable } from '../kernel/errors.js';
 import type { Metrics } from '../kernel/metrics.js';
 import type { PendingEvent } from '../ingestion/plan/plan.js';
+import { createHash } from 'node:crypto';
 import { BufferFullError } from '../ingestion/buffer.js';
+import { LogUnavailableError } from '../ingestion/log/types.js';
 
 /** A full buffer or a lagging event store clears within seconds: SDKs are asked to retry after one. */
 const CAPTURE_RETRY_AFTER_SECONDS = 1;
@@ -29,8 +31,8 @@ export interface CaptureDeps {
   access: Pick<ApiAccess, 'personalKeyOwner'>;
   tenancy: Pick<TenancyStore, 'getProject' | 'getMembership'>;
   metrics: Pick<Metrics, 'eventsDropped'>;
-  /** Resolves once the events are durable. */
-  submit(events: PendingEvent[]): Promise<void>;
+  /** Resolves once the events are durable; `batchId` is the same for a client's retry of the batch. */
+  submit(events: PendingEvent[], batchId: string): Promise<void>;
 }
 
 /** A capture request as the HTTP layer saw it. */
@@ -43,6 +45,13 @@ function invalidUuid(raw: unknown, index: number, count: number): ApiError {
   const which = count > 1 ? `Event ${index} of the batch has` : 'The event has';
   const shown = JSON.stringify(value) ?? String(value);
   return new ApiError(400, 'validation_error', 'invalid_payload', `${which} an invalid uuid: ${shown.slice(0, 100)} is not a UUID.`, count > 1 ? `batch__${index}__uuid` : 'uuid');
+}
+
+/** The batch's identity: its project and event uuids, which an SDK's retry sends again unchanged. */
+function batchIdOf(events: PendingEvent[]): string {
+  const hash = createHash('sha256');
+  for (const { projectId, event } of events) hash.update(`${projectId}:${event.uuid};`);
+  return hash.digest('base64url');
 }
 
 export class Capture {
@@ -72,10 +81,10 @@ export class Capture {
     if (decoded.droppedNonObjects) metrics.eventsDropped.inc({ reason: 'not_an_object' }, decoded.droppedNonObjects);
 
     try {
-      await this.deps.submit(pending);
+      await this.deps.submit(pending, batchIdOf(pending));
     } catch (error) {
       // Not stored: a 503 makes every SDK retry, and uuids make the retry safe.
-      const reason = error instanceof BufferFullError ? error.message : 'events could not be stored right now';
+      const reason = error instanceof BufferFullError || error instanceof LogUnavailableError ? error.message : 'events could not be stored right now';
       throw serviceUnavailable(`Ingestion is temporarily unavailable (${reason}); please retry.`, CAPTURE_RETRY_AFTER_SECONDS);
     }
   }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { IngestBuffer } from '../ingestion/buffer.js';
+import type { IngestLog } from '../ingestion/log/types.js';
 import type { Metrics } from '../kernel/metrics.js';
 import type { Stores } from '../store/index.js';
 import type { Drain } from '../http/drain.js';
@@ -7,15 +8,17 @@ import type { Drain } from '../http/drain.js';
 export interface HealthDeps {
   drain: Pick<Drain, 'draining'>;
   ingestion: Pick<IngestBuffer, 'lastError' | 'eventStoreError' | 'eventStoreLag' | 'saturated' | 'flushLogBytes' | 'depth'>;
+  /** The log between capture and ingestion: its processing lag and failures. */
+  ingestLog: Pick<IngestLog, 'pendingMessages' | 'lastError'>;
   stores: Stores;
   metrics: Metrics;
 }
 
 /** Liveness, readiness and Prometheus metrics. */
-export async function registerHealthRoutes(app: FastifyInstance, { drain, ingestion, stores, metrics }: HealthDeps): Promise<void> {
+export async function registerHealthRoutes(app: FastifyInstance, { drain, ingestion, ingestLog, stores, metrics }: HealthDeps): Promise<void> {
   // Liveness: 200 while the process serves HTTP; the body tells whether ingestion is degraded.
   app.get('/_health', async () => {
-    const error = ingestion.lastError;
+    const error = ingestion.lastError ?? ingestLog.lastError;
     const eventStoreError = ingestion.eventStoreError;
     return {
       status: error || eventStoreError ? 'degraded' : 'ok',
@@ -23,6 +26,8 @@ export async function registerHealthRoutes(app: FastifyInstance, { drain, ingest
       // Capture keeps acknowledging (events wait in the flush log) while only the event store fails.
       event_store_writes: eventStoreError ? { error: eventStoreError.message, since: eventStoreError.at } : 'ok',
       event_store_lag_events: ingestion.eventStoreLag,
+      // Acknowledged batches (NATS messages) not processed yet; null while the stream does not answer.
+      log_pending_messages: await ingestLog.pendingMessages(),
     };
   });
 
@@ -51,6 +56,8 @@ export async function registerHealthRoutes(app: FastifyInstance, { drain, ingest
     metrics.storeBytes.set({ store: 'flush_log' }, ingestion.flushLogBytes);
     metrics.bufferDepth.set(ingestion.depth);
     metrics.eventStoreLag.set(ingestion.eventStoreLag);
+    const pending = await ingestLog.pendingMessages();
+    if (pending !== null) metrics.logPending.set(pending);
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 }

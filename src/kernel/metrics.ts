@@ -38,6 +38,11 @@ export function createMetrics() {
       help: 'Acknowledged events the event store has not taken yet (kept in the flush log)',
       registers: [registry],
     }),
+    logPending: new Gauge({
+      name: 'sightline_ingest_log_pending_messages',
+      help: 'Batches acknowledged to capture but not yet processed (NATS log; 0 with the local flush log)',
+      registers: [registry],
+    }),
     eventsExpired: new Counter({
       name: 'sightline_events_expired_total',
       help: 'Events deleted because they were older than SIGHTLINE_RETENTION_DAYS',

@@ -3,7 +3,7 @@
  * user runs it, and talks HTTP to it. No mocks of our own stores anywhere.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,6 +81,11 @@ export function newTempDir(prefix = 'sightline-test-'): string {
   return dir;
 }
 
+/** A JetStream stream name per data folder, so that test servers never read each other's batches. */
+function streamFor(dataDir: string): string {
+  return `T_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+}
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? newTempDir();
   const projectKey = options.projectKey ?? `phc_test${randomBytes(12).toString('hex')}`;
@@ -94,6 +99,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const postgresEnv: Record<string, string> = clusterPostgres ? { SIGHTLINE_POSTGRES_URL: await databaseFor(clusterPostgres, dataDir) } : {};
   // With SIGHTLINE_TEST_EVENT_STORE=clickhouse, events go to the cluster's ClickHouse: one database per data folder.
   const clickhouseEnv = options.env?.SIGHTLINE_CLICKHOUSE_URL === undefined ? clickhouseEnvFor(dataDir) : {};
+  // With the cluster tests on and NATS set, capture goes through a JetStream stream of the server's own.
+  const natsEnv: Record<string, string> = clusterPostgres && process.env.SIGHTLINE_NATS_URL ? { SIGHTLINE_NATS_URL: process.env.SIGHTLINE_NATS_URL, SIGHTLINE_NATS_STREAM: streamFor(dataDir) } : {};
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {
@@ -108,6 +115,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       ...(build ? START_ENV : {}),
       ...postgresEnv,
       ...clickhouseEnv,
+      ...natsEnv,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,7 +149,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     url,
     port: Number(new URL(url).port),
     dataDir,
-    storeEnv: { SIGHTLINE_DATA_DIR: dataDir, ...postgresEnv, ...clickhouseEnv, ...pick(options.env, 'SIGHTLINE_POSTGRES_URL') },
+    storeEnv: { SIGHTLINE_DATA_DIR: dataDir, ...postgresEnv, ...clickhouseEnv, ...natsEnv, ...pick(options.env, 'SIGHTLINE_POSTGRES_URL'), ...pick(options.env, 'SIGHTLINE_NATS_URL'), ...pick(options.env, 'SIGHTLINE_NATS_STREAM') },
     projectKey,
     personalKey,
     process: child,

@@ -1,0 +1,249 @@
+/**
+ * The JetStream log (distributed mode, SIGHTLINE_NATS_URL): capture publishes each batch, split
+ * by partition (a hash of project and distinct_id), to the stream and answers after the PubAck;
+ * `Nats-Msg-Id` (the batch id and partition) lets the stream drop a client's retry. Each
+ * partition has one durable pull consumer, consumed by the node that holds the partition's
+ * advisory lock (partition-owner.ts). A message is acknowledged only once the stores hold its
+ * events, so a node that dies leaves its unacknowledged messages to the next owner; event uuids
+ * make a redelivery harmless (the metadata store drops uuids it has).
+ */
+import { AckPolicy, connect, DeliverPolicy, nanos, StorageType, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamConfig } from 'nats';
+import type { Logger } from '../../kernel/logger.js';
+import type { PendingEvent } from '../plan/plan.js';
+import { decodeBatch, encodeBatch } from './batch-codec.js';
+import { PartitionLocks } from './partition-owner.js';
+import { splitByPartition } from './partitions.js';
+import { LogUnavailableError, type IngestLog } from './types.js';
+
+export interface JetStreamSettings {
+  urls: string[];
+  stream: string;
+  partitions: number;
+  publishTimeoutMs: number;
+}
+
+export interface JetStreamDeps {
+  /** Stores the events; resolves once the metadata store has them. */
+  submit(events: PendingEvent[]): Promise<void>;
+  /** Waits until the event store holds everything submitted so far; false after the timeout. */
+  eventsStored(timeoutMs: number): Promise<boolean>;
+  postgresUrl: string;
+  log: Logger;
+}
+
+/** How long the stream remembers a Nats-Msg-Id (an SDK's retries come within it). */
+const DUPLICATE_WINDOW_MS = 10 * 60_000;
+/** An unacknowledged message goes to the next owner after this long. */
+const ACK_WAIT_MS = 60_000;
+const FETCH_MAX_MESSAGES = 256;
+const FETCH_EXPIRES_MS = 1_000;
+/** How often a node tries to take partitions nobody holds. */
+const CLAIM_INTERVAL_MS = 1_000;
+const RETRY_DELAY_MS = 1_000;
+const STORED_WAIT_MS = 5_000;
+
+const subjectOf = (stream: string, partition: number) => `${stream}.p.${partition}`;
+const durableOf = (partition: number) => `p${partition}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function connectTo(urls: string[], name: string): Promise<NatsConnection> {
+  return connect({ servers: urls, name, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 5_000 });
+}
+
+/**
+ * Creates or updates the stream and its consumers (at start and by `sightline migrate`): R3 once
+ * three servers are known, so a NATS node may fail without losing an acknowledged batch.
+ */
+export async function ensureStream(nc: NatsConnection, settings: JetStreamSettings): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  const known = new Set([...settings.urls, ...(nc.info?.connect_urls ?? [])]);
+  const config: Partial<StreamConfig> & { name: string } = {
+    name: settings.stream,
+    subjects: [`${settings.stream}.p.*`],
+    storage: StorageType.File,
+    num_replicas: known.size >= 3 ? 3 : 1,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+  };
+  const exists = await jsm.streams.info(settings.stream).then(
+    () => true,
+    () => false,
+  );
+  if (exists) await jsm.streams.update(settings.stream, config);
+  else await jsm.streams.add(config);
+  for (let p = 0; p < settings.partitions; p++) {
+    await jsm.consumers.add(settings.stream, {
+      durable_name: durableOf(p),
+      filter_subject: subjectOf(settings.stream, p),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(ACK_WAIT_MS),
+      max_ack_pending: FETCH_MAX_MESSAGES * 4,
+    });
+  }
+}
+
+/** `sightline migrate`: the stream and its consumers. */
+export async function migrateStream(settings: JetStreamSettings): Promise<string> {
+  const nc = await connectTo(settings.urls, 'sightline-migrate');
+  try {
+    await ensureStream(nc, settings);
+    return `NATS stream ${settings.stream} is up to date (${settings.partitions} partitions)`;
+  } finally {
+    await nc.close();
+  }
+}
+
+export class JetStreamLog implements IngestLog {
+  private closed = false;
+  private readonly running = new Map<number, Promise<void>>();
+  private claimer: NodeJS.Timeout | null = null;
+  private readonly locks: PartitionLocks;
+  /** Last consumer failure, while it lasts (shown by /_health). */
+  lastError: { message: string; at: string } | null = null;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly settings: JetStreamSettings,
+    private readonly deps: JetStreamDeps,
+  ) {
+    this.locks = new PartitionLocks(deps.postgresUrl, settings.stream, deps.log);
+  }
+
+  static async open(settings: JetStreamSettings, deps: JetStreamDeps): Promise<JetStreamLog> {
+    const nc = await connectTo(settings.urls, 'sightline');
+    try {
+      await ensureStream(nc, settings);
+      const log = new JetStreamLog(nc, nc.jetstream(), await nc.jetstreamManager(), settings, deps);
+      log.startClaiming();
+      return log;
+    } catch (error) {
+      await nc.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async append(events: PendingEvent[], batchId: string): Promise<void> {
+    if (this.closed) throw new LogUnavailableError('shutting down');
+    const groups = splitByPartition(events, this.settings.partitions);
+    const publishes = [...groups].map(([partition, group]) =>
+      this.js.publish(subjectOf(this.settings.stream, partition), encodeBatch(group), { msgID: `${batchId}.${partition}`, timeout: this.settings.publishTimeoutMs }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    // The client's own timeout covers the request; this one covers a connection that never answers at all.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LogUnavailableError('the NATS stream did not answer in time')), this.settings.publishTimeoutMs + 1_000);
+    });
+    try {
+      await Promise.race([Promise.all(publishes), deadline]);
+    } catch (error) {
+      if (error instanceof LogUnavailableError) throw error;
+      throw new LogUnavailableError(`the NATS stream did not take the batch: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Messages in the stream that no consumer has acknowledged yet, over every partition. */
+  async pendingMessages(): Promise<number | null> {
+    try {
+      let pending = 0;
+      for (let p = 0; p < this.settings.partitions; p++) {
+        const info = await this.jsm.consumers.info(this.settings.stream, durableOf(p));
+        pending += info.num_pending + info.num_ack_pending;
+      }
+      return pending;
+    } catch {
+      return null;
+    }
+  }
+
+  async processedAll(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    try {
+      const lastSeq = (await this.jsm.streams.info(this.settings.stream)).state.last_seq;
+      for (let p = 0; p < this.settings.partitions; p++) {
+        for (;;) {
+          const info = await this.jsm.consumers.info(this.settings.stream, durableOf(p));
+          // Everything up to lastSeq acknowledged: either nothing waits, or the ack floor passed it.
+          if ((info.num_pending === 0 && info.num_ack_pending === 0) || info.ack_floor.stream_seq >= lastSeq) break;
+          if (Date.now() >= deadline) return false;
+          await sleep(100);
+        }
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Partitions this node consumes now. */
+  get ownedPartitions(): number[] {
+    return [...this.running.keys()];
+  }
+
+  private startClaiming(): void {
+    const claim = async () => {
+      for (let p = 0; p < this.settings.partitions && !this.closed; p++) {
+        if (this.running.has(p)) continue;
+        try {
+          if (!(await this.locks.tryTake(p))) continue;
+        } catch (err) {
+          this.deps.log.warn({ err }, 'could not reach PostgreSQL to take a partition; trying again');
+          return;
+        }
+        const loop = this.consume(p).finally(() => this.running.delete(p));
+        this.running.set(p, loop);
+      }
+    };
+    const tick = () => {
+      if (this.closed) return;
+      void claim().finally(() => {
+        if (!this.closed) this.claimer = setTimeout(tick, CLAIM_INTERVAL_MS);
+      });
+    };
+    tick();
+  }
+
+  /** Consumes one partition while this node holds it: fetch, store, then acknowledge. */
+  private async consume(partition: number): Promise<void> {
+    const consumer = await this.js.consumers.get(this.settings.stream, durableOf(partition));
+    while (!this.closed && this.locks.owns(partition)) {
+      const messages: JsMsg[] = [];
+      try {
+        const batch = await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS });
+        for await (const m of batch) messages.push(m);
+        if (messages.length === 0) continue;
+        await this.store(messages);
+        for (const m of messages) m.ack();
+        if (this.lastError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
+        this.lastError = null;
+      } catch (err) {
+        // Not acknowledged: redelivered (to this node or the next owner) once the stores answer again.
+        for (const m of messages) m.nak(RETRY_DELAY_MS);
+        this.lastError = { message: err instanceof Error ? err.message : String(err), at: new Date().toISOString() };
+        this.deps.log.warn({ err, partition }, 'could not store a batch from the NATS stream; retrying');
+        await sleep(RETRY_DELAY_MS);
+      }
+    }
+  }
+
+  /** Resolves once both stores hold the messages' events. */
+  private async store(messages: JsMsg[]): Promise<void> {
+    const events = messages.flatMap((m) => decodeBatch(m.data));
+    await this.deps.submit(events);
+    while (!(await this.deps.eventsStored(STORED_WAIT_MS))) {
+      if (this.closed) throw new Error('shutting down before the event store took the batch');
+    }
+  }
+
+  /** Stops consuming (what is not acknowledged goes to the next owner), then lets go of the partitions. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.claimer) clearTimeout(this.claimer);
+    await Promise.allSettled(this.running.values());
+    await this.locks.close();
+    await this.nc.drain().catch(() => undefined);
+  }
+}
