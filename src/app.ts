@@ -165,7 +165,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const cohortStore = stores.meta.cohorts;
   const cohortCalculations = new CohortCalculations({
     store: cohortStore,
-    queryableEvents: async () => (await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
+    queryableEvents: async () => (await ingestLog.processedAll(COHORT_EVENTS_WAIT_MS), await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
     events: async () => stores.events,
     log,
   });

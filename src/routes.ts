@@ -39,6 +39,8 @@ const QUERYABLE_WAIT_MS = 10_000;
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { api, config } = ctx;
   const queryableEvents = async () => {
+    // With the NATS log, acknowledged batches may still wait in the stream: processed first, then in the event store.
+    await ctx.ingestLog.processedAll(QUERYABLE_WAIT_MS);
     await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
     return ctx.stores.events;
   };

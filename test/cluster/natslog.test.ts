@@ -1,0 +1,168 @@
+/**
+ * The NATS JetStream log between capture and ingestion (SIGHTLINE_NATS_URL): what capture
+ * acknowledged is stored exactly once, a re-sent batch once, two nodes on one stream share the
+ * work, and a node killed under load loses nothing it acknowledged. Servers share one PostgreSQL
+ * database, one ClickHouse database and one stream of their own. Runs only when a cluster is up.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import { clusterAvailability, type ClusterSettings } from '../helpers/cluster.js';
+import { databaseFor } from '../helpers/postgres-databases.js';
+import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
+
+const availability = clusterAvailability();
+const skip = availability.enabled ? false : availability.reason;
+const settings = (): ClusterSettings => {
+  if (!availability.enabled) throw new Error(availability.reason);
+  return availability.settings;
+};
+const TIMEOUT = 240_000;
+const chDatabases: string[] = [];
+
+after(async () => {
+  if (!availability.enabled) return;
+  const { clickhouseUrls, clickhouseCluster } = settings();
+  for (const name of chDatabases) await fetch(clickhouseUrls[0], { method: 'POST', body: `DROP DATABASE IF EXISTS \`${name}\` ON CLUSTER \`${clickhouseCluster}\`` }).catch(() => {});
+});
+
+/** Settings for servers that share one PostgreSQL database, ClickHouse database and stream. */
+async function sharedEnv(): Promise<Record<string, string>> {
+  const { postgresUrl, clickhouseUrls, clickhouseCluster, natsServers } = settings();
+  const tag = randomBytes(6).toString('hex');
+  const chDatabase = `sightline_test_nats_${tag}`;
+  chDatabases.push(chDatabase);
+  return {
+    SIGHTLINE_POSTGRES_URL: await databaseFor(postgresUrl, newTempDir()),
+    SIGHTLINE_CLICKHOUSE_URL: clickhouseUrls.join(','),
+    SIGHTLINE_CLICKHOUSE_CLUSTER: clickhouseCluster,
+    SIGHTLINE_CLICKHOUSE_DATABASE: chDatabase,
+    SIGHTLINE_NATS_URL: natsServers.join(','),
+    SIGHTLINE_NATS_STREAM: `T_NATSLOG_${tag}`,
+    SIGHTLINE_NATS_PARTITIONS: '4',
+  };
+}
+
+const keys = () => ({ projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` });
+
+interface SentEvent {
+  event: string;
+  distinct_id: string;
+  uuid: string;
+  timestamp: string;
+}
+
+function batchOf(size: number, people = 7): SentEvent[] {
+  return Array.from({ length: size }, (_, i) => ({ event: 'nats test', distinct_id: `person-${i % people}`, uuid: randomUUID(), timestamp: new Date().toISOString() }));
+}
+
+const post = (server: TestServer, batch: SentEvent[]) => server.post('/batch/', { api_key: server.projectKey, batch });
+
+/** [count(), count(distinct uuid)] of the project's events, through the query API. */
+async function counts(server: TestServer): Promise<[number, number]> {
+  const response = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'HogQLQuery', query: "select count(), count(distinct uuid) from events where event = 'nats test'" }, refresh: 'force_blocking' } });
+  assert.equal(response.status, 200, await response.clone().text());
+  const body = (await response.json()) as { results: [number, number][] };
+  return [Number(body.results[0][0]), Number(body.results[0][1])];
+}
+
+/** Waits until the store holds `expected` distinct events (the log processes after the answer). */
+async function settledCounts(server: TestServer, expected: number, timeoutMs = 60_000): Promise<[number, number]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [total, distinct] = await counts(server);
+    if (distinct >= expected || Date.now() > deadline) {
+      // A little longer: a duplicate stored late would show now.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return counts(server);
+    }
+    void total;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** How many of the uuids the store holds (asked in chunks: a query's text is bounded). */
+async function uuidsStored(server: TestServer, uuids: string[]): Promise<number> {
+  let stored = 0;
+  for (let i = 0; i < uuids.length; i += 2_000) {
+    const list = uuids.slice(i, i + 2_000).map((u) => `'${u}'`).join(',');
+    const response = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'HogQLQuery', query: `select count(distinct uuid) from events where uuid in (${list})` }, refresh: 'force_blocking' } });
+    assert.equal(response.status, 200, await response.clone().text());
+    stored += Number(((await response.json()) as { results: number[][] }).results[0][0]);
+  }
+  return stored;
+}
+
+describe('NATS JetStream log', { skip, concurrency: false }, () => {
+  test('acknowledged events are stored exactly once; a re-sent batch once; lag is reported', { timeout: TIMEOUT }, async () => {
+    const server = await startServer({ env: await sharedEnv(), ...keys() });
+    try {
+      assert.match(server.output(), /capture appends to the NATS JetStream log/);
+      const batches = Array.from({ length: 20 }, () => batchOf(10));
+      for (const batch of batches) assert.equal((await post(server, batch)).status, 200);
+      // The same batch again (an SDK retry): same Nats-Msg-Id, same uuids.
+      assert.equal((await post(server, batches[3])).status, 200);
+      assert.equal((await post(server, batches[3])).status, 200);
+      assert.deepEqual(await settledCounts(server, 200), [200, 200]);
+
+      const health = (await (await server.api('/_health', { key: null })).json()) as { log_pending_messages: number | null };
+      assert.equal(health.log_pending_messages, 0);
+      const metrics = await (await server.api('/metrics', { key: null })).text();
+      assert.match(metrics, /^sightline_ingest_log_pending_messages 0$/m);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('two nodes on one stream both accept capture, and every event is stored once', { timeout: TIMEOUT }, async () => {
+    const env = await sharedEnv();
+    const k = keys();
+    const a = await startServer({ env, ...k });
+    const b = await startServer({ env, ...k });
+    try {
+      const sent: Promise<Response>[] = [];
+      for (let i = 0; i < 30; i++) sent.push(post(i % 2 === 0 ? a : b, batchOf(10)));
+      for (const response of await Promise.all(sent)) assert.equal(response.status, 200);
+      assert.deepEqual(await settledCounts(a, 300), [300, 300]);
+      assert.deepEqual(await counts(b), [300, 300]);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  test('a node killed (-9) under load loses nothing it acknowledged', { timeout: TIMEOUT }, async () => {
+    const env = await sharedEnv();
+    const k = keys();
+    const a = await startServer({ env, ...k });
+    const b = await startServer({ env, ...k });
+    // Node a takes every partition first; b then holds none until a dies.
+    const acknowledged: string[] = [];
+    let stop = false;
+    const load = async (server: TestServer) => {
+      while (!stop) {
+        const batch = batchOf(20, 13);
+        const response = await post(server, batch).catch(() => null);
+        if (response?.status === 200) acknowledged.push(...batch.map((e) => e.uuid));
+        else if (response && response.status !== 503) assert.fail(`capture answered ${response.status}`);
+        else await new Promise((resolve) => setTimeout(resolve, 50)); // a dead node: try again shortly
+      }
+    };
+    try {
+      const loads = [load(a), load(b), load(a)];
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await a.kill();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      stop = true;
+      await Promise.all(loads);
+      assert.ok(acknowledged.length > 0);
+      const waited = Date.now();
+      const [total, distinct] = await settledCounts(b, acknowledged.length, 90_000);
+      console.log(`kill -9: ${acknowledged.length} events acknowledged, ${distinct} stored (${total} rows) after ${Date.now() - waited} ms`);
+      assert.equal(await uuidsStored(b, acknowledged), acknowledged.length, 'every acknowledged event is stored');
+      assert.equal(total, distinct, 'no event is stored twice');
+    } finally {
+      stop = true;
+      await Promise.all([a.kill(), b.stop()]);
+    }
+  });
+});
