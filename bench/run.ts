@@ -18,6 +18,7 @@ import { benchFunnels } from './funnels.js';
 import { benchWeb } from './web.js';
 import { benchMetadataPostgres } from './metadata-postgres.js';
 import { benchClickhouseFinal } from './clickhouse-final.js';
+import { benchNatsLog } from './natslog.js';
 
 const benchmarks: Record<string, () => Promise<string>> = {
   ingest: benchIngest,
@@ -35,10 +36,11 @@ const benchmarks: Record<string, () => Promise<string>> = {
   web: benchWeb,
   'metadata-postgres': benchMetadataPostgres,
   'clickhouse-final': benchClickhouseFinal,
+  natslog: benchNatsLog,
 };
 
 /** Run only when named: they make a data set of 10 million events first (minutes, gigabytes), or need the local cluster. */
-const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'funnels', 'metadata-postgres', 'clickhouse-final']);
+const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'funnels', 'metadata-postgres', 'clickhouse-final', 'natslog']);
 
 const wanted = process.argv.slice(2);
 const header = `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${new Date().toISOString()}`;

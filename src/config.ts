@@ -173,11 +173,14 @@ function clickhouseSettings(env: Env): Config['clickhouse'] {
   return { urls, cluster, database };
 }
 
-/** The JetStream log's settings; partition ownership uses PostgreSQL's advisory locks, so it needs PostgreSQL. */
+/**
+ * The JetStream log's settings. Partition ownership uses PostgreSQL's advisory locks, so the log is
+ * a part of the distributed mode: without SIGHTLINE_POSTGRES_URL the setting is ignored (embedded
+ * mode keeps its local flush log).
+ */
 function natsSettings(env: Env, postgres: string | undefined): Config['nats'] {
   const raw = env.SIGHTLINE_NATS_URL?.trim();
-  if (!raw) return undefined;
-  if (!postgres) throw new ConfigError('SIGHTLINE_NATS_URL needs SIGHTLINE_POSTGRES_URL (nodes share the partitions of the stream through PostgreSQL)');
+  if (!raw || !postgres) return undefined;
   const urls = raw.split(',').map((url) => url.trim()).filter(Boolean);
   for (const url of urls) {
     let parsed: URL | null = null;
