@@ -33,13 +33,14 @@ export interface JetStreamDeps {
 
 /** How long the stream remembers a Nats-Msg-Id (an SDK's retries come within it). */
 const DUPLICATE_WINDOW_MS = 10 * 60_000;
-/** An unacknowledged message goes to the next owner after this long. */
-const ACK_WAIT_MS = 60_000;
+/** An unacknowledged message goes to the next owner after this long (the owner extends it while it waits for the stores). */
+const ACK_WAIT_MS = 15_000;
 const FETCH_MAX_MESSAGES = 256;
 const FETCH_EXPIRES_MS = 1_000;
 /** How often a node tries to take partitions nobody holds. */
 const CLAIM_INTERVAL_MS = 1_000;
 const RETRY_DELAY_MS = 1_000;
+/** Shorter than ACK_WAIT_MS: each wait for the stores ends by telling the stream the messages are still in work. */
 const STORED_WAIT_MS = 5_000;
 
 const subjectOf = (stream: string, partition: number) => `${stream}.p.${partition}`;
@@ -71,14 +72,10 @@ export async function ensureStream(nc: NatsConnection, settings: JetStreamSettin
   if (exists) await jsm.streams.update(settings.stream, config);
   else await jsm.streams.add(config);
   for (let p = 0; p < settings.partitions; p++) {
-    await jsm.consumers.add(settings.stream, {
-      durable_name: durableOf(p),
-      filter_subject: subjectOf(settings.stream, p),
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(ACK_WAIT_MS),
-      max_ack_pending: FETCH_MAX_MESSAGES * 4,
-    });
+    const tunable = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: FETCH_MAX_MESSAGES * 4 };
+    const config = { durable_name: durableOf(p), filter_subject: subjectOf(settings.stream, p), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...tunable };
+    // An existing consumer keeps its position; only what may change between versions is updated.
+    await jsm.consumers.add(settings.stream, config).catch(() => jsm.consumers.update(settings.stream, durableOf(p), tunable));
   }
 }
 
@@ -232,9 +229,14 @@ export class JetStreamLog implements IngestLog {
   /** Resolves once both stores hold the messages' events. */
   private async store(messages: JsMsg[]): Promise<void> {
     const events = messages.flatMap((m) => decodeBatch(m.data));
-    await this.deps.submit(events);
-    while (!(await this.deps.eventsStored(STORED_WAIT_MS))) {
-      if (this.closed) throw new Error('shutting down before the event store took the batch');
+    const inWork = setInterval(() => messages.forEach((m) => m.working()), STORED_WAIT_MS);
+    try {
+      await this.deps.submit(events);
+      while (!(await this.deps.eventsStored(STORED_WAIT_MS))) {
+        if (this.closed) throw new Error('shutting down before the event store took the batch');
+      }
+    } finally {
+      clearInterval(inWork);
     }
   }
 
