@@ -44,6 +44,11 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
     return ctx.stores.events;
   };
+  // Read-your-writes with the NATS log: what this node acknowledged is processed before an API or
+  // flags request reads the stores (bounded; immediate when nothing was acknowledged since).
+  app.addHook('onRequest', async (request) => {
+    if (/^\/(api|decide|flags)\b/.test(request.url)) await ctx.ingestLog.processedAll(QUERYABLE_WAIT_MS);
+  });
   // These three must come first: they observe every route added after them.
   await registerOpenApi(app);
   await registerMethodNotAllowed(app);

@@ -95,6 +95,9 @@ export class JetStreamLog implements IngestLog {
   private readonly running = new Map<number, Promise<void>>();
   private claimer: NodeJS.Timeout | null = null;
   private readonly locks: PartitionLocks;
+  /** When this node last had a batch acknowledged, and when a `processedAll` that began later succeeded. */
+  private lastAppendAt = 0;
+  private settledAt = 0;
   /** Last consumer failure, while it lasts (shown by /_health). */
   lastError: { message: string; at: string } | null = null;
 
@@ -134,6 +137,7 @@ export class JetStreamLog implements IngestLog {
     });
     try {
       await Promise.race([Promise.all(publishes), deadline]);
+      this.lastAppendAt = performance.now();
     } catch (error) {
       if (error instanceof LogUnavailableError) throw error;
       throw new LogUnavailableError(`the NATS stream did not take the batch: ${error instanceof Error ? error.message : String(error)}`);
@@ -157,6 +161,9 @@ export class JetStreamLog implements IngestLog {
   }
 
   async processedAll(timeoutMs: number): Promise<boolean> {
+    // Nothing acknowledged here since the last wait that succeeded: no round trips to the stream.
+    if (this.settledAt > this.lastAppendAt) return true;
+    const began = performance.now();
     const deadline = Date.now() + timeoutMs;
     try {
       const lastSeq = (await this.jsm.streams.info(this.settings.stream)).state.last_seq;
@@ -166,9 +173,10 @@ export class JetStreamLog implements IngestLog {
           // Everything up to lastSeq acknowledged: either nothing waits, or the ack floor passed it.
           if ((info.num_pending === 0 && info.num_ack_pending === 0) || info.ack_floor.stream_seq >= lastSeq) break;
           if (Date.now() >= deadline) return false;
-          await sleep(100);
+          await sleep(20);
         }
       }
+      this.settledAt = Math.max(this.settledAt, began);
       return true;
     } catch {
       return false;
