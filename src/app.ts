@@ -46,7 +46,6 @@ import { PersonSplits } from './persons/split.js';
 // The shutdown's drain window ends once no request came for this long, or after this long
 // (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
 const DRAIN_QUIET_MS = 150;
-const DRAIN_MAX_MS = 2_000;
 /** How long the main thread must be without requests before its garbage is collected (util/idle-collect.ts). */
 const IDLE_COLLECT_AFTER_MS = 30_000;
 /** Events per event-store transaction, at most: two DuckDB row groups. */
@@ -215,7 +214,8 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     (stopping ??= (async () => {
       // Drain (serve with `Connection: close` until requests stop coming), then stop accepting,
       // answer what is in flight, flush, and close the stores.
-      await ctx.drain.start(DRAIN_QUIET_MS, Math.min(DRAIN_MAX_MS, config.shutdownTimeoutMs / 4));
+      // At most half the shutdown's time, so that flushing and closing keep the other half.
+      await ctx.drain.start(DRAIN_QUIET_MS, Math.min(config.shutdownDrainMs, config.shutdownTimeoutMs / 2));
       buffer.beginShutdown();
       const closing = app.close();
       // A socket whose in-flight request is answered after close started stays open until its
