@@ -1,7 +1,7 @@
 /**
  * ActorsQuery without a source: persons as rows, `person` and `person_display_name` objects,
- * search over e-mail and distinct ids, paging, and 400s for bad select lists or a source whose
- * kind cannot list its persons.
+ * search over e-mail and distinct ids, paging; the persons behind a trend's point and behind a
+ * funnel's steps; and 400s for bad select lists or a source whose kind cannot list its persons.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -74,6 +74,48 @@ describe('ActorsQuery', () => {
     assert.equal(all.results.length, 3);
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: trend, day: '1999-01-01' } }), 400, 'invalid_input', 'source.day');
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: trend, series: 3 } }), 400, 'invalid_input', 'source.series');
+  });
+
+  test('a FunnelsActorsQuery lists who reached each step and who dropped off before it, per breakdown value, as many as the funnel counts', async () => {
+    const at = (day: number, minute: number) => `2025-03-0${day}T12:${String(minute).padStart(2, '0')}:00Z`;
+    const steps = (who: string, day: number, browser: string, count: number) =>
+      ['f1', 'f2', 'f3'].slice(0, count).map((event, i) => ({ event, distinct_id: who, timestamp: at(day, i), properties: { $browser: browser } }));
+    await post(server, [...steps('alice', 4, 'Chrome', 3), ...steps('bob', 4, 'Firefox', 2), ...steps('carol', 5, 'Chrome', 1)]);
+    const funnel = {
+      kind: 'FunnelsQuery',
+      series: ['f1', 'f2', 'f3'].map((event) => ({ kind: 'EventsNode', event })),
+      dateRange: { date_from: '2025-03-04', date_to: '2025-03-06' },
+      funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+    };
+    const who = async (source: Record<string, unknown>) => {
+      const body = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: funnel, ...source } }));
+      return body.results.map((r: any[]) => r[0].distinct_ids[0]).sort();
+    };
+    assert.deepEqual(await who({ funnelStep: 1 }), ['alice', 'bob', 'carol']);
+    assert.deepEqual(await who({ funnelStep: 2 }), ['alice', 'bob']);
+    assert.deepEqual(await who({ funnelStep: 3 }), ['alice']);
+    assert.deepEqual(await who({ funnelStep: -2 }), ['carol']);
+    assert.deepEqual(await who({ funnelStep: -3 }), ['bob']);
+
+    const split = { ...funnel, breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' } };
+    const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: split } }));
+    for (const stepsOfValue of answer.results) {
+      for (const [k, step] of stepsOfValue.entries()) {
+        const listed = await expectOk(await actors({ select: ['id'], source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: k + 1, funnelStepBreakdown: step.breakdown_value } }));
+        assert.equal(listed.results.length, step.count, `${JSON.stringify(step.breakdown_value)} step ${k + 1}`);
+      }
+    }
+    const chrome = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: -2, funnelStepBreakdown: ['Chrome'] } }));
+    assert.deepEqual(chrome.results.map((r: any[]) => r[0].distinct_ids[0]), ['carol']);
+    // The same point through an InsightActorsQuery.
+    const viaInsight = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: funnel, funnelStep: 3 } }));
+    assert.equal(viaInsight.results.length, 1);
+
+    for (const funnelStep of [0, -1, 4, 1.5, null]) {
+      await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep } }), 400, 'invalid_input', 'source.funnelStep');
+    }
+    await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: 1, funnelStepBreakdown: 'Other' } }), 400, 'invalid_input', 'source.funnelStepBreakdown');
+    await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep: 1, funnelStepBreakdown: 'Chrome' } }), 400, 'invalid_input', 'source.funnelStepBreakdown');
   });
 
   test('bad input is a 400', async () => {

@@ -188,7 +188,7 @@ describe('FunnelsQuery', () => {
     await expectError(await query({ series: two, funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'b', funnelFromStep: 0, funnelToStep: 1 }] } }), 400, 'invalid_input', 'funnelsFilter.exclusions.0.event');
     await expectError(await query({ series: [{ kind: 'EventsNode', event: 'a', properties: [{ key: 'x', operator: 'regex', value: '(' }] }, ...two] }), 400, 'invalid_input', 'series.0.properties');
     await expectError(await query({ series: two, dateRange: { date_from: 'yesterday-ish' } }), 400, 'invalid_date', 'dateRange.date_from');
-    await expectError(await query({ series: two, breakdownFilter: { breakdown_type: 'cohort', breakdown: [1] } }), 400, 'invalid_choice', 'breakdownFilter.breakdown_type');
+    await expectError(await query({ series: two, breakdownFilter: { breakdown_type: 'cohort', breakdown: ['nope'] } }), 400, 'invalid_input', 'breakdownFilter.breakdown');
   });
 
   // --- property: the API against the reference implementation --------------------------------

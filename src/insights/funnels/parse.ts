@@ -6,7 +6,7 @@
  */
 import { validationError } from '../../kernel/errors.js';
 import { type DateRangeInput, type Interval, INTERVALS } from '../time/index.js';
-import { type Obj, choiceField, integerField, isObject } from '../node-fields.js';
+import { type Obj, choiceField, cohortBreakdownIds, integerField, isObject } from '../node-fields.js';
 import { actionOfNode, type ResolvedAction } from '../series/node.js';
 
 export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
@@ -48,6 +48,8 @@ export interface BreakdownPart {
 export interface FunnelBreakdown {
   parts: BreakdownPart[];
   limit: number;
+  /** A cohort breakdown (no parts): one funnel per cohort, `all` for everyone. */
+  cohorts?: (number | 'all')[];
 }
 
 export interface FunnelsNode {
@@ -72,6 +74,8 @@ export interface FunnelsNode {
 export const MAX_STEPS = 20;
 const MAX_EXCLUSIONS = 20;
 const BREAKDOWN_LIMIT = 25;
+/** The value of the funnel that merges the breakdown values past the limit (not trends' marker). */
+export const OTHER_BREAKDOWN = 'Other';
 
 function optionalObject(v: unknown, attr: string): Obj | null {
   if (v === undefined || v === null) return null;
@@ -108,6 +112,9 @@ function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
     return v;
   };
   let parts: BreakdownPart[] = [];
+  if (raw.breakdown_type === 'cohort' && raw.breakdown !== undefined && raw.breakdown !== null) {
+    return { parts, limit, cohorts: cohortBreakdownIds(raw.breakdown, `${attr}.breakdown`) };
+  }
   if (Array.isArray(raw.breakdowns) && raw.breakdowns.length > 0) {
     if (raw.breakdowns.length > 3) throw validationError('At most 3 breakdowns.', `${attr}.breakdowns`);
     parts = raw.breakdowns.map((b, i) => {

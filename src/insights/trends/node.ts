@@ -1,5 +1,6 @@
 /** TrendsQuery (query-api.md §1.7.1) validated, with defaults applied. */
 import { validationError } from '../../kernel/errors.js';
+import { cohortBreakdownIds } from '../node-fields.js';
 import { INTERVALS, type DateRangeInput, type Interval } from '../time/index.js';
 import { choice, optionalBoolean, optionalInteger, optionalString, parseDateRange, parseSeries, record, type SeriesNode } from '../series/node.js';
 import { FormulaError, maxSeriesIndex, parseFormula, type Formula } from './formula.js';
@@ -51,8 +52,6 @@ export interface Breakdown {
 }
 
 export const DEFAULT_BREAKDOWN_LIMIT = 25;
-/** Cohorts of one cohort breakdown (each is one statement per series). */
-const MAX_COHORT_BREAKDOWNS = 25;
 const MAX_BREAKDOWN_LIMIT = 1_000;
 const MAX_BREAKDOWNS = 3;
 
@@ -129,18 +128,9 @@ function parseBreakdowns(filter: Record<string, unknown>): Breakdown[] {
   return [breakdown(filter.breakdown_type, filter.breakdown, 'breakdownFilter', 'breakdown')];
 }
 
-/** `breakdown`: a cohort id, `"all"`, or a list of them (0 also means all users, as in PostHog). */
 function cohortBreakdown(raw: unknown): Breakdown {
   const attr = 'breakdownFilter.breakdown';
-  const items = Array.isArray(raw) ? raw : [raw];
-  if (items.length === 0 || items.length > MAX_COHORT_BREAKDOWNS) throw validationError(`A cohort breakdown names 1 to ${MAX_COHORT_BREAKDOWNS} cohorts.`, attr);
-  const cohorts = items.map((item): number | 'all' => {
-    if (item === 'all' || item === 0 || item === '0') return 'all';
-    const id = typeof item === 'string' && /^\d{1,15}$/.test(item) ? Number(item) : item;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw validationError('A cohort breakdown lists cohort ids and/or "all".', attr);
-    return id;
-  });
-  return { type: 'cohort', property: 'cohort', attr, cohorts: [...new Set(cohorts)] };
+  return { type: 'cohort', property: 'cohort', attr, cohorts: cohortBreakdownIds(raw, attr) };
 }
 
 function breakdown(type: unknown, property: unknown, attr: string, propertyKey: string): Breakdown {
