@@ -34,9 +34,28 @@ export class LocalTime implements LocalTimeWriter {
     return `(CASE WHEN ${sql} >= ${at(this.span.from.getTime())} AND ${sql} <= ${at(this.span.to.getTime())} THEN ${fast} ELSE ${icu} END)`;
   }
 
-  /** The UTC TIMESTAMP of the wall-clock TIMESTAMP `sql` in `tz` (a gap takes the later offset). */
+  /**
+   * The UTC TIMESTAMP of the wall-clock TIMESTAMP `sql` in `tz` (a gap takes the later offset).
+   * Within the span, a wall time that only one offset segment can name (not in a DST gap or
+   * overlap) is the wall minus that offset — so grouping by an hour bucket's instant does not
+   * run the time-zone library on every row; anything else goes through ICU.
+   */
   instant(sql: string, tz: string): string {
     if (tz === 'UTC') return sql;
-    return `timezone('UTC', timezone(${this.printer.bind(tz, 'String')}, ${sql}))`;
+    const p = this.printer;
+    const icu = `timezone('UTC', timezone(${p.bind(tz, 'String')}, ${sql}))`;
+    const segments = this.span ? offsetSegments(tz, this.span.from.getTime(), this.span.to.getTime()) : null;
+    if (!this.span || !segments) return icu;
+    const spanEnd = this.span.to.getTime();
+    const at = (ms: number) => p.bind(timestampText(new Date(ms)), 'DateTime');
+    const branches = segments.map((segment, i) => {
+      const next = segments[i + 1];
+      const previous = segments[i - 1];
+      // Wall times of this segment, less those a neighbouring segment names too.
+      const from = Math.max(segment.from + segment.offset, previous ? segment.from + previous.offset : -Infinity);
+      const to = Math.min((next ? next.from : spanEnd) + segment.offset, next ? next.from + next.offset : Infinity);
+      return from < to ? `WHEN ${sql} >= ${at(from)} AND ${sql} < ${at(to)} THEN make_timestamp(epoch_us(${sql}) - ${p.bind(segment.offset * 1000, 'Integer')})` : null;
+    });
+    return `(CASE ${branches.filter((b) => b !== null).join(' ')} ELSE ${icu} END)`;
   }
 }
