@@ -128,6 +128,15 @@ function measured(end: number): Measured[] {
   // Retention reads whole weeks (Sunday): from the week of date_from to the end of date_to's.
   const retentionFrom = end - 56 * DAY_MS;
   const weekStart = (ms: number) => ms - (new Date(ms).getUTCDay() * DAY_MS + (ms % DAY_MS));
+  const hogqlByDay = (tz: string): Measured[] => [
+    {
+      name: `HogQL count by day, 30 days, ${tz}`,
+      timeZone: tz,
+      query: { kind: 'HogQLQuery', query: `select toStartOfDay(timestamp) as d, count() from events where timestamp >= '${from30}' and timestamp < toDateTime('${to}') + interval 1 day group by d order by d` },
+      sql: `SELECT ${dayOf(tz)} AS d, count(*) AS n FROM events e WHERE project_id = 1 AND ${window(tz)} GROUP BY d ORDER BY d`,
+      same: (results: [string, number][], rows) => results.length === rows.length && results.every(([, n], i) => Number(rows[i].n) === n),
+    },
+  ];
   const trends = (tz: string): Measured[] => [
     { name: `trends total, 30 days by day, ${tz}`, timeZone: tz, query: trend('total'), sql: trendSql(tz, 'count(*)'), same: sameTrend },
     { name: `trends DAU, 30 days by day, ${tz}`, timeZone: tz, query: trend('dau'), sql: trendSql(tz, 'count(DISTINCT coalesce(p.person_id, e.person_id))', pdi), same: sameTrend },
@@ -140,14 +149,9 @@ function measured(end: number): Measured[] {
       sql: `SELECT event, count(*) AS c FROM events WHERE project_id = 1 GROUP BY event ORDER BY c DESC`,
       same: (results: [string, number][], rows) => results.every(([event, n]) => rows.some((r) => r.event === event && Number(r.c) === n)),
     },
-    {
-      name: 'HogQL count by day, 30 days',
-      timeZone: 'UTC',
-      query: { kind: 'HogQLQuery', query: `select toStartOfDay(timestamp) as d, count() from events where timestamp >= '${from30}' and timestamp < toDateTime('${to}') + interval 1 day group by d order by d` },
-      sql: `SELECT date_trunc('day', e.timestamp) AS d, count(*) AS n FROM events e WHERE project_id = 1 AND ${window('UTC')} GROUP BY d ORDER BY d`,
-      same: (results: [string, number][], rows) => results.length === rows.length && results.every(([, n], i) => Number(rows[i].n) === n),
-    },
+    ...hogqlByDay('UTC'),
     ...trends('UTC'),
+    ...hogqlByDay('Europe/Paris'),
     ...trends('Europe/Paris'),
     {
       name: 'funnel, 3 steps over 30 days, 14-day window',
