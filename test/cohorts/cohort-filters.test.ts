@@ -117,7 +117,7 @@ test('trends break down by cohort: one series per cohort and "all", people in se
 // Funnels need window functions, which the ClickHouse 18.16 of the local cluster lacks (docs/scale-out-cluster.md).
 const withoutWindowFunctions = process.env.SIGHTLINE_TEST_EVENT_STORE === 'clickhouse' && 'funnels need window functions (ClickHouse 18.16 has none)';
 
-test('funnels break down by cohort: one funnel per cohort and "all", and the persons behind each step', { skip: withoutWindowFunctions }, async () => {
+test('funnels and retention break down by cohort: one funnel (rows) per cohort and "all", and the persons behind each number', { skip: withoutWindowFunctions }, async () => {
   const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
   await ingest(server, [
     ...['ann', 'ben', 'cat'].map((who) => ({ event: 'open', distinct_id: who, timestamp: minutesAgo(10) })),
@@ -151,6 +151,22 @@ test('funnels break down by cohort: one funnel per cohort and "all", and the per
   assert.deepEqual(trends.map((t: any) => t.breakdown_value), [annAndCat.id, 'all']);
   const bad = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { ...funnel, breakdownFilter: { breakdown_type: 'cohort', breakdown: [] } } } });
   assert.equal(bad.status, 400);
+
+  // Retention by cohort: the row of the day they opened holds ann and cat, or everyone who opened.
+  const retention = {
+    kind: 'RetentionQuery',
+    dateRange: { date_from: '-1d' },
+    retentionFilter: { period: 'Day', totalIntervals: 2, targetEntity: { id: 'open', type: 'events' }, returningEntity: { id: 'pay', type: 'events' } },
+    breakdownFilter: { breakdown_type: 'cohort', breakdown: [annAndCat.id, 'all'] },
+  };
+  const rows = (await query(retention)).results;
+  const opened = (value: unknown) => rows.filter((row: any) => row.breakdown_value === value).reduce((sum: number, row: any) => sum + row.values[0].count, 0);
+  assert.deepEqual([opened(annAndCat.id), opened('all')], [2, 3]);
+  const interval = rows.filter((row: any) => row.breakdown_value === annAndCat.id).findIndex((row: any) => row.values[0].count === 2);
+  const members = await query({ kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', source: retention, interval, breakdown: annAndCat.id } });
+  assert.deepEqual(members.results.map((row: any[]) => row[0].distinct_ids[0]).sort(), ['ann', 'cat']);
+  const byProperty = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { ...retention, breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' } } } });
+  assert.equal(byProperty.status, 400);
 });
 
 test('a deleted person leaves every cohort: membership, the persons list and the events filter', async () => {

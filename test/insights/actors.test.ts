@@ -1,7 +1,7 @@
 /**
  * ActorsQuery without a source: persons as rows, `person` and `person_display_name` objects,
  * search over e-mail and distinct ids, paging; the persons behind a trend's point and behind a
- * funnel's steps; and 400s for bad select lists or a source whose kind cannot list its persons.
+ * funnel's steps, a retention row, a stickiness point and a lifecycle point; and 400s for bad select lists or a source whose kind cannot list its persons.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -116,6 +116,65 @@ describe('ActorsQuery', () => {
     }
     await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: 1, funnelStepBreakdown: 'Other' } }), 400, 'invalid_input', 'source.funnelStepBreakdown');
     await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep: 1, funnelStepBreakdown: 'Chrome' } }), 400, 'invalid_input', 'source.funnelStepBreakdown');
+  });
+
+  test('the persons of a retention cohort row, as many as the row counts (first time and recurring)', async () => {
+    for (const retentionType of ['retention_first_time', 'retention_recurring']) {
+      const retention = {
+        kind: 'RetentionQuery',
+        dateRange: { date_from: '2025-03-01', date_to: '2025-03-05' },
+        retentionFilter: { period: 'Day', totalIntervals: 5, retentionType, targetEntity: { id: 'a', type: 'events' }, returningEntity: { id: 'f1', type: 'events' } },
+      };
+      const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: retention } }));
+      assert.deepEqual(answer.results.map((row: any) => row.values[0].count), [1, 1, 1, 0, 0], retentionType);
+      for (const [interval, row] of answer.results.entries()) {
+        const listed = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: retention, interval } }));
+        assert.equal(listed.results.length, row.values[0].count, `${retentionType} row ${interval}`);
+      }
+      const second = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: retention, interval: 1 } }));
+      assert.deepEqual(second.results[0][0].distinct_ids, ['bob']);
+      await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: retention, interval: 5 } }), 400, 'invalid_input', 'source.interval');
+    }
+  });
+
+  test('the persons behind a stickiness point: those active in exactly n intervals (n or more when cumulative)', async () => {
+    for (const computedAs of ['non_cumulative', 'cumulative']) {
+      const stickiness = {
+        kind: 'StickinessQuery',
+        series: [{ kind: 'EventsNode', event: 'a' }, { kind: 'EventsNode', event: null }],
+        interval: 'day',
+        dateRange: { date_from: '2025-03-01', date_to: '2025-03-05' },
+        stickinessFilter: { computedAs },
+      };
+      const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: stickiness } }));
+      for (const [series, result] of answer.results.entries()) {
+        for (const [i, day] of result.days.entries()) {
+          const listed = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: stickiness, series, day } }));
+          assert.equal(listed.results.length, result.data[i], `${computedAs} series ${series} day ${day}`);
+        }
+      }
+      // Every person was active on two days with any event: one on 1 March to 3 March, one on 4 or 5 March.
+      assert.equal(answer.results[1].data[1], 3, computedAs);
+      await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: stickiness, day: 6 } }), 400, 'invalid_input', 'source.day');
+    }
+  });
+
+  test('the persons behind a lifecycle point, for every status and day, as many as it counts', async () => {
+    const lifecycle = { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: null }], interval: 'day', dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' } };
+    const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: lifecycle } }));
+    let listedAny = 0;
+    for (const result of answer.results) {
+      for (const [i, day] of result.days.entries()) {
+        const listed = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: lifecycle, status: result.status, day } }));
+        assert.equal(listed.results.length, Math.abs(result.data[i]), `${result.status} on ${day}`);
+        listedAny += listed.results.length;
+      }
+    }
+    assert.ok(listedAny >= 9, `every person is new, dormant and back at least once: ${listedAny}`);
+    const dormantOnSecond = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'dormant', day: 1 } }));
+    assert.deepEqual(dormantOnSecond.results.map((r: any[]) => r[0].distinct_ids[0]), ['alice']);
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'sleepy', day: 1 } }), 400, 'invalid_choice', 'source.status');
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'new', day: '1999-01-01' } }), 400, 'invalid_input', 'source.day');
   });
 
   test('bad input is a 400', async () => {
