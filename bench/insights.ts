@@ -122,6 +122,9 @@ function measured(end: number): Measured[] {
       ? `e.timestamp >= TIMESTAMP '${from30}' AND e.timestamp < TIMESTAMP '${to}' + INTERVAL 1 DAY`
       : `e.timestamp >= timezone('UTC', timezone('${tz}', TIMESTAMP '${from30}')) AND e.timestamp < timezone('UTC', timezone('${tz}', TIMESTAMP '${to}' + INTERVAL 1 DAY))`;
   const dayOf = (tz: string) => (tz === 'UTC' ? 'CAST(e.timestamp AS DATE)' : `CAST(timezone('${tz}', timezone('UTC', e.timestamp)) AS DATE)`);
+  /** The instant the day of `e.timestamp` starts (toStartOfDay's DateTime), as one would write it. */
+  const dayStart = (tz: string) =>
+    tz === 'UTC' ? `date_trunc('day', e.timestamp)` : `timezone('UTC', timezone('${tz}', date_trunc('day', timezone('${tz}', timezone('UTC', e.timestamp)))))`;
   const pdi = `LEFT JOIN person_distinct_ids p ON p.project_id = e.project_id AND p.distinct_id = e.distinct_id`;
   const trendSql = (tz: string, value: string, join = '') =>
     `SELECT ${dayOf(tz)} AS d, ${value} AS n FROM events e ${join} WHERE e.project_id = 1 AND e.event = '$pageview' AND ${window(tz)} GROUP BY d ORDER BY d`;
@@ -133,7 +136,7 @@ function measured(end: number): Measured[] {
       name: `HogQL count by day, 30 days, ${tz}`,
       timeZone: tz,
       query: { kind: 'HogQLQuery', query: `select toStartOfDay(timestamp) as d, count() from events where timestamp >= '${from30}' and timestamp < toDateTime('${to}') + interval 1 day group by d order by d` },
-      sql: `SELECT ${dayOf(tz)} AS d, count(*) AS n FROM events e WHERE project_id = 1 AND ${window(tz)} GROUP BY d ORDER BY d`,
+      sql: `SELECT ${dayStart(tz)} AS d, count(*) AS n FROM events e WHERE project_id = 1 AND ${window(tz)} GROUP BY d ORDER BY d`,
       same: (results: [string, number][], rows) => results.length === rows.length && results.every(([, n], i) => Number(rows[i].n) === n),
     },
   ];
