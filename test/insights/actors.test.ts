@@ -1,7 +1,7 @@
 /**
  * ActorsQuery without a source: persons as rows, `person` and `person_display_name` objects,
  * search over e-mail and distinct ids, paging; the persons behind a trend's point and behind a
- * funnel's steps, a retention row, a stickiness point and a lifecycle point; and 400s for bad select lists or a source whose kind cannot list its persons.
+ * funnel's steps, a retention row, a stickiness point, a lifecycle point and a path; and 400s for bad select lists or a source whose kind cannot list its persons.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -107,6 +107,20 @@ describe('ActorsQuery', () => {
     }
     const chrome = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: -2, funnelStepBreakdown: ['Chrome'] } }));
     assert.deepEqual(chrome.results.map((r: any[]) => r[0].distinct_ids[0]), ['carol']);
+    // The trends view: who entered each day and converted, or did not.
+    const trendsView = { ...funnel, interval: 'day', funnelsFilter: { ...funnel.funnelsFilter, funnelVizType: 'trends' } };
+    const trendsAnswer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: trendsView } }));
+    const [series] = trendsAnswer.results;
+    for (const [i, day] of series.days.entries()) {
+      const entryDay = { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: day };
+      const converted = (await expectOk(await actors({ select: ['id'], source: { ...entryDay, funnelTrendsDropOff: false } }))).results.length;
+      const dropped = (await expectOk(await actors({ select: ['id'], source: { ...entryDay, funnelTrendsDropOff: true } }))).results.length;
+      const rate = converted + dropped === 0 ? 0 : Math.round((converted / (converted + dropped)) * 10_000) / 100;
+      assert.equal(rate, series.data[i], `conversion on ${day}`);
+    }
+    const fourth = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: '2025-03-04', funnelTrendsDropOff: true } }));
+    assert.deepEqual(fourth.results.map((r: any[]) => r[0].distinct_ids[0]), ['bob']);
+    await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: '1999-01-01' } }), 400, 'invalid_input', 'source.funnelTrendsEntrancePeriodStart');
     // The same point through an InsightActorsQuery.
     const viaInsight = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: funnel, funnelStep: 3 } }));
     assert.equal(viaInsight.results.length, 1);
@@ -175,6 +189,24 @@ describe('ActorsQuery', () => {
     assert.deepEqual(dormantOnSecond.results.map((r: any[]) => r[0].distinct_ids[0]), ['alice']);
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'sleepy', day: 1 } }), 400, 'invalid_choice', 'source.status');
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'new', day: '1999-01-01' } }), 400, 'invalid_input', 'source.day');
+  });
+
+  test('the persons behind a path: an edge, a node and where paths ended', async () => {
+    const paths = { kind: 'PathsQuery', dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' }, pathsFilter: { includeEventTypes: ['custom_event'] } };
+    const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: paths } }));
+    const who = async (keys: Record<string, string>) => {
+      const body = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: paths, ...keys } }));
+      return body.results.map((r: any[]) => r[0].distinct_ids.find((id: string) => !id.startsWith('anon'))).sort();
+    };
+    assert.ok(answer.results.length >= 2, JSON.stringify(answer.results));
+    // Each person walks each edge once here, so an edge's persons are as many as its value.
+    for (const edge of answer.results) assert.equal((await who({ pathStartKey: edge.source, pathEndKey: edge.target })).length, edge.value, `${edge.source} → ${edge.target}`);
+    assert.deepEqual(await who({ pathStartKey: '1_f1', pathEndKey: '2_f2' }), ['alice', 'bob']);
+    assert.deepEqual(await who({ pathStartKey: '2_f2' }), ['alice', 'bob']);
+    assert.deepEqual(await who({ pathDropoffKey: '2_f2' }), ['bob']);
+    assert.deepEqual(await who({ pathDropoffKey: '1_f1' }), ['carol']);
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: paths } }), 400, 'required', 'source.pathStartKey');
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: paths, pathStartKey: '/home' } }), 400, 'invalid_input', 'source.pathStartKey');
   });
 
   test('bad input is a 400', async () => {

@@ -131,6 +131,11 @@ function parseSource(value: unknown, kinds: ReadonlyMap<string, QueryKind<unknow
     status: pick(source.status, ['string']) as string | null,
     funnelStep: pick(source.funnelStep, ['number']) as number | null,
     interval: pick(source.interval, ['number']) as number | null,
+    funnelTrendsEntrancePeriodStart: pick(source.funnelTrendsEntrancePeriodStart, ['string']) as string | null,
+    funnelTrendsDropOff: pick(source.funnelTrendsDropOff, ['boolean']) as boolean | null,
+    pathStartKey: pick(source.pathStartKey, ['string']) as string | null,
+    pathEndKey: pick(source.pathEndKey, ['string']) as string | null,
+    pathDropoffKey: pick(source.pathDropoffKey, ['string']) as string | null,
   };
   return { kind, node: kind.parse(inner), point };
 }

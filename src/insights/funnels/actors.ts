@@ -8,13 +8,15 @@
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { cohortBreakdownIds, withCohort } from '../node-fields.js';
-import { resolveDateRange } from '../time/index.js';
+import { buckets, resolveDateRange } from '../time/index.js';
+import { instantConstant } from '../events-scope.js';
 import type { ActorsPoint, InsightContext } from '../types.js';
 import { bestAttempts } from './attempts.js';
 import { type FunnelsNode, OTHER_BREAKDOWN } from './parse.js';
 
 export function funnelActors(node: FunnelsNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
   if (node.groupTypeIndex !== null) throw validationError('A funnel of groups has groups behind its numbers, not persons.', 'source.aggregation_group_type_index', 'invalid_choice');
+  if (point.funnelTrendsEntrancePeriodStart) return trendsViewActors(node, point, ctx);
   const step = reachedStep(point.funnelStep, node.steps.length);
   if (node.breakdown?.cohorts && point.breakdown !== null && point.breakdown !== undefined) {
     const [cohort] = cohortBreakdownIds(point.breakdown, 'source.funnelStepBreakdown');
@@ -48,4 +50,33 @@ function breakdownValues(value: unknown, node: FunnelsNode): string[] | null {
   if (values.length !== node.breakdown.parts.length) throw validationError(`funnelStepBreakdown needs ${node.breakdown.parts.length} value(s).`, 'source.funnelStepBreakdown');
   if (values.length === 1 && values[0] === OTHER_BREAKDOWN) throw validationError('The persons behind "Other" cannot be listed; pick a breakdown value.', 'source.funnelStepBreakdown');
   return values;
+}
+
+/**
+ * The persons behind one point of the trends view: those whose counted attempt entered (reached
+ * the `funnelFromStep`) in the period starting `funnelTrendsEntrancePeriodStart`, and converted
+ * (reached `funnelToStep`), or with `funnelTrendsDropOff` did not.
+ */
+function trendsViewActors(node: FunnelsNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
+  const attr = 'source.funnelTrendsEntrancePeriodStart';
+  const range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
+  const list = buckets(range);
+  const at = list.findIndex((b) => b.day === point.funnelTrendsEntrancePeriodStart || b.iso === point.funnelTrendsEntrancePeriodStart || b.day.startsWith(`${point.funnelTrendsEntrancePeriodStart} `));
+  if (at < 0) throw validationError(`${String(point.funnelTrendsEntrancePeriodStart).slice(0, 40)} is not an entry period of the funnel's range.`, attr);
+  const from = at === 0 ? range.readFrom : list[at].start;
+  const to = at + 1 < list.length ? list[at + 1].start : range.to;
+  const best = bestAttempts({ ...node, breakdown: null }, range, ctx, { perPeriod: true });
+  const steps = ir.column('p', null, 'steps', 'Integer');
+  const entry = ir.column('p', null, 'ts0', 'DateTime');
+  const converted = ir.op('>=', [steps, ir.constant(node.toStep + 1, 'Integer')]);
+  return ir.select({
+    columns: [{ name: 'actor_id', expr: ir.column('p', null, 'a', 'UUID') }],
+    from: { kind: 'subquery', query: best, alias: 'p' },
+    where: ir.allOf([
+      ir.op('>=', [entry, instantConstant(from)]),
+      ir.op('<', [entry, instantConstant(to)]),
+      ir.op('>=', [steps, ir.constant(node.fromStep + 1, 'Integer')]),
+      point.funnelTrendsDropOff ? ir.op('not', [converted]) : converted,
+    ]),
+  });
 }

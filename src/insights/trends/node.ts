@@ -42,7 +42,9 @@ export const BREAKDOWN_TYPES = ['event', 'person', 'hogql'] as const;
 export type BreakdownType = (typeof BREAKDOWN_TYPES)[number];
 export interface Breakdown {
   /** `cohort`: one series per cohort of `cohorts` (query-api.md §1.4.5), never combined with others. */
-  type: BreakdownType | 'cohort';
+  type: BreakdownType | 'cohort' | 'group';
+  /** The group type of a `group` breakdown. */
+  groupTypeIndex?: number;
   /** Cohort ids, and `all` for everyone, of a cohort breakdown. */
   cohorts?: (number | 'all')[];
   /** Property key, or the HogQL expression. */
@@ -120,12 +122,12 @@ function parseBreakdowns(filter: Record<string, unknown>): Breakdown[] {
     return filter.breakdowns.map((item, i) => {
       const attr = `breakdownFilter.breakdowns.${i}`;
       const b = record(item, attr);
-      return breakdown(b.type, b.property, attr, 'property');
+      return breakdown(b.type, b.property, attr, 'property', b.group_type_index);
     });
   }
   if (filter.breakdown === undefined || filter.breakdown === null) return [];
   if (filter.breakdown_type === 'cohort') return [cohortBreakdown(filter.breakdown)];
-  return [breakdown(filter.breakdown_type, filter.breakdown, 'breakdownFilter', 'breakdown')];
+  return [breakdown(filter.breakdown_type, filter.breakdown, 'breakdownFilter', 'breakdown', filter.breakdown_group_type_index)];
 }
 
 function cohortBreakdown(raw: unknown): Breakdown {
@@ -133,14 +135,19 @@ function cohortBreakdown(raw: unknown): Breakdown {
   return { type: 'cohort', property: 'cohort', attr, cohorts: cohortBreakdownIds(raw, attr) };
 }
 
-function breakdown(type: unknown, property: unknown, attr: string, propertyKey: string): Breakdown {
-  if (type === 'cohort') throw validationError('A cohort breakdown is given as breakdown_type "cohort" with breakdown listing the cohorts.', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
-  if (type === 'group') throw validationError('Group property breakdowns are not supported yet.', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
-  const kind = choice(type, BREAKDOWN_TYPES, 'event', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`);
+/** `groupIndex`: `breakdown_group_type_index` (or a breakdowns item's `group_type_index`) of a group breakdown. */
+function breakdown(type: unknown, property: unknown, attr: string, propertyKey: string, groupIndex: unknown): Breakdown {
+  const typeAttr = `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`;
+  if (type === 'cohort') throw validationError('A cohort breakdown is given as breakdown_type "cohort" with breakdown listing the cohorts.', typeAttr, 'invalid_choice');
+  const kind = type === 'group' ? 'group' : choice(type, BREAKDOWN_TYPES, 'event', typeAttr);
   if (typeof property !== 'string' || property === '') {
     throw validationError(`${attr}.${propertyKey} must be a property name${kind === 'hogql' ? ' (a HogQL expression)' : ''}.`, `${attr}.${propertyKey}`);
   }
-  return { type: kind, property, attr: `${attr}.${propertyKey}` };
+  if (kind !== 'group') return { type: kind, property, attr: `${attr}.${propertyKey}` };
+  const indexAttr = propertyKey === 'property' ? `${attr}.group_type_index` : `${attr}.breakdown_group_type_index`;
+  const groupTypeIndex = optionalInteger(groupIndex, indexAttr, 0, 4);
+  if (groupTypeIndex === null) throw validationError('A group breakdown needs the group type index, 0 to 4.', indexAttr);
+  return { type: kind, property, attr: `${attr}.${propertyKey}`, groupTypeIndex };
 }
 
 function parseCompare(value: unknown): TrendsNode['compare'] {
