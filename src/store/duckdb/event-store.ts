@@ -15,7 +15,7 @@ import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { createLogger, type Logger, type LogLevel } from '../../kernel/logger.js';
 import { afterIo } from '../../util/after-io.js';
-import { collectGarbage } from '../../util/idle-collect.js';
+import { compactGarbage } from '../../util/idle-collect.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers, REINTERRUPT_MS } from './readers.js';
@@ -102,6 +102,8 @@ export interface DuckOptions {
 /** How long the store must be idle before DuckDB's cached blocks are let go, and the limit that makes it. */
 const IDLE_RELEASE_MS = 30_000;
 const RELEASE_TO = '1MB';
+/** How long after opening, without calls, the thread's heap is compacted once. */
+const AFTER_OPEN_COMPACT_MS = 2_000;
 
 // Each running query holds one of libuv's four pool threads, which the writer needs too.
 const DEFAULT_READERS = 2;
@@ -201,6 +203,11 @@ export class DuckDbEventStore implements EventStore {
     this.pageBytes = readPageBytes(options.memoryLimit);
     this.idleCheck = setInterval(() => void this.releaseIfIdle(), IDLE_RELEASE_MS / 3);
     this.idleCheck.unref();
+    // Loading DuckDB's bindings and migrating left this thread's heap sparse: compact it once
+    // the start is over, unless work has come (the idle release then does it).
+    setTimeout(() => {
+      if (this.active === 0 && Date.now() - this.lastActive >= AFTER_OPEN_COMPACT_MS) compactGarbage();
+    }, AFTER_OPEN_COMPACT_MS).unref();
   }
 
   private readonly idleCheck: NodeJS.Timeout;
@@ -220,7 +227,7 @@ export class DuckDbEventStore implements EventStore {
     // In the write queue, so that no write runs under the lowered limit.
     await this.writes.run(() => this.lowerLimitForAMoment()).catch(() => undefined);
     // This thread's garbage too: rows it decoded, and the shared flush records it wrote.
-    collectGarbage();
+    compactGarbage();
   }
 
   private async lowerLimitForAMoment(): Promise<void> {
