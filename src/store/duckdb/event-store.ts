@@ -204,11 +204,16 @@ export class DuckDbEventStore implements EventStore {
     this.idleCheck = setInterval(() => void this.releaseIfIdle(), IDLE_RELEASE_MS / 3);
     this.idleCheck.unref();
     // Loading DuckDB's bindings and migrating left this thread's heap sparse: compact it once
-    // the start is over, unless work has come (the idle release then does it).
-    setTimeout(() => {
-      if (this.active === 0 && Date.now() - this.lastActive >= AFTER_OPEN_COMPACT_MS) compactGarbage();
-    }, AFTER_OPEN_COMPACT_MS).unref();
+    // the start is over (no call for a moment).
+    this.afterOpenCheck = setInterval(() => {
+      if (this.active > 0 || Date.now() - this.lastActive < AFTER_OPEN_COMPACT_MS) return;
+      clearInterval(this.afterOpenCheck);
+      compactGarbage();
+    }, AFTER_OPEN_COMPACT_MS / 4);
+    this.afterOpenCheck.unref();
   }
+
+  private readonly afterOpenCheck: NodeJS.Timeout;
 
   private readonly idleCheck: NodeJS.Timeout;
   /** Calls running now, and when the last one ended: how long the store has been idle. */
@@ -662,6 +667,7 @@ export class DuckDbEventStore implements EventStore {
 
   async close(): Promise<void> {
     clearInterval(this.idleCheck);
+    clearInterval(this.afterOpenCheck);
     if (this.exportInterrupter) clearInterval(this.exportInterrupter);
     await this.reopening?.catch(() => undefined);
     await this.readers.stopAll(queryFailure('QueryInterruptedError', 'the event store is closing'));
