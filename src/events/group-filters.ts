@@ -23,7 +23,7 @@ export type GroupValues = Map<string, Map<string, string>>;
 const slot = (index: number, key: string) => `${index}\u0000${key}`;
 
 /** The (type index, key) pairs of the group filters in a `properties` value, however nested. */
-function groupFilters(value: unknown, depth = 0, found = new Map<string, { index: number; key: string }>()) {
+function groupFilters(value: unknown, depth = 0, found = new Map<string, GroupProperty>()) {
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return found;
   if (Array.isArray(value)) {
     for (const item of value) groupFilters(item, depth + 1, found);
@@ -38,18 +38,29 @@ function groupFilters(value: unknown, depth = 0, found = new Map<string, { index
   return found;
 }
 
+/** A group property some filter or breakdown reads: the group type's index and the property's key. */
+export interface GroupProperty {
+  index: number;
+  key: string;
+}
+
 /** Reads what the request's group filters need; null when it has none. */
-export async function loadGroupValues(properties: unknown, projectId: number, groups: Pick<GroupStore, 'propertyOfGroups'> | null): Promise<GroupValues | null> {
-  const wanted = groupFilters(properties);
-  if (wanted.size === 0) return null;
-  if (!groups) throw validationError('Group property filters are not available with this metadata store.', 'properties');
+export function loadGroupValues(properties: unknown, projectId: number, groups: Pick<GroupStore, 'propertyOfGroups'> | null): Promise<GroupValues | null> {
+  return loadGroupProperties([...groupFilters(properties).values()], projectId, groups, 'properties');
+}
+
+/** Each property's value of every group that has it; null when none is wanted. A 400 on `attr` past MAX_GROUPS. */
+export async function loadGroupProperties(wanted: GroupProperty[], projectId: number, groups: Pick<GroupStore, 'propertyOfGroups'> | null, attr: string): Promise<GroupValues | null> {
+  if (wanted.length === 0) return null;
+  if (!groups) throw validationError('Group properties are not available with this metadata store.', attr);
   const values: GroupValues = new Map();
-  for (const [name, { index, key }] of wanted) {
+  for (const { index, key } of wanted) {
+    if (values.has(slot(index, key))) continue;
     const found = await groups.propertyOfGroups(projectId, index, key, MAX_GROUPS + 1);
     if (found.size > MAX_GROUPS) {
-      throw validationError(`Group property filters cover at most ${MAX_GROUPS} groups having the property; ${key} has more.`, 'properties');
+      throw validationError(`Group properties can be read for at most ${MAX_GROUPS} groups having the property; ${key} has more.`, attr);
     }
-    values.set(name, found);
+    values.set(slot(index, key), found);
   }
   return values;
 }

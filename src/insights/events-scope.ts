@@ -1,11 +1,13 @@
 /**
  * What every insight's statement over the events table starts from: a scope for fields and
- * person joins (alias `e`, scoped to the project), property filters whose errors become 400s
- * naming the request field, and instants as DateTime constants.
+ * person joins (alias `e`, scoped to the project), property filters (group properties from
+ * the values the query service loaded) whose errors become 400s naming the request field, and
+ * instants as DateTime constants.
  */
 import { EventsScope, HogQLError, compileFilters, ir } from '../hogql/index.js';
 import { validationError } from '../kernel/errors.js';
 import { actionCondition } from '../actions/condition.js';
+import { groupReader } from '../events/group-filters.js';
 import type { ResolvedAction } from './series/node.js';
 import type { InsightContext } from './types.js';
 
@@ -22,13 +24,19 @@ export function insightEvents(ctx: InsightContext): InsightEvents {
     scope,
     filters(json, attr) {
       try {
-        return compileFilters(json, scope);
+        return compileFilters(json, scope, ctx.groupValues ? { group: groupReader(ctx.groupValues) } : {});
       } catch (error) {
         if (error instanceof HogQLError) throw validationError(error.message, attr);
         throw error;
       }
     },
   };
+}
+
+/** A group's property through the event's `$group_N` key, from the values the query service loaded (query/groups.ts). */
+export function groupPropertyText(ctx: InsightContext, key: string, index: number): ir.IrExpr {
+  if (!ctx.groupValues) throw validationError('Group properties are not available here.', 'breakdownFilter');
+  return groupReader(ctx.groupValues)(key, index).text;
 }
 
 /** An instant (ms) as a DateTime constant (`YYYY-MM-DD HH:MM:SS.ffffff`, UTC). */

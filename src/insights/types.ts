@@ -7,6 +7,7 @@
  */
 import type { ir, PrintOptions } from '../hogql/index.js';
 import type { WeekStartDay } from './time/index.js';
+import type { GroupValues } from '../events/group-filters.js';
 
 export type Row = Record<string, unknown>;
 
@@ -23,6 +24,8 @@ export interface InsightContext {
   project: InsightProject;
   /** The request's "now": relative dates count back from it. */
   now: Date;
+  /** The group properties the query's filters and breakdowns read (query/groups.ts), or null. */
+  groupValues?: GroupValues | null;
   /** Runs one statement on the event store; rows decoded (hogql/dialect.ts RowValue). */
   run(query: ir.IrQuery, options?: PrintOptions): Promise<Row[]>;
 }
@@ -46,6 +49,13 @@ export interface ActorsPoint {
   status?: string | null;
   funnelStep?: number | null;
   interval?: number | null;
+  /** Funnels' trends view: the entry period (a `days` entry) and whether to list who did not convert. */
+  funnelTrendsEntrancePeriodStart?: string | null;
+  funnelTrendsDropOff?: boolean | null;
+  /** Paths: a node (`"1_/home"`), with pathEndKey an edge; pathDropoffKey: paths that ended at a node. */
+  pathStartKey?: string | null;
+  pathEndKey?: string | null;
+  pathDropoffKey?: string | null;
 }
 
 export interface QueryKind<Node = unknown> {

@@ -1,7 +1,7 @@
 /**
  * ActorsQuery without a source: persons as rows, `person` and `person_display_name` objects,
- * search over e-mail and distinct ids, paging, and 400s for bad select lists or a source whose
- * kind cannot list its persons.
+ * search over e-mail and distinct ids, paging; the persons behind a trend's point and behind a
+ * funnel's steps, a retention row, a stickiness point, a lifecycle point and a path; and 400s for bad select lists or a source whose kind cannot list its persons.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -74,6 +74,139 @@ describe('ActorsQuery', () => {
     assert.equal(all.results.length, 3);
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: trend, day: '1999-01-01' } }), 400, 'invalid_input', 'source.day');
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: trend, series: 3 } }), 400, 'invalid_input', 'source.series');
+  });
+
+  test('a FunnelsActorsQuery lists who reached each step and who dropped off before it, per breakdown value, as many as the funnel counts', async () => {
+    const at = (day: number, minute: number) => `2025-03-0${day}T12:${String(minute).padStart(2, '0')}:00Z`;
+    const steps = (who: string, day: number, browser: string, count: number) =>
+      ['f1', 'f2', 'f3'].slice(0, count).map((event, i) => ({ event, distinct_id: who, timestamp: at(day, i), properties: { $browser: browser } }));
+    await post(server, [...steps('alice', 4, 'Chrome', 3), ...steps('bob', 4, 'Firefox', 2), ...steps('carol', 5, 'Chrome', 1)]);
+    const funnel = {
+      kind: 'FunnelsQuery',
+      series: ['f1', 'f2', 'f3'].map((event) => ({ kind: 'EventsNode', event })),
+      dateRange: { date_from: '2025-03-04', date_to: '2025-03-06' },
+      funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+    };
+    const who = async (source: Record<string, unknown>) => {
+      const body = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: funnel, ...source } }));
+      return body.results.map((r: any[]) => r[0].distinct_ids[0]).sort();
+    };
+    assert.deepEqual(await who({ funnelStep: 1 }), ['alice', 'bob', 'carol']);
+    assert.deepEqual(await who({ funnelStep: 2 }), ['alice', 'bob']);
+    assert.deepEqual(await who({ funnelStep: 3 }), ['alice']);
+    assert.deepEqual(await who({ funnelStep: -2 }), ['carol']);
+    assert.deepEqual(await who({ funnelStep: -3 }), ['bob']);
+
+    const split = { ...funnel, breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' } };
+    const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: split } }));
+    for (const stepsOfValue of answer.results) {
+      for (const [k, step] of stepsOfValue.entries()) {
+        const listed = await expectOk(await actors({ select: ['id'], source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: k + 1, funnelStepBreakdown: step.breakdown_value } }));
+        assert.equal(listed.results.length, step.count, `${JSON.stringify(step.breakdown_value)} step ${k + 1}`);
+      }
+    }
+    const chrome = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: -2, funnelStepBreakdown: ['Chrome'] } }));
+    assert.deepEqual(chrome.results.map((r: any[]) => r[0].distinct_ids[0]), ['carol']);
+    // The trends view: who entered each day and converted, or did not.
+    const trendsView = { ...funnel, interval: 'day', funnelsFilter: { ...funnel.funnelsFilter, funnelVizType: 'trends' } };
+    const trendsAnswer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: trendsView } }));
+    const [series] = trendsAnswer.results;
+    for (const [i, day] of series.days.entries()) {
+      const entryDay = { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: day };
+      const converted = (await expectOk(await actors({ select: ['id'], source: { ...entryDay, funnelTrendsDropOff: false } }))).results.length;
+      const dropped = (await expectOk(await actors({ select: ['id'], source: { ...entryDay, funnelTrendsDropOff: true } }))).results.length;
+      const rate = converted + dropped === 0 ? 0 : Math.round((converted / (converted + dropped)) * 10_000) / 100;
+      assert.equal(rate, series.data[i], `conversion on ${day}`);
+    }
+    const fourth = await expectOk(await actors({ select: ['person'], source: { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: '2025-03-04', funnelTrendsDropOff: true } }));
+    assert.deepEqual(fourth.results.map((r: any[]) => r[0].distinct_ids[0]), ['bob']);
+    await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: trendsView, funnelTrendsEntrancePeriodStart: '1999-01-01' } }), 400, 'invalid_input', 'source.funnelTrendsEntrancePeriodStart');
+    // The same point through an InsightActorsQuery.
+    const viaInsight = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: funnel, funnelStep: 3 } }));
+    assert.equal(viaInsight.results.length, 1);
+
+    for (const funnelStep of [0, -1, 4, 1.5, null]) {
+      await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep } }), 400, 'invalid_input', 'source.funnelStep');
+    }
+    await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: split, funnelStep: 1, funnelStepBreakdown: 'Other' } }), 400, 'invalid_input', 'source.funnelStepBreakdown');
+    await expectError(await actors({ source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep: 1, funnelStepBreakdown: 'Chrome' } }), 400, 'invalid_input', 'source.funnelStepBreakdown');
+  });
+
+  test('the persons of a retention cohort row, as many as the row counts (first time and recurring)', async () => {
+    for (const retentionType of ['retention_first_time', 'retention_recurring']) {
+      const retention = {
+        kind: 'RetentionQuery',
+        dateRange: { date_from: '2025-03-01', date_to: '2025-03-05' },
+        retentionFilter: { period: 'Day', totalIntervals: 5, retentionType, targetEntity: { id: 'a', type: 'events' }, returningEntity: { id: 'f1', type: 'events' } },
+      };
+      const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: retention } }));
+      assert.deepEqual(answer.results.map((row: any) => row.values[0].count), [1, 1, 1, 0, 0], retentionType);
+      for (const [interval, row] of answer.results.entries()) {
+        const listed = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: retention, interval } }));
+        assert.equal(listed.results.length, row.values[0].count, `${retentionType} row ${interval}`);
+      }
+      const second = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: retention, interval: 1 } }));
+      assert.deepEqual(second.results[0][0].distinct_ids, ['bob']);
+      await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: retention, interval: 5 } }), 400, 'invalid_input', 'source.interval');
+    }
+  });
+
+  test('the persons behind a stickiness point: those active in exactly n intervals (n or more when cumulative)', async () => {
+    for (const computedAs of ['non_cumulative', 'cumulative']) {
+      const stickiness = {
+        kind: 'StickinessQuery',
+        series: [{ kind: 'EventsNode', event: 'a' }, { kind: 'EventsNode', event: null }],
+        interval: 'day',
+        dateRange: { date_from: '2025-03-01', date_to: '2025-03-05' },
+        stickinessFilter: { computedAs },
+      };
+      const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: stickiness } }));
+      for (const [series, result] of answer.results.entries()) {
+        for (const [i, day] of result.days.entries()) {
+          const listed = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: stickiness, series, day } }));
+          assert.equal(listed.results.length, result.data[i], `${computedAs} series ${series} day ${day}`);
+        }
+      }
+      // Every person was active on two days with any event: one on 1 March to 3 March, one on 4 or 5 March.
+      assert.equal(answer.results[1].data[1], 3, computedAs);
+      await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: stickiness, day: 6 } }), 400, 'invalid_input', 'source.day');
+    }
+  });
+
+  test('the persons behind a lifecycle point, for every status and day, as many as it counts', async () => {
+    const lifecycle = { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: null }], interval: 'day', dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' } };
+    const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: lifecycle } }));
+    let listedAny = 0;
+    for (const result of answer.results) {
+      for (const [i, day] of result.days.entries()) {
+        const listed = await expectOk(await actors({ select: ['id'], source: { kind: 'InsightActorsQuery', source: lifecycle, status: result.status, day } }));
+        assert.equal(listed.results.length, Math.abs(result.data[i]), `${result.status} on ${day}`);
+        listedAny += listed.results.length;
+      }
+    }
+    assert.ok(listedAny >= 9, `every person is new, dormant and back at least once: ${listedAny}`);
+    const dormantOnSecond = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'dormant', day: 1 } }));
+    assert.deepEqual(dormantOnSecond.results.map((r: any[]) => r[0].distinct_ids[0]), ['alice']);
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'sleepy', day: 1 } }), 400, 'invalid_choice', 'source.status');
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'new', day: '1999-01-01' } }), 400, 'invalid_input', 'source.day');
+  });
+
+  test('the persons behind a path: an edge, a node and where paths ended', async () => {
+    const paths = { kind: 'PathsQuery', dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' }, pathsFilter: { includeEventTypes: ['custom_event'] } };
+    const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: paths } }));
+    const who = async (keys: Record<string, string>) => {
+      const body = await expectOk(await actors({ select: ['person'], source: { kind: 'InsightActorsQuery', source: paths, ...keys } }));
+      return body.results.map((r: any[]) => r[0].distinct_ids.find((id: string) => !id.startsWith('anon'))).sort();
+    };
+    assert.ok(answer.results.length >= 2, JSON.stringify(answer.results));
+    // Each person walks each edge once here, so an edge's persons are as many as its value.
+    for (const edge of answer.results) assert.equal((await who({ pathStartKey: edge.source, pathEndKey: edge.target })).length, edge.value, `${edge.source} → ${edge.target}`);
+    assert.deepEqual(await who({ pathStartKey: '1_f1', pathEndKey: '2_f2' }), ['alice', 'bob']);
+    assert.deepEqual(await who({ pathStartKey: '2_f2' }), ['alice', 'bob']);
+    assert.deepEqual(await who({ pathDropoffKey: '2_f2' }), ['bob']);
+    assert.deepEqual(await who({ pathDropoffKey: '1_f1' }), ['carol']);
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: paths } }), 400, 'required', 'source.pathStartKey');
+    await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: paths, pathStartKey: '/home' } }), 400, 'invalid_input', 'source.pathStartKey');
   });
 
   test('bad input is a 400', async () => {

@@ -154,6 +154,29 @@ describe('FunnelsQuery', () => {
     assert.equal(body.results[0][1].order, 1);
   });
 
+  test('breakdown by a group property: read through each event\'s group key, a missing group is ""', async () => {
+    const n = names();
+    const company = (key: string) => ({ $groups: { company: key } });
+    await send([
+      { event: '$groupidentify', distinct_id: 'g-admin', at: t0 - HOUR, properties: { $group_type: 'company', $group_key: 'acme', $group_set: { plan: 'pro' } } },
+      { event: '$groupidentify', distinct_id: 'g-admin', at: t0 - HOUR, properties: { $group_type: 'company', $group_key: 'initech', $group_set: { plan: 'free' } } },
+      { event: n('A'), distinct_id: 'g1', at: t0, properties: company('acme') },
+      { event: n('B'), distinct_id: 'g1', at: t0 + HOUR, properties: company('acme') },
+      { event: n('A'), distinct_id: 'g2', at: t0, properties: company('initech') },
+      { event: n('A'), distinct_id: 'g3', at: t0 },
+      { event: n('B'), distinct_id: 'g3', at: t0 + HOUR },
+    ]);
+    const funnel = { series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY), breakdownFilter: { breakdown_type: 'group', breakdown: 'plan', breakdown_group_type_index: 0 } };
+    const body = await expectOk(await query(funnel));
+    const summary = body.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)]);
+    assert.deepEqual(summary, [
+      [[''], [1, 1]],
+      [['pro'], [1, 1]],
+      [['free'], [1, 0]],
+    ]);
+    await expectError(await query({ ...funnel, breakdownFilter: { breakdown_type: 'group', breakdown: 'plan' } }), 400, 'invalid_input', 'breakdownFilter.breakdown_group_type_index');
+  });
+
   test('trends view: conversion % per entry day with days and labels; time to convert: bins', async () => {
     const n = names();
     await send([
@@ -188,7 +211,7 @@ describe('FunnelsQuery', () => {
     await expectError(await query({ series: two, funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'b', funnelFromStep: 0, funnelToStep: 1 }] } }), 400, 'invalid_input', 'funnelsFilter.exclusions.0.event');
     await expectError(await query({ series: [{ kind: 'EventsNode', event: 'a', properties: [{ key: 'x', operator: 'regex', value: '(' }] }, ...two] }), 400, 'invalid_input', 'series.0.properties');
     await expectError(await query({ series: two, dateRange: { date_from: 'yesterday-ish' } }), 400, 'invalid_date', 'dateRange.date_from');
-    await expectError(await query({ series: two, breakdownFilter: { breakdown_type: 'cohort', breakdown: [1] } }), 400, 'invalid_choice', 'breakdownFilter.breakdown_type');
+    await expectError(await query({ series: two, breakdownFilter: { breakdown_type: 'cohort', breakdown: ['nope'] } }), 400, 'invalid_input', 'breakdownFilter.breakdown');
   });
 
   // --- property: the API against the reference implementation --------------------------------

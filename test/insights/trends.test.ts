@@ -222,7 +222,7 @@ describe('TrendsQuery', () => {
     assert.deepEqual(smoothed.results[0].data, [0, 0, 0, 0, 0, 1]);
   });
 
-  test('unique_session, unique_group, person-property math and person breakdowns after a merge', async () => {
+  test('unique_session, unique_group, person-property math, person and group breakdowns and group filters after a merge', async () => {
     await setTimeZone('UTC');
     const p = fresh();
     await send([
@@ -260,6 +260,14 @@ describe('TrendsQuery', () => {
     await expectError(await query({ series: [{ kind: 'EventsNode', event: p, math: 'hogql' }] }), 400, 'required', 'series.0.math_hogql');
     const byPlan = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'dau' }], dateRange: range, breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' } });
     assert.deepEqual(byPlan.results.map((r: any) => [r.breakdown_value, r.data[0]]), [['pro', 1]]);
+    // Group properties come from the metadata store, read through each event's group key.
+    const byTier = await trends({ series: [{ kind: 'EventsNode', event: p }], dateRange: range, breakdownFilter: { breakdown_type: 'group', breakdown: 'tier', breakdown_group_type_index: 0 } });
+    // Events without the group (or a group without the property) are the null value, listed after the others.
+    assert.deepEqual(byTier.results.map((r: any) => [r.breakdown_value, r.data[0]]), [['gold', 1], ['$$_posthog_breakdown_null_$$', 3]]);
+    const gold = await trends({ series: [{ kind: 'EventsNode', event: p }], dateRange: range, properties: [{ type: 'group', key: 'tier', value: 'gold', group_type_index: 0 }] });
+    assert.deepEqual(gold.results[0].data, [1]);
+    const viaItems = await trends({ series: [{ kind: 'EventsNode', event: p }], dateRange: range, breakdownFilter: { breakdowns: [{ type: 'group', property: 'tier', group_type_index: 0 }] } });
+    assert.deepEqual(viaItems.results.map((r: any) => r.data[0]).sort(), [1, 3]);
   });
 
   test('bad input is a 400 naming the field', async () => {
@@ -276,7 +284,7 @@ describe('TrendsQuery', () => {
       [{ series: [{ kind: 'EventsNode' }], trendsFilter: { formulaNodes: [{ formula: 'A; drop' }] } }, 'invalid_input', 'trendsFilter.formulaNodes.0.formula'],
       [{ series: [{ kind: 'EventsNode' }], breakdownFilter: { breakdowns: [{ property: 'a' }, { property: 'b' }, { property: 'c' }, { property: 'd' }] } }, 'invalid_input', 'breakdownFilter.breakdowns'],
       [{ series: [{ kind: 'EventsNode' }], breakdownFilter: { breakdown_type: 'hogql', breakdown: 'nosuchfield' } }, 'invalid_input', 'breakdownFilter.breakdown'],
-      [{ series: [{ kind: 'EventsNode' }], breakdownFilter: { breakdown_type: 'group', breakdown: 'tier', breakdown_group_type_index: 0 } }, 'invalid_choice', 'breakdownFilter.breakdown_type'],
+      [{ series: [{ kind: 'EventsNode' }], breakdownFilter: { breakdown_type: 'group', breakdown: 'tier' } }, 'invalid_input', 'breakdownFilter.breakdown_group_type_index'],
       [{ series: [{ kind: 'EventsNode' }], compareFilter: { compare: true, compare_to: 'last week' } }, 'invalid_date', 'compareFilter.compare_to'],
       [{ series: [{ kind: 'EventsNode' }], properties: [{ key: 'x', operator: 'regex', value: '(' }] }, 'invalid_input', 'properties'],
       [{ series: [{ kind: 'EventsNode' }], interval: 'minute', dateRange: { date_from: '2000-01-01' } }, 'invalid_input', 'interval'],

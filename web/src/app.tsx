@@ -25,6 +25,10 @@ const PersonsPage = lazy(() => import('./pages/persons/persons-page').then((m) =
 const PersonPage = lazy(() => import('./pages/persons/person-page').then((m) => m.PersonPage));
 const GroupsPage = lazy(() => import('./pages/groups/groups-page').then((m) => m.GroupsPage));
 const GroupPage = lazy(() => import('./pages/groups/group-page').then((m) => m.GroupPage));
+const CohortListPage = lazy(() => import('./pages/cohorts/cohort-list-page').then((m) => m.CohortListPage));
+const CohortEditorPage = lazy(() => import('./pages/cohorts/cohort-editor-page').then((m) => m.CohortEditorPage));
+const ActionListPage = lazy(() => import('./pages/actions/action-list-page').then((m) => m.ActionListPage));
+const ActionEditorPage = lazy(() => import('./pages/actions/action-editor-page').then((m) => m.ActionEditorPage));
 const SettingsPage = lazy(() => import('./pages/settings/settings-page').then((m) => m.SettingsPage));
 
 export function App() {
@@ -118,6 +122,10 @@ function ProjectPages() {
             <Route path="/groups" component={GroupsPage} />
             <Route path="/groups/:typeIndex" component={GroupsPage} />
             <Route path="/groups/:typeIndex/:groupKey" component={GroupPage} />
+            <Route path="/cohorts" component={CohortListPage} />
+            <Route path="/cohorts/:cohortId" component={CohortEditorPage} />
+            <Route path="/actions" component={ActionListPage} />
+            <Route path="/actions/:actionId" component={ActionEditorPage} />
             <Route path="/feature_flags" component={FlagListPage} />
             <Route path="/feature_flags/:flagId" component={FlagEditorPage} />
             <Route path="/data-management/:tab" component={DataManagementPage} />

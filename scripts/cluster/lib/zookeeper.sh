@@ -32,6 +32,9 @@ zookeeper_says() {
   timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1; echo "$2" >&3; cat <&3' _ "$(port zookeeper)" "$1" 2>/dev/null
 }
 
-ready_zookeeper() { [ "$(zookeeper_says ruok)" = imok ]; }
+# `ruok` answers imok as soon as the process listens, also while it is still loading its data
+# (after a restart with a big snapshot), and ClickHouse started then fails its handshake.
+# `srvr` reports a Mode only once the server serves.
+ready_zookeeper() { zookeeper_says srvr | grep -q '^Mode: '; }
 
 stop_signal_zookeeper() { echo TERM; }

@@ -112,9 +112,11 @@ export const actorsQuery = (kinds: () => ReadonlyMap<string, QueryKind<unknown>>
 
 function parseSource(value: unknown, kinds: ReadonlyMap<string, QueryKind<unknown>>): Source | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) throw validationError('source must be an InsightActorsQuery.', 'source', 'invalid');
+  if (typeof value !== 'object' || Array.isArray(value)) throw validationError('source must be an InsightActorsQuery or a FunnelsActorsQuery.', 'source', 'invalid');
   const source = value as Record<string, unknown>;
-  if (source.kind !== 'InsightActorsQuery') throw validationError('source must be an InsightActorsQuery.', 'source.kind', 'invalid_choice');
+  if (source.kind !== 'InsightActorsQuery' && source.kind !== 'FunnelsActorsQuery') throw validationError('source must be an InsightActorsQuery or a FunnelsActorsQuery.', 'source.kind', 'invalid_choice');
+  // FunnelsActorsQuery names its breakdown value funnelStepBreakdown.
+  const breakdown = source.kind === 'FunnelsActorsQuery' ? source.funnelStepBreakdown : source.breakdown;
   const inner = source.source as Record<string, unknown> | undefined;
   if (!inner || typeof inner !== 'object' || Array.isArray(inner)) throw validationError('source.source must be an insight query.', 'source.source', 'required');
   const kind = kinds.get(String(inner.kind));
@@ -124,11 +126,16 @@ function parseSource(value: unknown, kinds: ReadonlyMap<string, QueryKind<unknow
   const point: ActorsPoint = {
     day: pick(source.day, ['string', 'number']) as ActorsPoint['day'],
     series: pick(source.series, ['number']) as number | null,
-    breakdown: source.breakdown ?? null,
+    breakdown: breakdown ?? null,
     compare: source.compare === 'previous' ? 'previous' : source.compare === 'current' ? 'current' : null,
     status: pick(source.status, ['string']) as string | null,
     funnelStep: pick(source.funnelStep, ['number']) as number | null,
     interval: pick(source.interval, ['number']) as number | null,
+    funnelTrendsEntrancePeriodStart: pick(source.funnelTrendsEntrancePeriodStart, ['string']) as string | null,
+    funnelTrendsDropOff: pick(source.funnelTrendsDropOff, ['boolean']) as boolean | null,
+    pathStartKey: pick(source.pathStartKey, ['string']) as string | null,
+    pathEndKey: pick(source.pathEndKey, ['string']) as string | null,
+    pathDropoffKey: pick(source.pathDropoffKey, ['string']) as string | null,
   };
   return { kind, node: kind.parse(inner), point };
 }

@@ -8,18 +8,20 @@ import { validationError } from '../../kernel/errors.js';
 import { type ResolvedDateRange, buckets, describeRange, resolveDateRange } from '../time/index.js';
 import { bucketExpr, bucketWall } from '../series/bucket.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
+import { withCohort } from '../node-fields.js';
 import { bestAttempts } from './attempts.js';
-import { type FunnelsNode, parseFunnelsQuery } from './parse.js';
+import { funnelActors } from './actors.js';
+import { type FunnelsNode, OTHER_BREAKDOWN, parseFunnelsQuery } from './parse.js';
 
 type Expr = ir.IrExpr;
 
 const int = (n: number) => ir.constant(n, 'Integer');
-const OTHER = 'Other';
 
 export const funnelsQuery: QueryKind<FunnelsNode> = {
   kind: 'FunnelsQuery',
   parse: parseFunnelsQuery,
   run: runFunnel,
+  actors: funnelActors,
   // PostHog: 3 minutes for ranges of a week or less or hourly intervals, else 15.
   freshForSeconds: (node) => (node.interval === 'hour' ? 180 : 900),
 };
@@ -29,8 +31,33 @@ async function runFunnel(node: FunnelsNode, ctx: InsightContext): Promise<KindRe
   const range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
   const options = { timeSpan: { from: new Date(range.readFrom), to: new Date(range.to) } };
   const run = (query: ir.IrQuery) => ctx.run(query, options);
-  const results = node.viz === 'steps' ? await steps(node, range, ctx, run) : node.viz === 'trends' ? await trends(node, range, ctx, run) : await timeToConvert(node, range, ctx, run);
+  const view = (of: FunnelsNode) => (of.viz === 'steps' ? steps(of, range, ctx, run) : of.viz === 'trends' ? trends(of, range, ctx, run) : timeToConvert(of, range, ctx, run));
+  const cohorts = node.viz === 'time_to_convert' ? undefined : node.breakdown?.cohorts;
+  const results = cohorts ? await byCohort(node, cohorts, view) : await view(node);
   return { results, resolved_date_range: describeRange(range) };
+}
+
+/**
+ * A cohort breakdown: the view once per cohort, over its members only (a person may be in
+ * several cohorts, so the values cannot come from one grouped statement), each result tagged
+ * with the cohort id as its breakdown value. Funnels of steps are ordered as other breakdowns'.
+ */
+async function byCohort(node: FunnelsNode, cohorts: (number | 'all')[], view: (of: FunnelsNode) => Promise<unknown>): Promise<unknown> {
+  const tagged: Array<Array<Record<string, unknown>>> = [];
+  for (const cohort of cohorts) {
+    const results = (await view({ ...node, breakdown: null, properties: withCohort(node.properties, cohort) })) as Array<Record<string, unknown>>;
+    const tag = node.viz === 'steps' ? { breakdown: String(cohort), breakdown_value: cohort } : { breakdown_value: cohort };
+    tagged.push(results.map((item) => ({ ...item, ...tag })));
+  }
+  if (node.viz !== 'steps') return tagged.flat();
+  const counts = (funnel: Array<Record<string, unknown>>) => funnel.map((step) => Number(step.count));
+  return tagged.sort((a, b) => compareFunnels(counts(a), counts(b)) || String(a[0]?.breakdown_value).localeCompare(String(b[0]?.breakdown_value)));
+}
+
+/** Funnels with the most at the last step first, then at each earlier step. */
+function compareFunnels(a: number[], b: number[]): number {
+  for (let k = a.length - 1; k >= 0; k--) if (a[k] !== b[k]) return b[k] - a[k];
+  return 0;
 }
 
 type Run = (query: ir.IrQuery) => Promise<Row[]>;
@@ -64,7 +91,7 @@ function aggregate(node: FunnelsNode, best: ir.IrQuery, periodType: HogQLType | 
       }),
     });
     joins.push({ type: 'INNER', item: { kind: 'cte', name: 'ranks', alias: 'k' }, on: ir.op('=', [{ ...ref(p, 'bd', 'Array'), item: 'String' }, { ...ref('k', 'bd', 'Array'), item: 'String' }]) });
-    const other: Expr = { kind: 'array', items: [ir.constant(OTHER, 'String')], type: 'Array', item: 'String' };
+    const other: Expr = { kind: 'array', items: [ir.constant(OTHER_BREAKDOWN, 'String')], type: 'Array', item: 'String' };
     group.push({
       name: 'bd',
       expr: { kind: 'case', branches: [[ir.op('<=', [ref('k', 'rk', 'Integer'), int(node.breakdown.limit)]), { ...ref(p, 'bd', 'Array'), item: 'String' }]], otherwise: other, type: 'Array', item: 'String' },
@@ -114,10 +141,8 @@ async function steps(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCo
   if (!node.breakdown) return funnel(rows[0], null);
   const funnels = rows.map((row) => funnel(row, breakdownKey(row)));
   // Last step first, then each earlier step, all descending; then the value.
-  funnels.sort((a, b) => {
-    for (let k = n - 1; k >= 0; k--) if (a[k].count !== b[k].count) return b[k].count - a[k].count;
-    return JSON.stringify(a[0].breakdown).localeCompare(JSON.stringify(b[0].breakdown));
-  });
+  const counts = (funnel: typeof funnels[number]) => funnel.map((step) => step.count);
+  funnels.sort((a, b) => compareFunnels(counts(a), counts(b)) || JSON.stringify(a[0].breakdown).localeCompare(JSON.stringify(b[0].breakdown)));
   return funnels;
 }
 

@@ -6,7 +6,7 @@
  */
 import { validationError } from '../../kernel/errors.js';
 import { type DateRangeInput, type Interval, INTERVALS } from '../time/index.js';
-import { type Obj, choiceField, integerField, isObject } from '../node-fields.js';
+import { type Obj, choiceField, cohortBreakdownIds, integerField, isObject } from '../node-fields.js';
 import { actionOfNode, type ResolvedAction } from '../series/node.js';
 
 export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
@@ -41,13 +41,17 @@ export interface FunnelExclusion {
 }
 
 export interface BreakdownPart {
-  type: 'event' | 'person';
+  type: 'event' | 'person' | 'group';
   property: string;
+  /** The group type of a `group` part. */
+  groupTypeIndex?: number;
 }
 
 export interface FunnelBreakdown {
   parts: BreakdownPart[];
   limit: number;
+  /** A cohort breakdown (no parts): one funnel per cohort, `all` for everyone. */
+  cohorts?: (number | 'all')[];
 }
 
 export interface FunnelsNode {
@@ -72,6 +76,8 @@ export interface FunnelsNode {
 export const MAX_STEPS = 20;
 const MAX_EXCLUSIONS = 20;
 const BREAKDOWN_LIMIT = 25;
+/** The value of the funnel that merges the breakdown values past the limit (not trends' marker). */
+export const OTHER_BREAKDOWN = 'Other';
 
 function optionalObject(v: unknown, attr: string): Obj | null {
   if (v === undefined || v === null) return null;
@@ -102,24 +108,35 @@ function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
   if (!raw) return null;
   const attr = 'breakdownFilter';
   const limit = integerField(raw.breakdown_limit, BREAKDOWN_LIMIT, 1, 1000, `${attr}.breakdown_limit`)!;
-  const partType = (v: unknown, at: string) => choiceField(v, ['event', 'person'] as const, 'event', at);
+  const partType = (v: unknown, at: string) => choiceField(v, ['event', 'person', 'group'] as const, 'event', at);
+  const groupIndex = (type: BreakdownPart['type'], v: unknown, at: string) => {
+    if (type !== 'group') return {};
+    const groupTypeIndex = integerField(v, null, 0, 4, at);
+    if (groupTypeIndex === null) throw validationError('A group breakdown needs the group type index, 0 to 4.', at);
+    return { groupTypeIndex };
+  };
   const property = (v: unknown, at: string) => {
     if (typeof v !== 'string' || v === '' || v.length > 400) throw validationError(`${at} must be a property name.`, at);
     return v;
   };
   let parts: BreakdownPart[] = [];
+  if (raw.breakdown_type === 'cohort' && raw.breakdown !== undefined && raw.breakdown !== null) {
+    return { parts, limit, cohorts: cohortBreakdownIds(raw.breakdown, `${attr}.breakdown`) };
+  }
   if (Array.isArray(raw.breakdowns) && raw.breakdowns.length > 0) {
     if (raw.breakdowns.length > 3) throw validationError('At most 3 breakdowns.', `${attr}.breakdowns`);
     parts = raw.breakdowns.map((b, i) => {
       const at = `${attr}.breakdowns.${i}`;
       if (!isObject(b)) throw validationError(`${at} must be an object.`, at);
-      return { type: partType(b.type, `${at}.type`), property: property(b.property, `${at}.property`) };
+      const type = partType(b.type, `${at}.type`);
+      return { type, property: property(b.property, `${at}.property`), ...groupIndex(type, b.group_type_index, `${at}.group_type_index`) };
     });
   } else if (raw.breakdown !== undefined && raw.breakdown !== null) {
     const type = partType(raw.breakdown_type, `${attr}.breakdown_type`);
     const list = Array.isArray(raw.breakdown) ? raw.breakdown : [raw.breakdown];
     if (list.length === 0 || list.length > 3) throw validationError('breakdown must name 1 to 3 properties.', `${attr}.breakdown`);
-    parts = list.map((p) => ({ type, property: property(p, `${attr}.breakdown`) }));
+    const index = groupIndex(type, raw.breakdown_group_type_index, `${attr}.breakdown_group_type_index`);
+    parts = list.map((p) => ({ type, property: property(p, `${attr}.breakdown`), ...index }));
   } else {
     return null;
   }

@@ -7,9 +7,9 @@
  */
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
-import type { InsightContext, KindResponse, QueryKind } from '../types.js';
-import { addUnits, bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, resolveDateRange, toInstant, type DateRangeInput, type Interval } from '../time/index.js';
-import { lifecycleStatement } from './statement.js';
+import type { ActorsPoint, InsightContext, KindResponse, QueryKind } from '../types.js';
+import { addUnits, bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, resolveDateRange, toInstant, type Bucket, type DateRangeInput, type Interval } from '../time/index.js';
+import { lifecycleStatement, type LifecyclePoint } from './statement.js';
 import { InsightScope } from '../series/scope.js';
 import { choice, optionalBoolean, parseDateRange, parseSeries, seriesId, seriesName, seriesType, type SeriesNode } from '../series/node.js';
 
@@ -44,26 +44,43 @@ export const lifecycleKind: QueryKind<LifecycleNode> = {
   kind: 'LifecycleQuery',
   parse: parseLifecycle,
   run: runLifecycle,
+  actors: lifecycleActors,
   freshForSeconds: (node) => (node.interval === 'hour' || node.interval === 'minute' ? 180 : 900),
 };
 
-async function runLifecycle(node: LifecycleNode, ctx: InsightContext): Promise<KindResponse> {
+/** The range's buckets and the lifecycle statement over them (listing one point's persons with `point`). */
+function lifecycleOf(node: LifecycleNode, ctx: InsightContext, point?: (list: Bucket[]) => LifecyclePoint) {
   const { timeZone, weekStartDay } = ctx.project;
   const range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone, weekStartDay, now: ctx.now });
   if (bucketCount(range) > MAX_BUCKETS) throw validationError(`The range holds more than ${MAX_BUCKETS} intervals; use a longer interval or a shorter range.`, 'interval');
   const list = buckets(range);
-  const series = node.series[0];
   const before = addUnits(range.interval, -1, list[0].wall);
-
   const scope = new InsightScope(ctx);
   const where = ir.allOf([
-    scope.seriesCondition(series, 'series.0'),
+    scope.seriesCondition(node.series[0], 'series.0'),
     scope.filters(node.properties, 'properties'),
     scope.testAccounts(node.filterTestAccounts),
   ]);
   const readFrom = toInstant(before, timeZone);
-  const statement = lifecycleStatement(scope, where, range, [before, ...list.map((b) => b.wall)], readFrom);
-  const rows = await ctx.run(statement, { timeSpan: { from: new Date(readFrom), to: new Date(range.to) } });
+  const statement = lifecycleStatement(scope, where, range, [before, ...list.map((b) => b.wall)], readFrom, point?.(list));
+  return { range, list, statement, timeSpan: { from: new Date(readFrom), to: new Date(range.to) } };
+}
+
+/** The persons of one status in one bucket (InsightActorsQuery `status` and `day`, a `days` entry or its index). */
+function lifecycleActors(node: LifecycleNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
+  const status = STATUSES.find((s) => s === point.status);
+  if (!status) throw validationError(`status must be one of ${STATUSES.join(', ')}.`, 'source.status', 'invalid_choice');
+  return lifecycleOf(node, ctx, (list) => {
+    const index = typeof point.day === 'number' ? point.day : list.findIndex((b) => b.day === point.day || b.iso === point.day);
+    if (!Number.isInteger(index) || index < 0 || index >= list.length) throw validationError(`day ${String(point.day).slice(0, 40)} is not a bucket of the query's range.`, 'source.day');
+    return { index, status };
+  }).statement;
+}
+
+async function runLifecycle(node: LifecycleNode, ctx: InsightContext): Promise<KindResponse> {
+  const { range, list, statement, timeSpan } = lifecycleOf(node, ctx);
+  const series = node.series[0];
+  const rows = await ctx.run(statement, { timeSpan });
   const counts = Object.fromEntries(STATUSES.map((s) => [s, list.map(() => 0)])) as Record<(typeof STATUSES)[number], number[]>;
   for (const row of rows) {
     const at = Number(row.idx);

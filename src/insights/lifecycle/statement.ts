@@ -19,8 +19,17 @@ type IrExpr = ir.IrExpr;
 const col = (table: string, name: string, type: ir.IrColumn['type']) => ir.column(table, null, name, type);
 const int = (n: number) => ir.constant(n, 'Integer');
 
-/** `walls`: the wall starts of the interval before the range and of each bucket, in order. */
-export function lifecycleStatement(scope: InsightScope, where: IrExpr | null, range: ResolvedDateRange, walls: number[], readFrom: number): ir.IrSelect {
+/** One status in one bucket (index into the range's buckets), whose persons are wanted. */
+export interface LifecyclePoint {
+  index: number;
+  status: 'new' | 'returning' | 'resurrecting' | 'dormant';
+}
+
+/**
+ * `walls`: the wall starts of the interval before the range and of each bucket, in order. With
+ * `point`, the statement lists that point's persons (`actor_id`) instead of counting.
+ */
+export function lifecycleStatement(scope: InsightScope, where: IrExpr | null, range: ResolvedDateRange, walls: number[], readFrom: number, point?: LifecyclePoint): ir.IrSelect {
   const { timeZone, weekStartDay, interval } = range;
   const bucket = bucketExpr(interval, timeZone, weekStartDay);
   const created = bucketExpr(interval, timeZone, weekStartDay, scope.field(['person', 'created_at']));
@@ -57,6 +66,7 @@ export function lifecycleStatement(scope: InsightScope, where: IrExpr | null, ra
   });
   const marked = ir.select({
     columns: [
+      { expr: col('q', 'person', 'UUID'), name: 'person' },
       { expr: col('q', 'idx', 'Integer'), name: 'idx' },
       { expr: col('q', 'is_new', 'Boolean'), name: 'is_new' },
       { expr: byPerson('lag'), name: 'prev' },
@@ -75,6 +85,20 @@ export function lifecycleStatement(scope: InsightScope, where: IrExpr | null, ra
     otherwise: ir.constant('resurrecting', 'String'),
     type: 'String',
   };
+  const next = col('m', 'next', 'Integer');
+  const dormantAfter = ir.op('and', [ir.op('or', [ir.op('isNull', [next]), ir.op('>', [next, plus(idx, 1)])]), ir.op('<', [plus(idx, 1), int(walls.length - 1)])]);
+  const ctes = [
+    { name: 'pairs', query: pairs },
+    { name: 'keyed', query: keyed },
+    { name: 'marked', query: marked },
+  ];
+  if (point) {
+    const chosen =
+      point.status === 'dormant'
+        ? ir.allOf([dormantAfter, ir.op('=', [plus(idx, 1), int(point.index)])])
+        : ir.allOf([ir.op('=', [idx, int(point.index)]), ir.op('=', [status, ir.constant(point.status, 'String')])]);
+    return ir.select({ ctes, columns: [{ expr: col('m', 'person', 'UUID'), name: 'actor_id' }], from: { kind: 'cte', name: 'marked', alias: 'm' }, where: chosen });
+  }
   const count = ir.call('count', [], 'Integer');
   const active = ir.select({
     columns: [{ expr: idx, name: 'idx' }, { expr: status, name: 'status' }, { expr: count, name: 'n' }],
@@ -82,19 +106,14 @@ export function lifecycleStatement(scope: InsightScope, where: IrExpr | null, ra
     where: ir.op('>=', [idx, int(0)]),
     groupBy: [idx, status],
   });
-  const next = col('m', 'next', 'Integer');
   const dormant = ir.select({
     columns: [{ expr: plus(idx, 1), name: 'idx' }, { expr: ir.constant('dormant', 'String'), name: 'status' }, { expr: count, name: 'n' }],
     from: { kind: 'cte', name: 'marked', alias: 'm' },
-    where: ir.op('and', [ir.op('or', [ir.op('isNull', [next]), ir.op('>', [next, plus(idx, 1)])]), ir.op('<', [plus(idx, 1), int(walls.length - 1)])]),
+    where: dormantAfter,
     groupBy: [plus(idx, 1)],
   });
   return ir.select({
-    ctes: [
-      { name: 'pairs', query: pairs },
-      { name: 'keyed', query: keyed },
-      { name: 'marked', query: marked },
-    ],
+    ctes,
     columns: [
       { expr: col('s', 'idx', 'Integer'), name: 'idx' },
       { expr: col('s', 'status', 'String'), name: 'status' },

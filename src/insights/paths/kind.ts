@@ -10,7 +10,7 @@ import { ir, lazyJoins } from '../../hogql/index.js';
 import { insightEvents, instantConstant } from '../events-scope.js';
 import { validationError } from '../../kernel/errors.js';
 import { describeRange, resolveDateRange, type DateRangeInput } from '../time/index.js';
-import type { InsightContext, KindResponse, QueryKind } from '../types.js';
+import type { ActorsPoint, InsightContext, KindResponse, QueryKind } from '../types.js';
 import { type Obj, integerField, isObject } from '../node-fields.js';
 
 type Expr = ir.IrExpr;
@@ -79,6 +79,7 @@ export const pathsQuery: QueryKind<PathsNode> = {
   kind: 'PathsQuery',
   parse: parsePathsQuery,
   run: runPaths,
+  actors: pathsActors,
   freshForSeconds: () => 900,
 };
 
@@ -105,7 +106,11 @@ function over(query: ir.IrQuery, build: (c: (name: string, type?: ir.IrColumn['t
   });
 }
 
-async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindResponse> {
+/**
+ * Every transition of the paths: `(a, step, item, us, nextItem, nextUs)` per actor session,
+ * `nextItem` null after the last kept item.
+ */
+function pathEdges(node: PathsNode, ctx: InsightContext) {
   const range = resolveDateRange(node.dateRange, { interval: 'day', timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
   const { scope, filters } = insightEvents(ctx);
   const event = ir.column('e', 'events', 'event', 'String');
@@ -199,12 +204,20 @@ async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindRespo
   });
   const edges = over(kept, (c) => {
     const next = (x: Expr, type: 'String' | 'Integer') => window(ir.call('lead', [x, int(1)], type), [c('a'), c('sid')], [{ expr: c('step'), desc: false }]);
-    return { columns: [...['step', 'item', 'us'].map((n) => [n, c(n)] as [string, Expr]), ['nextItem', next(c('item'), 'String')], ['nextUs', next(c('us'), 'Integer')]] };
+    return { columns: [...['a', 'step', 'item', 'us'].map((n) => [n, c(n)] as [string, Expr]), ['nextItem', next(c('item'), 'String')], ['nextUs', next(c('us'), 'Integer')]] };
   });
+  return { edges, range };
+}
+
+/** `<step>_<item>`, the name of a node of the paths (the step as text). */
+const nodeKey = (step: Expr, item: Expr): Expr => ir.call('concat', [ir.cast(step, 'String'), str('_'), item], 'String');
+
+async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindResponse> {
+  const { edges, range } = pathEdges(node, ctx);
   const counted = over(edges, (c) => {
     const value = ir.call('count', [], 'Integer');
-    const source = ir.call('concat', [ir.cast(c('step'), 'String'), str('_'), c('item')], 'String');
-    const target = ir.call('concat', [ir.cast(ir.op('+', [c('step'), int(1)], 'Integer'), 'String'), str('_'), c('nextItem')], 'String');
+    const source = nodeKey(c('step'), c('item'));
+    const target = nodeKey(ir.op('+', [c('step'), int(1)], 'Integer'), c('nextItem'));
     const ms = ir.op('/', [ir.cast(ir.op('-', [c('nextUs'), c('us')], 'Integer'), 'Float'), ir.constant(1000, 'Float')], 'Float');
     return {
       columns: [
@@ -233,4 +246,36 @@ async function runPaths(node: PathsNode, ctx: InsightContext): Promise<KindRespo
     results: rows.map((row) => ({ source: row.source, target: row.target, value: Number(row.value), average_conversion_time: Number(row.average_conversion_time) })),
     resolved_date_range: describeRange(range),
   };
+}
+
+/**
+ * The persons behind the paths (InsightActorsQuery, as PostHog's PathsActorsQuery fields):
+ * `pathStartKey` and `pathEndKey` (`"1_/home"`, `"2_/pricing"`) name one edge — its persons;
+ * `pathStartKey` alone, those who passed through that node; `pathDropoffKey`, those whose path
+ * ended at that node.
+ */
+function pathsActors(node: PathsNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
+  const { edges } = pathEdges(node, ctx);
+  const key = (value: string | null | undefined, attr: string) => {
+    if (value === null || value === undefined) return null;
+    if (typeof value !== 'string' || !/^\d{1,3}_/.test(value)) throw validationError(`${attr} must name a node of the paths, such as "1_/home".`, attr);
+    return str(value);
+  };
+  const start = key(point.pathStartKey, 'source.pathStartKey');
+  const end = key(point.pathEndKey, 'source.pathEndKey');
+  const dropoff = key(point.pathDropoffKey, 'source.pathDropoffKey');
+  if (!start && !end && !dropoff) throw validationError('Name a node of the paths with pathStartKey, pathEndKey or pathDropoffKey.', 'source.pathStartKey', 'required');
+  const chosen = over(edges, (c) => {
+    const here = nodeKey(c('step'), c('item'));
+    const next = nodeKey(ir.op('+', [c('step'), int(1)], 'Integer'), c('nextItem'));
+    return {
+      columns: [['actor_id', c('a')]],
+      where: ir.allOf([
+        start ? ir.op('=', [here, start]) : null,
+        end ? (start ? ir.op('=', [next, end]) : ir.op('=', [here, end])) : null,
+        dropoff ? ir.allOf([ir.op('=', [here, dropoff]), ir.op('isNull', [c('nextItem')])]) : null,
+      ]),
+    };
+  });
+  return { ...chosen, distinct: true };
 }

@@ -7,11 +7,13 @@ import type { FastifyReply } from 'fastify';
 import { clientGone } from '../../http/client-gone.js';
 import { ApiError, validationError } from '../../kernel/errors.js';
 import { runner } from '../../events/run.js';
-import type { EventStore, Project } from '../../store/types.js';
+import type { EventStore, GroupStore, Project } from '../../store/types.js';
+import { loadGroupProperties } from '../../events/group-filters.js';
 import { queryKinds } from '../kinds.js';
 import type { InsightProject, QueryKind } from '../types.js';
 import { isoWithOffset } from '../time/index.js';
 import { resolveActions, type ActionLookup } from './actions.js';
+import { groupPropertiesOf } from './groups.js';
 import { resultCsv } from './csv.js';
 import { cachePolicy } from './refresh.js';
 import { ResultCache } from './result-cache.js';
@@ -27,6 +29,8 @@ export interface QueryServiceOptions {
   now?: () => Date;
   /** Resolves ActionsNode ids; absent where the metadata store has no actions. */
   actions?: ActionLookup;
+  /** Reads group properties for group filters and breakdowns; absent where the metadata store has no groups. */
+  groups?: Pick<GroupStore, 'propertyOfGroups'>;
 }
 
 export class QueryService {
@@ -34,12 +38,14 @@ export class QueryService {
   private readonly kinds: ReadonlyMap<string, QueryKind<unknown>>;
   private readonly now: () => Date;
   private readonly actions: ActionLookup | null;
+  private readonly groups: Pick<GroupStore, 'propertyOfGroups'> | null;
 
   constructor(options: QueryServiceOptions) {
     this.cache = new ResultCache(options.cacheBytes);
     this.kinds = options.kinds ?? queryKinds;
     this.now = options.now ?? (() => new Date());
     this.actions = options.actions ?? null;
+    this.groups = options.groups ?? null;
   }
 
   /** The reply's body as JSON text (cached results are kept as text), or the results as CSV. */
@@ -64,10 +70,12 @@ export class QueryService {
     const kind = this.kindOf(node);
     const parsed = kind.parse(node);
     const insightProject = insightProjectOf(project);
+    const groupValues = await loadGroupProperties(groupPropertiesOf([node, insightProject.testAccountFilters]), project.id, this.groups, 'query');
     // The event store's position is the data version: new events (and the person changes that
-    // come with them) make every cached result stale.
+    // come with them) make every cached result stale; so do changed group properties it read.
     const position = await events.position();
-    const key = cacheKey(kind.kind, parsed, insightProject, `${position.seq}.${position.events}`);
+    const groupsRead = groupValues ? [...groupValues].map(([name, values]) => [name, [...values]]) : null;
+    const key = cacheKey(kind.kind, parsed, insightProject, `${position.seq}.${position.events}`, groupsRead);
     const now = this.now();
 
     const cached = policy.useCache ? this.cache.get(key) : undefined;
@@ -76,7 +84,7 @@ export class QueryService {
     }
 
     const started = performance.now();
-    const computed = await kind.run(parsed, { project: insightProject, now, run: runner(events, 'query', signal) });
+    const computed = await kind.run(parsed, { project: insightProject, now, groupValues, run: runner(events, 'query', signal) });
     const seconds = (performance.now() - started) / 1000;
     const freshFor = kind.freshForSeconds?.(parsed) ?? DEFAULT_FRESH_SECONDS;
     const body = {
@@ -142,7 +150,7 @@ export function insightProjectOf(project: Project): InsightProject {
   };
 }
 
-function cacheKey(kind: string, node: unknown, project: InsightProject, dataVersion: string): string {
-  const text = JSON.stringify([CACHE_VERSION, kind, node, project, dataVersion]);
+function cacheKey(kind: string, node: unknown, project: InsightProject, dataVersion: string, groupsRead: unknown): string {
+  const text = JSON.stringify([CACHE_VERSION, kind, node, project, dataVersion, groupsRead]);
   return `cache_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }

@@ -9,7 +9,8 @@ import { ir, lazyJoins } from '../../hogql/index.js';
 import { eventOrAction, insightEvents, instantConstant } from '../events-scope.js';
 import { validationError } from '../../kernel/errors.js';
 import { type CalendarUnit, addInstant, addUnits, isoWithOffset, resolveDateRange, startOfInstant, toInstant, toWall } from '../time/index.js';
-import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
+import type { ActorsPoint, InsightContext, KindResponse, QueryKind, Row } from '../types.js';
+import { cohortBreakdownIds, withCohort } from '../node-fields.js';
 import { bucketExpr, bucketWall } from '../series/bucket.js';
 import { PERIOD_INTERVAL, type RetentionEntity, type RetentionNode, parseRetentionQuery } from './parse.js';
 
@@ -20,6 +21,7 @@ export const retentionQuery: QueryKind<RetentionNode> = {
   kind: 'RetentionQuery',
   parse: parseRetentionQuery,
   run: runRetention,
+  actors: retentionActors,
   freshForSeconds: (node) => (node.period === 'Hour' ? 180 : 900),
 };
 
@@ -99,6 +101,17 @@ function actorPeriods(node: RetentionNode, ctx: InsightContext, entity: Retentio
 }
 
 async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<KindResponse> {
+  if (!node.cohorts) return { results: await retentionRows(node, ctx) };
+  // A person may be in several cohorts: the rows once per cohort, over its members.
+  const results: Array<Record<string, unknown>> = [];
+  for (const cohort of node.cohorts) {
+    const rows = await retentionRows({ ...node, cohorts: null, properties: withCohort(node.properties, cohort) }, ctx);
+    results.push(...rows.map((row) => ({ ...row, breakdown_value: cohort })));
+  }
+  return { results };
+}
+
+async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<Array<Record<string, unknown>>> {
   const periods = periodsOf(node, ctx);
   const interval = PERIOD_INTERVAL[node.period];
   const pType = bucketExpr(interval, ctx.project.timeZone, ctx.project.weekStartDay).type;
@@ -156,10 +169,28 @@ async function runRetention(node: RetentionNode, ctx: InsightContext): Promise<K
     if (node.cumulative) for (let m = 1; m <= Math.min(k, node.totalIntervals - 1); m++) values[i][m] += Number(row.n);
     else if (k >= 1 && k < node.totalIntervals) values[i][k] += Number(row.n);
   }
-  const results = periods.rows.map((row, i) => ({
+  return periods.rows.map((row, i) => ({
     date: isoWithOffset(row.start, ctx.project.timeZone),
     label: `${node.period} ${i}`,
     values: values[i].map((count, k) => ({ count, label: `${node.period} ${k}` })),
   }));
-  return { results };
+}
+
+/**
+ * The persons of cohort row `interval` (InsightActorsQuery): the actors whose target event (the
+ * first ever, for first-time retention) falls in that row's period — as many as the row's
+ * `values[0].count`.
+ */
+function retentionActors(node: RetentionNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
+  if (node.groupTypeIndex !== null) throw validationError('Retention of groups has groups behind its numbers, not persons.', 'source.aggregation_group_type_index', 'invalid_choice');
+  if (node.cohorts && point.breakdown !== null && point.breakdown !== undefined) {
+    const [cohort] = cohortBreakdownIds(point.breakdown, 'source.breakdown');
+    node = { ...node, cohorts: null, properties: withCohort(node.properties, cohort) };
+  }
+  const periods = periodsOf(node, ctx);
+  const i = point.interval ?? 0;
+  if (!Number.isInteger(i) || i < 0 || i >= periods.rows.length) throw validationError(`interval must be a cohort row from 0 to ${periods.rows.length - 1}.`, 'source.interval');
+  const bounds = { from: periods.rows[i].start, to: periods.rows[i + 1]?.start ?? periods.end };
+  const targets = actorPeriods(node, ctx, node.target, 'retentionFilter.targetEntity', bounds, node.firstTime, 1);
+  return ir.select({ distinct: true, columns: [{ name: 'actor_id', expr: ir.column('t', null, 'a', 'UUID') }], from: { kind: 'subquery', query: targets, alias: 't' } });
 }

@@ -1,8 +1,8 @@
 /**
  * One insight statement's view of the events table (`events e`, scoped to the project by the
- * dialect): fields, property filters (event, person, HogQL) and the person joins they need. Group
- * properties wait for a groups mirror in the event store. HogQL errors become 400s naming the
- * request field.
+ * dialect): fields, property filters (event, person, group, HogQL) and the person joins they
+ * need. Group properties are read through the event's group key from values the query service
+ * loaded (query/groups.ts). HogQL errors become 400s naming the request field.
  */
 import { validationError } from '../../kernel/errors.js';
 import { EventsScope, HogQLError, ir, lazyJoins, parseExpression as parseHogQL, type CompileContext } from '../../hogql/index.js';
@@ -11,7 +11,8 @@ import { timestampText } from '../../hogql/dates.js';
 import { checkAggregateFields } from '../../hogql/compile.js';
 import type { InsightContext } from '../types.js';
 import type { SeriesNode } from './node.js';
-import { eventOrAction } from '../events-scope.js';
+import { eventOrAction, groupPropertyText } from '../events-scope.js';
+import { groupReader } from '../../events/group-filters.js';
 
 type IrExpr = ir.IrExpr;
 
@@ -107,7 +108,13 @@ export class InsightScope {
     return { from: { kind: 'table', table: 'events', alias: 'e', projectId: this.ctx.project.id }, joins: lazyJoins(this.events.binding) };
   }
 
+  /** A group's property, read through the event's `$group_N` key (null without that group or property). */
+  groupPropertyText(key: string, index: number): IrExpr {
+    return groupPropertyText(this.ctx, key, index);
+  }
+
   private sources(): FilterSources {
-    return this.events.filterSources();
+    const values = this.ctx.groupValues;
+    return values ? { ...this.events.filterSources(), group: groupReader(values) } : this.events.filterSources();
   }
 }

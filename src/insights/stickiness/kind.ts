@@ -6,7 +6,7 @@
  */
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
-import type { InsightContext, KindResponse, QueryKind } from '../types.js';
+import type { ActorsPoint, InsightContext, KindResponse, QueryKind } from '../types.js';
 import { bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, resolveDateRange, type DateRangeInput, type Interval, type ResolvedDateRange } from '../time/index.js';
 import { bucketExpr } from '../series/bucket.js';
 import { InsightScope } from '../series/scope.js';
@@ -57,6 +57,7 @@ export const stickinessKind: QueryKind<StickinessNode> = {
   kind: 'StickinessQuery',
   parse: parseStickiness,
   run: runStickiness,
+  actors: stickinessActors,
   freshForSeconds: (node) => (node.interval === 'hour' || node.interval === 'minute' ? 180 : 900),
 };
 
@@ -77,6 +78,20 @@ async function runStickiness(node: StickinessNode, ctx: InsightContext): Promise
 
 /** data[n-1] = actors that qualified in exactly n intervals. */
 async function actorsPerIntervalCount(node: StickinessNode, series: SeriesNode, order: number, range: ResolvedDateRange, ctx: InsightContext): Promise<number[]> {
+  const count = ir.call('count', [], 'Integer');
+  const n = ir.column('a', null, 'n', 'Integer');
+  const query = ir.select({ columns: [{ expr: n, name: 'n' }, { expr: count, name: 'actors' }], from: { kind: 'subquery', query: intervalsPerActor(node, series, order, range, ctx), alias: 'a' }, groupBy: [n] });
+  const rows = await ctx.run(query, { timeSpan: { from: new Date(range.readFrom), to: new Date(range.to) } });
+  const data = buckets(range).map(() => 0);
+  for (const row of rows) {
+    const at = Number(row.n) - 1;
+    if (at >= 0 && at < data.length) data[at] += Number(row.actors);
+  }
+  return data;
+}
+
+/** `(actor, n)`: each actor with the number of the range's intervals it qualified in. */
+function intervalsPerActor(node: StickinessNode, series: SeriesNode, order: number, range: ResolvedDateRange, ctx: InsightContext): ir.IrQuery {
   const scope = new InsightScope(ctx);
   const groupIndex = series.math === 'unique_group' ? series.math_group_type_index : node.groupTypeIndex;
   const actor = groupIndex !== null ? scope.groupKey(groupIndex) : scope.personId;
@@ -97,20 +112,34 @@ async function actorsPerIntervalCount(node: StickinessNode, series: SeriesNode, 
     groupBy: [actor, bucket],
     having: ir.op(cmp[node.criteria.operator], [count, ir.constant(node.criteria.value, 'Integer')]),
   });
-  const perActor = ir.select({
-    columns: [{ expr: count, name: 'n' }],
+  const perActor = ir.column('q', null, 'actor', actor.type);
+  return ir.select({
+    columns: [{ expr: perActor, name: 'actor' }, { expr: count, name: 'n' }],
     from: { kind: 'subquery', query: perBucket, alias: 'q' },
-    groupBy: [ir.column('q', null, 'actor', 'String')],
+    groupBy: [perActor],
   });
+}
+
+/**
+ * The persons behind one point (InsightActorsQuery): of series `series`, those who qualified in
+ * exactly `day` intervals (`day` or more when cumulative), in the current or previous period.
+ */
+function stickinessActors(node: StickinessNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
+  const order = point.series ?? 0;
+  const series = node.series[order];
+  if (!series) throw validationError(`The query has no series ${order}.`, 'source.series');
+  if (node.groupTypeIndex !== null || series.math === 'unique_group') throw validationError('Stickiness of groups has groups behind its numbers, not persons.', 'source.series', 'invalid_choice');
+  let range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
+  if (point.compare === 'previous') range = previousRange(range, node.compare?.compareTo ?? null);
+  const intervals = buckets(range).length;
+  const day = Number(point.day);
+  if (!Number.isInteger(day) || day < 1 || day > intervals) throw validationError(`day must be a number of intervals from 1 to ${intervals}.`, 'source.day');
   const n = ir.column('a', null, 'n', 'Integer');
-  const query = ir.select({ columns: [{ expr: n, name: 'n' }, { expr: count, name: 'actors' }], from: { kind: 'subquery', query: perActor, alias: 'a' }, groupBy: [n] });
-  const rows = await ctx.run(query, { timeSpan: { from: new Date(range.readFrom), to: new Date(range.to) } });
-  const data = buckets(range).map(() => 0);
-  for (const row of rows) {
-    const at = Number(row.n) - 1;
-    if (at >= 0 && at < data.length) data[at] += Number(row.actors);
-  }
-  return data;
+  return ir.select({
+    columns: [{ expr: ir.column('a', null, 'actor', 'UUID'), name: 'actor_id' }],
+    from: { kind: 'subquery', query: intervalsPerActor(node, series, order, range, ctx), alias: 'a' },
+    where: ir.op(node.cumulative ? '>=' : '=', [n, ir.constant(day, 'Integer')]),
+  });
 }
 
 function resultOf(node: StickinessNode, series: SeriesNode, order: number, counts: number[], compareLabel: 'current' | 'previous' | null): Record<string, unknown> {

@@ -17,7 +17,9 @@ export function breakdownExpr(scope: InsightScope, breakdown: Breakdown, attr: s
   const raw =
     breakdown.type === 'hogql'
       ? castText(scope.hogql(breakdown.property, attr))
-      : scope.propertyText(breakdown.type, breakdown.property);
+      : breakdown.type === 'group'
+        ? scope.groupPropertyText(breakdown.property, breakdown.groupTypeIndex!)
+        : scope.propertyText(breakdown.type, breakdown.property);
   // One read of the property per row (JSON extraction is the cost of a breakdown).
   return ir.call('coalesce', [ir.call('__nullIfEmpty', [raw], 'String'), ir.constant(NULL_MARKER, 'String')], 'String');
 }

@@ -7,6 +7,7 @@ import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { timestampMs } from '../../hogql/dates.js';
 import type { InsightContext, KindResponse, QueryKind } from '../types.js';
+import { withCohort } from '../node-fields.js';
 import { bucketCount, MAX_BUCKETS, buckets, describeRange, resolveDateRange, startOf, toWall, wantsEarliest, type Bucket, type ResolvedDateRange } from '../time/index.js';
 import { bucketWall } from '../series/bucket.js';
 import { InsightScope } from '../series/scope.js';
@@ -94,9 +95,7 @@ async function computeSeries(node: TrendsNode, series: SeriesNode, index: number
   if (cohorts) {
     const out: SeriesValues[] = [];
     for (const cohort of cohorts) {
-      const filter = cohort === 'all' ? [] : [{ type: 'cohort', key: 'id', value: cohort }];
-      const properties = { type: 'AND', values: [node.properties ?? [], filter] };
-      const [group] = await computeSeries({ ...node, breakdowns: [], properties }, series, index, period, ctx);
+      const [group] = await computeSeries({ ...node, breakdowns: [], properties: withCohort(node.properties, cohort) }, series, index, period, ctx);
       out.push({ ...group, values: [String(cohort)] });
     }
     return out;

@@ -1,5 +1,6 @@
 /** TrendsQuery (query-api.md §1.7.1) validated, with defaults applied. */
 import { validationError } from '../../kernel/errors.js';
+import { cohortBreakdownIds } from '../node-fields.js';
 import { INTERVALS, type DateRangeInput, type Interval } from '../time/index.js';
 import { choice, optionalBoolean, optionalInteger, optionalString, parseDateRange, parseSeries, record, type SeriesNode } from '../series/node.js';
 import { FormulaError, maxSeriesIndex, parseFormula, type Formula } from './formula.js';
@@ -41,7 +42,9 @@ export const BREAKDOWN_TYPES = ['event', 'person', 'hogql'] as const;
 export type BreakdownType = (typeof BREAKDOWN_TYPES)[number];
 export interface Breakdown {
   /** `cohort`: one series per cohort of `cohorts` (query-api.md §1.4.5), never combined with others. */
-  type: BreakdownType | 'cohort';
+  type: BreakdownType | 'cohort' | 'group';
+  /** The group type of a `group` breakdown. */
+  groupTypeIndex?: number;
   /** Cohort ids, and `all` for everyone, of a cohort breakdown. */
   cohorts?: (number | 'all')[];
   /** Property key, or the HogQL expression. */
@@ -51,8 +54,6 @@ export interface Breakdown {
 }
 
 export const DEFAULT_BREAKDOWN_LIMIT = 25;
-/** Cohorts of one cohort breakdown (each is one statement per series). */
-const MAX_COHORT_BREAKDOWNS = 25;
 const MAX_BREAKDOWN_LIMIT = 1_000;
 const MAX_BREAKDOWNS = 3;
 
@@ -121,36 +122,32 @@ function parseBreakdowns(filter: Record<string, unknown>): Breakdown[] {
     return filter.breakdowns.map((item, i) => {
       const attr = `breakdownFilter.breakdowns.${i}`;
       const b = record(item, attr);
-      return breakdown(b.type, b.property, attr, 'property');
+      return breakdown(b.type, b.property, attr, 'property', b.group_type_index);
     });
   }
   if (filter.breakdown === undefined || filter.breakdown === null) return [];
   if (filter.breakdown_type === 'cohort') return [cohortBreakdown(filter.breakdown)];
-  return [breakdown(filter.breakdown_type, filter.breakdown, 'breakdownFilter', 'breakdown')];
+  return [breakdown(filter.breakdown_type, filter.breakdown, 'breakdownFilter', 'breakdown', filter.breakdown_group_type_index)];
 }
 
-/** `breakdown`: a cohort id, `"all"`, or a list of them (0 also means all users, as in PostHog). */
 function cohortBreakdown(raw: unknown): Breakdown {
   const attr = 'breakdownFilter.breakdown';
-  const items = Array.isArray(raw) ? raw : [raw];
-  if (items.length === 0 || items.length > MAX_COHORT_BREAKDOWNS) throw validationError(`A cohort breakdown names 1 to ${MAX_COHORT_BREAKDOWNS} cohorts.`, attr);
-  const cohorts = items.map((item): number | 'all' => {
-    if (item === 'all' || item === 0 || item === '0') return 'all';
-    const id = typeof item === 'string' && /^\d{1,15}$/.test(item) ? Number(item) : item;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw validationError('A cohort breakdown lists cohort ids and/or "all".', attr);
-    return id;
-  });
-  return { type: 'cohort', property: 'cohort', attr, cohorts: [...new Set(cohorts)] };
+  return { type: 'cohort', property: 'cohort', attr, cohorts: cohortBreakdownIds(raw, attr) };
 }
 
-function breakdown(type: unknown, property: unknown, attr: string, propertyKey: string): Breakdown {
-  if (type === 'cohort') throw validationError('A cohort breakdown is given as breakdown_type "cohort" with breakdown listing the cohorts.', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
-  if (type === 'group') throw validationError('Group property breakdowns are not supported yet.', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`, 'invalid_choice');
-  const kind = choice(type, BREAKDOWN_TYPES, 'event', `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`);
+/** `groupIndex`: `breakdown_group_type_index` (or a breakdowns item's `group_type_index`) of a group breakdown. */
+function breakdown(type: unknown, property: unknown, attr: string, propertyKey: string, groupIndex: unknown): Breakdown {
+  const typeAttr = `${attr}.${propertyKey === 'property' ? 'type' : 'breakdown_type'}`;
+  if (type === 'cohort') throw validationError('A cohort breakdown is given as breakdown_type "cohort" with breakdown listing the cohorts.', typeAttr, 'invalid_choice');
+  const kind = type === 'group' ? 'group' : choice(type, BREAKDOWN_TYPES, 'event', typeAttr);
   if (typeof property !== 'string' || property === '') {
     throw validationError(`${attr}.${propertyKey} must be a property name${kind === 'hogql' ? ' (a HogQL expression)' : ''}.`, `${attr}.${propertyKey}`);
   }
-  return { type: kind, property, attr: `${attr}.${propertyKey}` };
+  if (kind !== 'group') return { type: kind, property, attr: `${attr}.${propertyKey}` };
+  const indexAttr = propertyKey === 'property' ? `${attr}.group_type_index` : `${attr}.breakdown_group_type_index`;
+  const groupTypeIndex = optionalInteger(groupIndex, indexAttr, 0, 4);
+  if (groupTypeIndex === null) throw validationError('A group breakdown needs the group type index, 0 to 4.', indexAttr);
+  return { type: kind, property, attr: `${attr}.${propertyKey}`, groupTypeIndex };
 }
 
 function parseCompare(value: unknown): TrendsNode['compare'] {

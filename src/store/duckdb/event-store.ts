@@ -19,7 +19,7 @@ import { compactGarbage } from '../../util/idle-collect.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers, REINTERRUPT_MS } from './readers.js';
-import { classifyQueryError, isInvalidated } from './query-errors.js';
+import { classifyQueryError, isCommitOutOfMemory, isInvalidated } from './query-errors.js';
 import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
@@ -161,9 +161,10 @@ async function useEvents(instance: DuckDBInstance): Promise<DuckDBConnection> {
 /**
  * DuckDB answers every call with "database has been invalidated" after a fatal error (a WAL
  * write or checkpoint that hit a full or read-only disk): only a new instance on
- * the file works again, replaying its WAL.
+ * the file works again, replaying its WAL. A commit that found no memory is treated the same way:
+ * the instance that ran out keeps failing commits, a new one does not.
  */
-const isFatal = isInvalidated;
+const isFatal = (error: unknown) => isInvalidated(error) || isCommitOutOfMemory(error);
 
 /**
  * The embedded event store: one DuckDB file under the data directory. Writes go through a

@@ -14,6 +14,16 @@ const EVALUATION_ERROR = /^(Conversion|Invalid Input|Out of Range|Binder|Not imp
 
 export const isInvalidated = (error: unknown) => INVALIDATED.test(error instanceof Error ? error.message : String(error));
 
+/**
+ * A write whose commit found no memory for its blocks ("Failed to commit: could not allocate
+ * block…"). Seen with 1M persons at the 512 MB default: the instance kept its limit full (checkpoints
+ * failing for memory let the WAL and what DuckDB keeps for it grow) and every later commit failed
+ * the same way, for good; a new instance on the file replayed the WAL and wrote again at once.
+ */
+const COMMIT_OUT_OF_MEMORY = /Failed to commit: could not allocate/i;
+
+export const isCommitOutOfMemory = (error: unknown) => COMMIT_OUT_OF_MEMORY.test(error instanceof Error ? error.message : String(error));
+
 export function classifyQueryError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const { message } = error;

@@ -187,3 +187,46 @@ export interface Group {
   group_properties: Record<string, unknown>;
   created_at: string;
 }
+
+/** A cohort as the cohorts API sends one (docs/cohorts.md). */
+export interface Cohort {
+  id: number;
+  name: string;
+  description: string;
+  filters: { properties?: unknown } | null;
+  is_static: boolean;
+  deleted: boolean;
+  count: number | null;
+  is_calculating: boolean;
+  last_calculation: string | null;
+  errors_calculating: number;
+  last_error: string | null;
+  created_at: string;
+}
+
+export type StepMatching = 'contains' | 'exact' | 'regex';
+
+/** One step of an action: an event matches when every field given holds (docs/actions.md). */
+export interface ActionStep {
+  event?: string | null;
+  url?: string | null;
+  url_matching?: StepMatching | null;
+  text?: string | null;
+  text_matching?: StepMatching | null;
+  href?: string | null;
+  href_matching?: StepMatching | null;
+  selector?: string | null;
+  tag_name?: string | null;
+  properties?: PropertyFilter[] | null;
+}
+
+export interface Action {
+  id: number;
+  name: string;
+  description: string;
+  tags: string[];
+  steps: ActionStep[];
+  created_at: string;
+  last_calculated_at: string | null;
+  deleted: boolean;
+}

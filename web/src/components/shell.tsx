@@ -11,6 +11,8 @@ const SECTIONS = [
   { path: 'sql', label: 'SQL' },
   { path: 'persons', label: 'Persons' },
   { path: 'groups', label: 'Groups' },
+  { path: 'cohorts', label: 'Cohorts' },
+  { path: 'actions', label: 'Actions' },
   { path: 'feature_flags', label: 'Feature flags' },
   { path: 'data-management/events', label: 'Data management', match: 'data-management' },
   { path: 'settings/project', label: 'Settings', match: 'settings' },

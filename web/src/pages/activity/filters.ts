@@ -1,5 +1,5 @@
 /** The Activity page's filters, and the events API parameters they become. */
-import type { PropertyFilter } from '../../api/types';
+import type { PropertyFilter } from '../../api/types.js';
 
 export interface ActivityFilters {
   event: string;

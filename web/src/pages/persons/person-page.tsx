@@ -1,6 +1,6 @@
 /**
  * One person: who they are (ids, first seen), their properties (edit, delete, add), their
- * distinct ids, their most recent events, export (JSON or CSV download) and deletion.
+ * distinct ids, their cohorts, their most recent events, export (JSON or CSV download) and deletion.
  */
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
@@ -14,6 +14,7 @@ import { EmptyState, ErrorNotice, Loading } from '../../components/status';
 import { EventTable } from '../activity/event-table';
 import { DeletionStatus, PersonDeletionControls } from './person-deletion';
 import { personLabel } from './person-name';
+import { PersonCohorts } from './person-cohorts';
 import { PersonProperties } from './person-properties';
 
 const EVENTS_SHOWN = 20;
@@ -90,6 +91,7 @@ export function PersonPage() {
             </ul>
           </section>
           <PersonProperties person={p} onChanged={person.reload} />
+          <PersonCohorts person={p} />
           <PersonEvents person={p} />
         </>
       )}

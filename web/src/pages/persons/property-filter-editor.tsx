@@ -5,24 +5,30 @@ interface Props {
   filters: PropertyFilter[];
   propertyNames: string[];
   onChange: (filters: PropertyFilter[]) => void;
+  /** Whose properties: the labels say so (several editors on a page need distinct `idPrefix`es). */
+  subject?: 'Person' | 'Event';
+  idPrefix?: string;
 }
 
-/** Rows of person property filters (key, condition, value), edited in place. */
-export function PropertyFilterEditor({ filters, propertyNames, onChange }: Props) {
+/** Rows of property filters (key, condition, value), edited in place. */
+export function PropertyFilterEditor({ filters, propertyNames, onChange, subject = 'Person', idPrefix = 'person' }: Props) {
+  const listId = `${idPrefix}-property-names`;
   const set = (index: number, patch: Partial<PropertyFilter>) => onChange(filters.map((f, i) => (i === index ? { ...f, ...patch } : f)));
   return (
     <>
-      <datalist id="person-property-names">
+      <datalist id={listId}>
         {propertyNames.map((name) => (
           <option key={name} value={name} />
         ))}
       </datalist>
       {filters.map((filter, index) => (
         <fieldset class="filter-row property-filter" key={index}>
-          <legend class="visually-hidden">Person property filter {index + 1}</legend>
+          <legend class="visually-hidden">
+            {subject} property filter {index + 1}
+          </legend>
           <label class="field">
-            <span>Person property</span>
-            <input list="person-property-names" value={filter.key} onInput={(e) => set(index, { key: (e.target as HTMLInputElement).value })} />
+            <span>{subject} property</span>
+            <input list={listId} value={filter.key} onInput={(e) => set(index, { key: (e.target as HTMLInputElement).value })} />
           </label>
           <label class="field">
             <span>Condition</span>
@@ -40,7 +46,7 @@ export function PropertyFilterEditor({ filters, propertyNames, onChange }: Props
               <input value={String(filter.value ?? '')} onInput={(e) => set(index, { value: (e.target as HTMLInputElement).value })} />
             </label>
           )}
-          <button type="button" class="button-secondary button-small" aria-label={`Remove person property filter ${index + 1}`} onClick={() => onChange(filters.filter((_, i) => i !== index))}>
+          <button type="button" class="button-secondary button-small" aria-label={`Remove ${subject.toLowerCase()} property filter ${index + 1}`} onClick={() => onChange(filters.filter((_, i) => i !== index))}>
             Remove
           </button>
         </fieldset>
