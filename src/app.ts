@@ -180,7 +180,12 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     personalKeys: new PersonalKeys(tenancy),
     definitions: new Definitions(stores.meta.definitions, () => invalidate({ kind: 'definitions' })),
     flags,
-    flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => invalidate({ kind: 'flags', projectId }) }),
+    flagManagement: new FlagManagement({
+      flags: stores.meta.flags,
+      users: tenancy,
+      invalidate: (projectId) => invalidate({ kind: 'flags', projectId }),
+      countPersons: (projectId, properties) => cohortCalculations.countMatching(projectId, properties),
+    }),
     flagAnswers,
     eventCounts,
     queries,
