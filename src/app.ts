@@ -48,6 +48,10 @@ import { PersonSplits } from './persons/split.js';
 const DRAIN_QUIET_MS = 150;
 /** How long the main thread must be without requests before its garbage is collected (util/idle-collect.ts). */
 const IDLE_COLLECT_AFTER_MS = 30_000;
+/** The same after the start, counted from before the routes are registered. */
+const IDLE_COLLECT_AFTER_START_MS = 2_000;
+/** Probes and scrapes allocate next to nothing, and a probe every few seconds would otherwise keep the idle collection from ever running. */
+const isProbe = (url: string) => url === '/_health' || url === '/_ready' || url === '/metrics';
 /** Events per event-store transaction, at most: two DuckDB row groups. */
 const FEED_EVENTS_PER_WRITE = 16_384;
 /** How long acknowledged events may wait for a whole row group before they are written anyway. */
@@ -197,9 +201,9 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   };
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
-  const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS);
-  app.addHook('onResponse', (_request, _reply, done) => {
-    idleCollector.touch();
+  const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS, IDLE_COLLECT_AFTER_START_MS);
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (!isProbe(request.routeOptions.url ?? request.url)) idleCollector.touch();
     done();
   });
   await registerRoutes(app, ctx);
