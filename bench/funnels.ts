@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- funnels`: a 3-step funnel over 30 days and an 8-week retention through the
  * query API, each next to a hand-written DuckDB statement computing the same numbers on the same
- * data in the same run (on a copy of the file, taking turns with the API, two threads as the server).
+ * data in the same run (on a copy of the file, taking turns with the API, with the server's DuckDB
+ * threads and memory limit).
  *
  * Data: BENCH_INSIGHTS_EVENTS (10,000,000) events over 90 days, 50,000 persons (each with a
  * distinct id in the person mirror, as after identification), 30 event names ($pageview half of
@@ -15,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fmt } from './format.js';
 import { percentile } from './load.js';
-import { startBenchServer } from './server.js';
+import { serverDuckSettings, startBenchServer } from './server.js';
 
 const EVENTS = Number(process.env.BENCH_INSIGHTS_EVENTS ?? 10_000_000);
 const DIR = process.env.BENCH_FUNNELS_DIR ?? path.join(os.tmpdir(), `sightline-funnels-${EVENTS}`);
@@ -81,40 +82,54 @@ const BOUNDS = (from: string, to: string) => `e.project_id = 1 AND e.timestamp >
 const PERSON = `coalesce(pdi.person_id, e.person_id)`;
 const PDI = `LEFT JOIN person_distinct_ids pdi ON pdi.project_id = 1 AND pdi.distinct_id = e.distinct_id`;
 
-/** The same funnel by hand: chain times backwards with windows, best attempt per person. */
-const FUNNEL_SQL = `
+/**
+ * A 3-step funnel by hand (also the insights benchmark's): chain times backwards with windows,
+ * best attempt per person; timestamps in [from, to), UTC.
+ */
+export function funnelSql(steps: [string, string, string], from: string, to: string, windowDays: number): string {
+  const window = windowDays * DAY_US;
+  const [s0, s1, s2] = steps.map((step) => `'${step}'`);
+  return `
   WITH rows AS (
-    SELECT ${PERSON} AS a, epoch_us(e.timestamp) AS us, e.event = '$pageview' AS s0, e.event = 'signed_up' AS s1, e.event = 'purchase' AS s2
-    FROM events e ${PDI} WHERE ${BOUNDS('2026-02-01', '2026-03-03')} AND e.event IN ('$pageview', 'signed_up', 'purchase')),
+    SELECT ${PERSON} AS a, epoch_us(e.timestamp) AS us, e.event = ${s0} AS s0, e.event = ${s1} AS s1, e.event = ${s2} AS s2
+    FROM events e ${PDI} WHERE ${BOUNDS(from, to)} AND e.event IN (${s0}, ${s1}, ${s2})),
   l1 AS (SELECT *, min(CASE WHEN s2 THEN us END) OVER w AS c2 FROM rows WINDOW w AS (PARTITION BY a ORDER BY us RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)),
   l0 AS (SELECT a, us, s0, min(CASE WHEN s1 THEN us END) OVER w AS c1, min(CASE WHEN s1 THEN c2 END) OVER w AS c2 FROM l1
          WINDOW w AS (PARTITION BY a ORDER BY us RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)),
   attempts AS (
-    SELECT a, us AS t0, CASE WHEN c1 - us <= ${7 * DAY_US} THEN c1 END AS t1, CASE WHEN c1 - us <= ${7 * DAY_US} AND c2 - us <= ${7 * DAY_US} THEN c2 END AS t2 FROM l0 WHERE s0),
+    SELECT a, us AS t0, CASE WHEN c1 - us <= ${window} THEN c1 END AS t1, CASE WHEN c1 - us <= ${window} AND c2 - us <= ${window} THEN c2 END AS t2 FROM l0 WHERE s0),
   best AS (SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY a ORDER BY (t1 IS NOT NULL)::INT + (t2 IS NOT NULL)::INT DESC, t0) AS rn FROM attempts) WHERE rn = 1)
   SELECT count(*) AS c0, count(t1) AS c1, count(t2) AS c2, avg((t1 - t0) / 1e6) AS avg1, quantile_cont((t1 - t0) / 1e6, 0.5) AS med1,
          avg((t2 - t1) / 1e6) AS avg2, quantile_cont((t2 - t1) / 1e6, 0.5) AS med2
   FROM best`;
+}
 
-/** The same retention by hand: persons per week on each side, pairs counted. */
-const RETENTION_SQL = `
-  WITH t AS (SELECT ${PERSON} AS a, CAST(CAST(e.timestamp AS DATE) - CAST(dayofweek(e.timestamp) AS INTEGER) AS DATE) AS p
-             FROM events e ${PDI} WHERE ${BOUNDS('2026-01-04', '2026-03-01')} AND e.event = 'signed_up' GROUP BY ALL),
-       r AS (SELECT ${PERSON} AS a, CAST(CAST(e.timestamp AS DATE) - CAST(dayofweek(e.timestamp) AS INTEGER) AS DATE) AS p
-             FROM events e ${PDI} WHERE ${BOUNDS('2026-01-04', '2026-03-01')} AND e.event = '$pageview' GROUP BY ALL)
+/**
+ * A weekly (Sunday) retention by hand (also the insights benchmark's): persons per week on each
+ * side within [from, to), UTC; rows p, size, rp, n (persons of week p back in week rp).
+ */
+export function retentionSql(target: string, returning: string, from: string, to: string): string {
+  const week = `CAST(CAST(e.timestamp AS DATE) - CAST(dayofweek(e.timestamp) AS INTEGER) AS DATE)`;
+  const side = (event: string) => `SELECT ${PERSON} AS a, ${week} AS p FROM events e ${PDI} WHERE ${BOUNDS(from, to)} AND e.event = '${event}' GROUP BY ALL`;
+  return `
+  WITH t AS (${side(target)}), r AS (${side(returning)})
   SELECT t.p, (SELECT count(*) FROM t t2 WHERE t2.p = t.p) AS size, r.p AS rp, count(*) AS n FROM t JOIN r ON t.a = r.a AND r.p > t.p GROUP BY ALL ORDER BY ALL`;
+}
 
-interface Timing {
+const FUNNEL_SQL = funnelSql(['$pageview', 'signed_up', 'purchase'], '2026-02-01', '2026-03-03', 7);
+const RETENTION_SQL = retentionSql('signed_up', '$pageview', '2026-01-04', '2026-03-01');
+
+export interface Timing {
   p50: number;
   p99: number;
   result: unknown;
 }
 
 /** Runs `a` and `b` in turn (after one warm-up each), so the machine's drift hits both alike. */
-async function alternating(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[Timing, Timing]> {
+export async function alternating(a: () => Promise<unknown>, b: () => Promise<unknown>, runs = RUNS): Promise<[Timing, Timing]> {
   const samples: [number[], number[]] = [[], []];
   const results: unknown[] = [];
-  for (let i = 0; i < RUNS + 1; i++) {
+  for (let i = 0; i < runs + 1; i++) {
     for (const [k, run] of [a, b].entries()) {
       const started = performance.now();
       results[k] = await run();
@@ -130,7 +145,8 @@ export async function benchFunnels(): Promise<string> {
   // The hand-written SQL reads a copy, so both run while the server holds its file.
   const copy = path.join(DIR, 'events.copy.duckdb');
   fs.copyFileSync(path.join(DIR, 'events.duckdb'), copy);
-  const instance = await DuckDBInstance.create(copy, { threads: '2' });
+  const duck = serverDuckSettings();
+  const instance = await DuckDBInstance.create(copy, { threads: String(duck.threads), memory_limit: duck.memoryLimit });
   const db = await instance.connect();
   const sql = (text: string) => async () => (await db.runAndReadAll(text)).getRowObjectsJson();
   const server = await startBenchServer({ dataDir: DIR, ...KEYS });

@@ -3,12 +3,13 @@
  * 10,000,000) events — 50,000 persons, 30 event names, 90 days, realistic properties — are
  * written once with SQL straight into a stopped server's event store (kept in
  * BENCH_INSIGHTS_DIR, default <tmp>/sightline-insights-<events>, and reused), with the person
- * mirror (a person and a distinct id per user). Then, over HTTP with refresh force_blocking
- * (no cache), p50/p99 of: the events API list (the baseline every run has), HogQL count() by
- * event, HogQL count by day over 30 days, and the insight kinds registered in
- * src/insights/kinds.ts by name (trends total and DAU 30 days by day, a 3-step funnel, 8-week
- * retention) — a kind not yet registered is reported as absent. Last, hand-written DuckDB SQL
- * for the same numbers where it is short to write, on a copy of the file, in this process.
+ * mirror (a person and a distinct id per user), and copied for the hand-written SQL. Then, over
+ * HTTP with refresh force_blocking (no cache), p50/p99 of: the events API list (the baseline
+ * every run has), HogQL count() by event and by day, trends total and DAU 30 days by day (in a
+ * UTC project and in Europe/Paris), a 3-step funnel and an 8-week retention — each taking turns
+ * with hand-written DuckDB SQL for the same numbers (on the copy, in this process, with the
+ * server's DuckDB threads and memory limit), and whether both gave the same numbers. A kind not
+ * registered in src/insights/kinds.ts is reported as absent.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import fs from 'node:fs';
@@ -18,10 +19,13 @@ import { queryKinds } from '../src/insights/kinds.js';
 import type { TestServer } from '../test/helpers/server.js';
 import { fmt } from './format.js';
 import { percentile } from './load.js';
-import { startBenchServer } from './server.js';
+import { serverDuckSettings, startBenchServer } from './server.js';
+import { alternating, funnelSql, retentionSql } from './funnels.js';
 
 const EVENTS = Number(process.env.BENCH_INSIGHTS_EVENTS ?? 10_000_000);
 const ROUNDS = Number(process.env.BENCH_INSIGHTS_ROUNDS ?? 15);
+/** The events list scans every row group on this data set (~9 s a request): fewer rounds. */
+const LIST_ROUNDS = Number(process.env.BENCH_INSIGHTS_LIST_ROUNDS ?? 3);
 const DIR = process.env.BENCH_INSIGHTS_DIR ?? path.join(os.tmpdir(), `sightline-insights-${EVENTS}`);
 const KEYS = { projectKey: 'phc_insightsbench000000000000', personalKey: 'phx_insightsbench000000000000' };
 const PERSONS = 50_000;
@@ -84,49 +88,99 @@ async function makeDataSet(): Promise<DataSet> {
 }
 
 const ev = (event: string) => ({ kind: 'EventsNode', event, name: event });
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+type Rows = Record<string, unknown>[];
 
-/** The queries timed, by kind; relative dates count back from the data's end. */
-function queries(end: number): Array<{ name: string; kind: string; query: Record<string, unknown> }> {
-  const from30 = new Date(end - 30 * 86_400_000).toISOString().slice(0, 10);
-  const to = new Date(end).toISOString().slice(0, 10);
-  const dateRange = { date_from: from30, date_to: to };
-  return [
-    { name: 'HogQL count() by event, all events', kind: 'HogQLQuery', query: { kind: 'HogQLQuery', query: 'select event, count() from events group by event order by count() desc' } },
-    {
-      name: 'HogQL count by day, 30 days',
-      kind: 'HogQLQuery',
-      query: { kind: 'HogQLQuery', query: `select toStartOfDay(timestamp) as d, count() from events where timestamp >= '${from30}' and timestamp < toDateTime('${to}') + interval 1 day group by d order by d` },
-    },
-    { name: 'trends total, 30 days by day', kind: 'TrendsQuery', query: { kind: 'TrendsQuery', series: [{ ...ev('$pageview'), math: 'total' }], interval: 'day', dateRange } },
-    { name: 'trends DAU, 30 days by day', kind: 'TrendsQuery', query: { kind: 'TrendsQuery', series: [{ ...ev('$pageview'), math: 'dau' }], interval: 'day', dateRange } },
-    {
-      name: 'funnel, 3 steps over 30 days',
-      kind: 'FunnelsQuery',
-      query: { kind: 'FunnelsQuery', series: [ev('$pageview'), ev('signed_up'), ev('purchase')], dateRange, funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' } },
-    },
-    {
-      name: 'retention, 8 weeks',
-      kind: 'RetentionQuery',
-      query: {
-        kind: 'RetentionQuery',
-        dateRange: { date_from: new Date(end - 56 * 86_400_000).toISOString().slice(0, 10), date_to: to },
-        retentionFilter: { period: 'Week', totalIntervals: 8, retentionType: 'retention_first_time', targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' } },
-      },
-    },
-  ];
+interface Measured {
+  name: string;
+  /** The project's time zone while it runs (set through the projects API). */
+  timeZone: string;
+  query: Record<string, unknown>;
+  /** The same numbers by hand, on the copy of the file; absent where not written. */
+  sql?: string;
+  /** Whether the API's results and the hand-written rows hold the same numbers. */
+  same?: (results: any, rows: Rows) => boolean;
 }
 
-/** Hand-written SQL for the numbers that are short to write by hand. */
-function directSql(projectId: number, end: number): Record<string, string> {
-  const from30 = new Date(end - 30 * 86_400_000).toISOString().slice(0, 10);
-  const to = new Date(end).toISOString().slice(0, 10);
-  const window = `timestamp >= TIMESTAMP '${from30}' AND timestamp < TIMESTAMP '${to}' + INTERVAL 1 DAY`;
-  return {
-    'HogQL count() by event, all events': `SELECT event, count(*) AS c FROM events WHERE project_id = ${projectId} GROUP BY event ORDER BY c DESC`,
-    'HogQL count by day, 30 days': `SELECT date_trunc('day', timestamp) AS d, count(*) FROM events WHERE project_id = ${projectId} AND ${window} GROUP BY d ORDER BY d`,
-    'trends total, 30 days by day': `SELECT date_trunc('day', timestamp) AS d, count(*) FROM events WHERE project_id = ${projectId} AND event = '$pageview' AND ${window} GROUP BY d ORDER BY d`,
-    'trends DAU, 30 days by day': `SELECT date_trunc('day', e.timestamp) AS d, count(DISTINCT coalesce(p.person_id, e.person_id)) FROM events e LEFT JOIN person_distinct_ids p ON p.project_id = ${projectId} AND p.distinct_id = e.distinct_id WHERE e.project_id = ${projectId} AND e.event = '$pageview' AND e.${window.replace(' AND timestamp', ' AND e.timestamp')} GROUP BY d ORDER BY d`,
-  };
+/** Trend results (one series, by day) against `d, n` rows. */
+const sameTrend = (results: any, rows: Rows) => {
+  const byDay = new Map(rows.map((r) => [String(r.d).slice(0, 10), Number(r.n)]));
+  const series = results[0] as { days: string[]; data: number[] };
+  return series.days.every((d, i) => (byDay.get(d) ?? 0) === series.data[i]) && rows.every((r) => series.days.includes(String(r.d).slice(0, 10)));
+};
+
+/** The queries timed, in order; relative dates count back from the data's end. */
+function measured(end: number): Measured[] {
+  const from30 = day(end - 30 * DAY_MS);
+  const to = day(end);
+  const dateRange = { date_from: from30, date_to: to };
+  const trend = (math: string) => ({ kind: 'TrendsQuery', series: [{ ...ev('$pageview'), math }], interval: 'day', dateRange });
+  /** `e.timestamp` within the range's days on the wall clock of `tz`. */
+  const window = (tz: string) =>
+    tz === 'UTC'
+      ? `e.timestamp >= TIMESTAMP '${from30}' AND e.timestamp < TIMESTAMP '${to}' + INTERVAL 1 DAY`
+      : `e.timestamp >= timezone('UTC', timezone('${tz}', TIMESTAMP '${from30}')) AND e.timestamp < timezone('UTC', timezone('${tz}', TIMESTAMP '${to}' + INTERVAL 1 DAY))`;
+  const dayOf = (tz: string) => (tz === 'UTC' ? 'CAST(e.timestamp AS DATE)' : `CAST(timezone('${tz}', timezone('UTC', e.timestamp)) AS DATE)`);
+  /** The instant the day of `e.timestamp` starts (toStartOfDay's DateTime), as one would write it. */
+  const dayStart = (tz: string) =>
+    tz === 'UTC' ? `date_trunc('day', e.timestamp)` : `timezone('UTC', timezone('${tz}', date_trunc('day', timezone('${tz}', timezone('UTC', e.timestamp)))))`;
+  const pdi = `LEFT JOIN person_distinct_ids p ON p.project_id = e.project_id AND p.distinct_id = e.distinct_id`;
+  const trendSql = (tz: string, value: string, join = '') =>
+    `SELECT ${dayOf(tz)} AS d, ${value} AS n FROM events e ${join} WHERE e.project_id = 1 AND e.event = '$pageview' AND ${window(tz)} GROUP BY d ORDER BY d`;
+  // Retention reads whole weeks (Sunday): from the week of date_from to the end of date_to's.
+  const retentionFrom = end - 56 * DAY_MS;
+  const weekStart = (ms: number) => ms - (new Date(ms).getUTCDay() * DAY_MS + (ms % DAY_MS));
+  const hogqlByDay = (tz: string): Measured[] => [
+    {
+      name: `HogQL count by day, 30 days, ${tz}`,
+      timeZone: tz,
+      query: { kind: 'HogQLQuery', query: `select toStartOfDay(timestamp) as d, count() from events where timestamp >= '${from30}' and timestamp < toDateTime('${to}') + interval 1 day group by d order by d` },
+      sql: `SELECT ${dayStart(tz)} AS d, count(*) AS n FROM events e WHERE project_id = 1 AND ${window(tz)} GROUP BY d ORDER BY d`,
+      same: (results: [string, number][], rows) => results.length === rows.length && results.every(([, n], i) => Number(rows[i].n) === n),
+    },
+  ];
+  const trends = (tz: string): Measured[] => [
+    { name: `trends total, 30 days by day, ${tz}`, timeZone: tz, query: trend('total'), sql: trendSql(tz, 'count(*)'), same: sameTrend },
+    { name: `trends DAU, 30 days by day, ${tz}`, timeZone: tz, query: trend('dau'), sql: trendSql(tz, 'count(DISTINCT coalesce(p.person_id, e.person_id))', pdi), same: sameTrend },
+  ];
+  return [
+    {
+      name: 'HogQL count() by event, all events',
+      timeZone: 'UTC',
+      query: { kind: 'HogQLQuery', query: 'select event, count() from events group by event order by count() desc' },
+      sql: `SELECT event, count(*) AS c FROM events WHERE project_id = 1 GROUP BY event ORDER BY c DESC`,
+      same: (results: [string, number][], rows) => results.every(([event, n]) => rows.some((r) => r.event === event && Number(r.c) === n)),
+    },
+    ...hogqlByDay('UTC'),
+    ...trends('UTC'),
+    ...hogqlByDay('Europe/Paris'),
+    ...trends('Europe/Paris'),
+    {
+      name: 'funnel, 3 steps over 30 days, 14-day window',
+      timeZone: 'UTC',
+      query: { kind: 'FunnelsQuery', series: [ev('$pageview'), ev('signed_up'), ev('purchase')], dateRange, funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' } },
+      sql: funnelSql(['$pageview', 'signed_up', 'purchase'], from30, day(end + DAY_MS), 14),
+      same: (results: { count: number }[], rows) => results.map((s) => s.count).join() === [rows[0].c0, rows[0].c1, rows[0].c2].map(Number).join(),
+    },
+    {
+      name: 'retention, 8 weeks, $pageview → $pageview',
+      timeZone: 'UTC',
+      query: {
+        kind: 'RetentionQuery',
+        dateRange: { date_from: day(retentionFrom), date_to: to },
+        retentionFilter: { period: 'Week', totalIntervals: 8, retentionType: 'retention_recurring', targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' } },
+      },
+      sql: retentionSql('$pageview', '$pageview', day(weekStart(retentionFrom)), day(weekStart(end) + 7 * DAY_MS)),
+      same: (results: { date: string; values: { count: number }[] }[], rows) =>
+        results.every((cohort) => {
+          const p = cohort.date.slice(0, 10);
+          const mine = rows.filter((r) => String(r.p).slice(0, 10) === p);
+          const size = Number(mine[0]?.size ?? cohort.values[0].count);
+          return cohort.values[0].count === size && cohort.values.slice(1).every((v, k) => v.count === Number(mine.find((r) => String(r.rp).slice(0, 10) === day(Date.parse(p) + (k + 1) * 7 * DAY_MS))?.n ?? 0));
+        }),
+    },
+  ];
 }
 
 async function time(rounds: number, run: () => Promise<void>): Promise<{ p50: number; p99: number }> {
@@ -140,59 +194,60 @@ async function time(rounds: number, run: () => Promise<void>): Promise<{ p50: nu
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
-async function timeApi(server: TestServer, query: Record<string, unknown>): Promise<{ p50: number; p99: number } | string> {
-  const probe = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query, refresh: 'force_blocking' } });
-  if (probe.status !== 200) return `HTTP ${probe.status}: ${(await probe.text()).slice(0, 120)}`;
-  return time(ROUNDS, async () => {
-    const response = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query, refresh: 'force_blocking' } });
-    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-    await response.arrayBuffer();
-  });
-}
-
 const ms = (n: number) => `${n < 10 ? n.toFixed(1) : fmt(n)} ms`;
 
 export async function benchInsights(): Promise<string> {
   const data = await makeDataSet();
+  // The hand-written SQL runs with the server's own DuckDB settings, on the copy made with the data.
+  const duck = serverDuckSettings();
+  const instance = await DuckDBInstance.create(path.join(DIR, 'direct.duckdb'), { threads: String(duck.threads), memory_limit: duck.memoryLimit });
+  const db = await instance.connect();
   const server = await startBenchServer({ dataDir: DIR, ...KEYS });
   const rows: string[] = [];
-  let projectId = 1;
-  const api: Record<string, { p50: number; p99: number } | string> = {};
+  let rssMb = 0;
   try {
-    projectId = ((await (await server.api('/api/projects/@current/')).json()) as { id: number }).id;
-    const list = await time(ROUNDS, async () => {
+    const list = await time(LIST_ROUNDS, async () => {
       await (await server.api('/api/projects/@current/events/?limit=100')).arrayBuffer();
     });
-    rows.push(`| events API list, latest 100 (baseline) | ${ms(list.p50)} | ${ms(list.p99)} | | |`);
-    for (const { name, kind, query } of queries(data.end)) {
-      api[name] = queryKinds.has(kind) ? await timeApi(server, query) : `${kind} not registered yet`;
+    rows.push(`| events API list, latest 100 (baseline, ${LIST_ROUNDS} rounds) | ${ms(list.p50)} | ${ms(list.p99)} | | | |`);
+    for (const m of measured(data.end)) {
+      const kind = String(m.query.kind);
+      if (!queryKinds.has(kind)) {
+        rows.push(`| ${m.name} | ${kind} not registered yet | | | | |`);
+        continue;
+      }
+      await setTimeZone(server, m.timeZone);
+      const api = async () => {
+        const response = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: m.query, refresh: 'force_blocking' } });
+        if (response.status !== 200) throw new Error(`${m.name}: HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
+        return ((await response.json()) as { results: unknown }).results;
+      };
+      const hand = async () => (await db.runAndReadAll(m.sql ?? 'SELECT 1')).getRowObjectsJson() as Rows;
+      const [a, b] = await alternating(api, hand, ROUNDS);
+      const same = m.same ? (m.same(a.result, b.result as Rows) ? 'yes' : '**no**') : '';
+      const ratio = m.sql ? `${(a.p50 / b.p50).toFixed(2)}×` : '';
+      rows.push(`| ${m.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${m.sql ? ms(b.p50) : 'not written'} | ${ratio} | ${same} |`);
     }
-    const rss = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1];
-    rows.push(`| (server peak RSS after the run: ${rss ? fmt(Number(rss) / 1024) : '?'} MB) | | | | |`);
+    await setTimeZone(server, 'UTC');
+    rssMb = Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
   } finally {
     await server.stop();
-  }
-  const instance = await DuckDBInstance.create(path.join(DIR, 'direct.duckdb'), { threads: '2', memory_limit: '1GB' });
-  const db = await instance.connect();
-  const direct: Record<string, { p50: number; p99: number }> = {};
-  for (const [name, sql] of Object.entries(directSql(projectId, data.end))) {
-    direct[name] = await time(ROUNDS, async () => {
-      await db.runAndReadAll(sql);
-    });
-  }
-  db.closeSync();
-  instance.closeSync();
-  for (const { name } of queries(data.end)) {
-    const result = api[name];
-    const hand = direct[name];
-    if (typeof result === 'string') rows.push(`| ${name} | ${result} | | ${hand ? ms(hand.p50) : ''} | |`);
-    else rows.push(`| ${name} | ${ms(result.p50)} | ${ms(result.p99)} | ${hand ? ms(hand.p50) : 'not written'} | ${hand ? `${(result.p50 / hand.p50).toFixed(2)}×` : ''} |`);
+    db.closeSync();
+    instance.closeSync();
   }
   return [
-    `${data.note}; ${ROUNDS} rounds each after one warm-up, refresh force_blocking.`,
+    `${data.note}; ${ROUNDS} rounds each after one warm-up, API and hand-written SQL taking turns, refresh force_blocking.`,
+    `Hand-written SQL: this process, DuckDB with the server's settings (${duck.threads} thread(s), memory limit ${duck.memoryLimit}). Load average at the end: ${os.loadavg().map((n) => n.toFixed(1)).join(' / ')}.`,
     '',
-    '| query | API p50 | API p99 | hand-written DuckDB SQL p50 | ratio |',
-    '|---|---|---|---|---|',
+    '| query | API p50 | API p99 | hand-written DuckDB SQL p50 | ratio | same numbers |',
+    '|---|---|---|---|---|---|',
     ...rows,
+    '',
+    `Server peak RSS after the run: ${fmt(rssMb)} MB.`,
   ].join('\n');
+}
+
+async function setTimeZone(server: TestServer, timezone: string): Promise<void> {
+  const response = await server.api('/api/projects/@current/', { method: 'PATCH', body: { timezone } });
+  if (response.status !== 200) throw new Error(`PATCH timezone: HTTP ${response.status}`);
 }

@@ -3,6 +3,7 @@
  * once per benchmark process so that it matches the source being measured.
  */
 import { execFileSync } from 'node:child_process';
+import { loadConfig } from '../src/config.js';
 import { startServer, type StartOptions, type TestServer } from '../test/helpers/server.js';
 
 let built = false;
@@ -22,4 +23,13 @@ export async function startBenchServer(options: StartOptions = {}): Promise<Test
     built = true;
   }
   return startServer({ ...options, env: { ...options.env, ...sightlineSettings() }, entry: 'build' });
+}
+
+/**
+ * The DuckDB threads and memory limit the benchmark's server runs with (its configuration from
+ * this environment, as the server reads it), for hand-written SQL measured like for like.
+ */
+export function serverDuckSettings(): { threads: number; memoryLimit: string } {
+  const config = loadConfig({ ...process.env });
+  return { threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit };
 }

@@ -17,7 +17,7 @@ fi
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts
-  test/flags/management.test.ts test/flags/decide.test.ts test/flags/evaluation.test.ts test/flags/local-evaluation.test.ts
+  test/flags/management.test.ts test/flags/blast-radius.test.ts test/flags/decide.test.ts test/flags/evaluation.test.ts test/flags/local-evaluation.test.ts
   test/capture/capture.test.ts
   test/events/events-list.test.ts test/events/events-hogql.test.ts
   test/definitions/*.test.ts

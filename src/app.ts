@@ -47,9 +47,12 @@ import { PersonSplits } from './persons/split.js';
 // The shutdown's drain window ends once no request came for this long, or after this long
 // (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
 const DRAIN_QUIET_MS = 150;
-const DRAIN_MAX_MS = 2_000;
 /** How long the main thread must be without requests before its garbage is collected (util/idle-collect.ts). */
 const IDLE_COLLECT_AFTER_MS = 30_000;
+/** The same after the start, counted from before the routes are registered. */
+const IDLE_COLLECT_AFTER_START_MS = 2_000;
+/** Probes and scrapes allocate next to nothing, and a probe every few seconds would otherwise keep the idle collection from ever running. */
+const isProbe = (url: string) => url === '/_health' || url === '/_ready' || url === '/metrics';
 /** Events per event-store transaction, at most: two DuckDB row groups. */
 const FEED_EVENTS_PER_WRITE = 16_384;
 /** How long acknowledged events may wait for a whole row group before they are written anyway. */
@@ -186,7 +189,12 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     personalKeys: new PersonalKeys(tenancy),
     definitions: new Definitions(stores.meta.definitions, () => invalidate({ kind: 'definitions' })),
     flags,
-    flagManagement: new FlagManagement({ flags: stores.meta.flags, users: tenancy, invalidate: (projectId) => invalidate({ kind: 'flags', projectId }) }),
+    flagManagement: new FlagManagement({
+      flags: stores.meta.flags,
+      users: tenancy,
+      invalidate: (projectId) => invalidate({ kind: 'flags', projectId }),
+      countPersons: (projectId, properties) => cohortCalculations.countMatching(projectId, properties),
+    }),
     flagAnswers,
     eventCounts,
     queries,
@@ -203,9 +211,9 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   };
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
-  const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS);
-  app.addHook('onResponse', (_request, _reply, done) => {
-    idleCollector.touch();
+  const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS, IDLE_COLLECT_AFTER_START_MS);
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (!isProbe(request.routeOptions.url ?? request.url)) idleCollector.touch();
     done();
   });
   await registerRoutes(app, ctx);
@@ -220,7 +228,8 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     (stopping ??= (async () => {
       // Drain (serve with `Connection: close` until requests stop coming), then stop accepting,
       // answer what is in flight, flush, and close the stores.
-      await ctx.drain.start(DRAIN_QUIET_MS, Math.min(DRAIN_MAX_MS, config.shutdownTimeoutMs / 4));
+      // At most half the shutdown's time, so that flushing and closing keep the other half.
+      await ctx.drain.start(DRAIN_QUIET_MS, Math.min(config.shutdownDrainMs, config.shutdownTimeoutMs / 2));
       buffer.beginShutdown();
       const closing = app.close();
       // A socket whose in-flight request is answered after close started stays open until its

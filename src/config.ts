@@ -80,6 +80,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long SIGTERM may take to drain before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** The longest drain window (serving with `Connection: close` while requests keep coming) before the listener closes. */
+  shutdownDrainMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -288,5 +290,6 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     headersTimeoutMs: integer(env, 'SIGHTLINE_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: integer(env, 'SIGHTLINE_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
     shutdownTimeoutMs: integer(env, 'SIGHTLINE_SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
+    shutdownDrainMs: integer(env, 'SIGHTLINE_SHUTDOWN_DRAIN_MS', 2_000, 0, 300_000),
   };
 }

@@ -8,7 +8,7 @@
  * once more after it.
  */
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
-import { compileCohorts, countMatches, referencedCohorts, type CohortScope } from '../flags/engine/cohorts.js';
+import { compileCohorts, countMatches, referencedCohorts, type CohortDefinition, type CohortScope } from '../flags/engine/cohorts.js';
 import { UncomputableFilterError } from '../flags/engine/errors.js';
 import { StepBudget } from '../flags/engine/regex.js';
 import type { Logger } from '../kernel/logger.js';
@@ -17,6 +17,8 @@ import { countEvents, type EventCounts } from './event-counts.js';
 
 /** Persons read and tested per page; the event loop gets a turn between pages. */
 const PAGE = 2_000;
+/** The id a preview's definition takes among the project's cohorts (real ones are positive). */
+const PREVIEW_ID = -1;
 
 export interface CalculationDeps {
   store: CohortStore;
@@ -83,6 +85,24 @@ export class CohortCalculations {
     tick();
   }
 
+  /**
+   * How many persons of the project match a property group (a flag condition's `properties`,
+   * cohort filters included), and how many persons there are: the flag editor's preview. It
+   * runs in the calculation queue, so a preview and a calculation never test persons at once.
+   */
+  countMatching(projectId: number, properties: unknown): Promise<{ matching: number; total: number }> {
+    const preview: CohortDefinition = { id: PREVIEW_ID, is_static: false, filters: { properties } };
+    const run = this.queue.then(async () => {
+      const { members, total } = await this.test(projectId, preview, [...(await this.deps.store.list(projectId)), preview]);
+      return { matching: members.length, total };
+    });
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
   /** Stops the schedule and lets the running calculation finish; queued ones are dropped. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -98,7 +118,7 @@ export class CohortCalculations {
       if (cohort.is_static) return await this.mirror(projectId, id, [...(await store.memberSet(projectId, id))]);
       const version = await store.startCalculation(projectId, id);
       if (version === null) return;
-      const members = await this.members(projectId, cohort, await store.list(projectId));
+      const { members } = await this.test(projectId, cohort, await store.list(projectId));
       // The mirror gets what was stored (persons deleted meanwhile left out).
       if (await store.finishCalculation(projectId, id, version, members)) await this.mirror(projectId, id, [...(await store.memberSet(projectId, id))]);
     } catch (error) {
@@ -112,7 +132,8 @@ export class CohortCalculations {
     await (await this.deps.events()).replaceCohortMembers(projectId, id, members);
   }
 
-  private async members(projectId: number, cohort: StoredCohort, all: StoredCohort[]): Promise<string[]> {
+  /** The persons that match `cohort`'s definition, and how many persons were tested. */
+  private async test(projectId: number, cohort: CohortDefinition, all: readonly CohortDefinition[]): Promise<{ members: string[]; total: number }> {
     const { store } = this.deps;
     // Every dynamic cohort is evaluated from its definition here (fresh); static ones are read.
     const compiled = compileCohorts(all, () => true).get(cohort.id);
@@ -130,9 +151,11 @@ export class CohortCalculations {
       behavioral: (filter) => countMatches(filter, counts.get(filter)?.get(person) ?? 0),
     };
     const members: string[] = [];
+    let total = 0;
     let after: string | null = null;
     for (;;) {
       const page = await store.personPage(projectId, after, PAGE);
+      total += page.length;
       for (const row of page) {
         person = row.uuid;
         scope.regexBudget = new StepBudget();
@@ -143,7 +166,7 @@ export class CohortCalculations {
           if (!(error instanceof UncomputableFilterError)) throw error;
         }
       }
-      if (page.length < PAGE) return members;
+      if (page.length < PAGE) return { members, total };
       after = page[page.length - 1].uuid;
       await yieldToEvents();
     }

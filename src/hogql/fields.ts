@@ -78,20 +78,33 @@ function useJoins(b: TableBinding, join: LazyJoin): void {
 /** The event's person now, after merges; the person stored with it when its id has none. */
 function currentPersonId(b: TableBinding): IrExpr {
   b.lazy.add('pdi');
-  return call('coalesce', [column(pdiAlias(b), 'person_distinct_ids', 'person_id', 'UUID'), column(b.alias, 'events', '$stored_person_id', 'UUID')], 'UUID');
+  return eventPerson(b).personId;
+}
+
+const eventPerson = (b: TableBinding) => currentPersonOf(b.alias, column(b.alias, 'events', 'distinct_id', 'String'), column(b.alias, 'events', '$stored_person_id', 'UUID'), b.projectId);
+
+/**
+ * The current person (after merges) of a row holding an event's distinct id and stored person
+ * id — on events, or on a derived table of them (a statement that groups events first): the
+ * join to the person mirror, named after `alias`, and the person id over it.
+ */
+export function currentPersonOf(alias: string, distinctId: IrExpr, storedPersonId: IrExpr, projectId: number): { join: IrJoin; personId: IrExpr } {
+  const pdi = `${alias}__pdi`;
+  return {
+    join: {
+      type: 'LEFT',
+      item: { kind: 'table', table: 'person_distinct_ids', alias: pdi, projectId },
+      on: op('=', [column(pdi, 'person_distinct_ids', 'distinct_id', 'String'), distinctId]),
+    },
+    personId: call('coalesce', [column(pdi, 'person_distinct_ids', 'person_id', 'UUID'), storedPersonId], 'UUID'),
+  };
 }
 
 /** The joins a binding's fields need, in order, each scoped to the binding's project. */
 export function lazyJoins(b: TableBinding): IrJoin[] {
   const joins: IrJoin[] = [];
   const eq = (a: IrExpr, c: IrExpr) => op('=', [a, c]);
-  if (b.table === 'events' && b.lazy.has('pdi')) {
-    joins.push({
-      type: 'LEFT',
-      item: { kind: 'table', table: 'person_distinct_ids', alias: pdiAlias(b), projectId: b.projectId },
-      on: eq(column(pdiAlias(b), 'person_distinct_ids', 'distinct_id', 'String'), column(b.alias, 'events', 'distinct_id', 'String')),
-    });
-  }
+  if (b.table === 'events' && b.lazy.has('pdi')) joins.push(eventPerson(b).join);
   if (b.lazy.has('person')) {
     const personId = b.table === 'events' ? column(pdiAlias(b), 'person_distinct_ids', 'person_id', 'UUID') : column(b.alias, b.table, 'person_id', 'UUID');
     joins.push({

@@ -11,7 +11,7 @@ export {
   type SelectResult,
   type WhereResult,
 } from './compile.js';
-export { lazyJoins, type TableBinding } from './fields.js';
+export { currentPersonOf, lazyJoins, type TableBinding } from './fields.js';
 export { HogQLError } from './errors.js';
 export type { CompileContext, PropertyKind, PropertyValueType } from './context.js';
 export { decodeRows, type PrintOptions, type PrintedQuery, type SqlDialect } from './dialect.js';

@@ -26,26 +26,18 @@ function dropped(bytes: Uint8Array): void {
   setImmediate(collectGarbage);
 }
 
-/** A new file, and its name made durable (the directory synced too). */
-function create(file: string): number {
-  const fd = fs.openSync(file, 'w');
+/** Makes the name of a file just created durable: syncs its directory. */
+function syncDirectoryOf(file: string): void {
+  const dir = fs.openSync(path.dirname(file), 'r');
   try {
-    const dir = fs.openSync(path.dirname(file), 'r');
-    try {
-      fs.fsyncSync(dir);
-    } finally {
-      fs.closeSync(dir);
-    }
-    return fd;
-  } catch (error) {
-    fs.closeSync(fd);
-    fs.rmSync(file, { force: true });
-    throw error;
+    fs.fsyncSync(dir);
+  } finally {
+    fs.closeSync(dir);
   }
 }
 
 answerCalls({
-  create,
+  syncDirectoryOf,
   append: (fd: number, bytes: Uint8Array, position: number) => {
     let written = 0;
     while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written, position + written);

@@ -20,6 +20,22 @@ export function collectGarbage(): void {
 }
 
 /**
+ * A full collection that also compacts: V8 moves live objects out of sparse pages only when it
+ * judges the fragmentation worth it, and a page with one live object stays resident. After the
+ * start (modules loaded, route schemas compiled) the main thread's heap held 36 MB of pages for
+ * 25 MB of live objects; compacted, 26 MB. The flag is process-wide, so it is set only for this
+ * collection (another thread collecting meanwhile compacts too, which does no harm).
+ */
+export function compactGarbage(): void {
+  v8.setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    collectGarbage();
+  } finally {
+    v8.setFlagsFromString('--no-compact-on-every-full-gc');
+  }
+}
+
+/**
  * Holds every thread's heap to `percent` growth past what survived its last full collection
  * (kernel/memory-budget.ts says why). Process-wide, and V8 reads it at each collection, so it
  * also covers threads started later; 0 leaves V8's own pacing.
@@ -28,14 +44,24 @@ export function limitHeapGrowth(percent: number): void {
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
-/** Collects once after work (`touch()`) has been followed by `quietMs` without any. */
+/**
+ * Compacts once after work (`touch()`) has been followed by `quietMs` without any. The start
+ * counts as work (loading the modules and compiling the routes left garbage and sparse pages)
+ * with a shorter wait, `startQuietMs`: an idle server would otherwise keep it until its first
+ * request and a quiet half-minute after that.
+ */
 export class IdleCollector {
-  private worked = false;
-  private lastWork = 0;
+  private worked = true;
+  private lastWork = Date.now();
+  private waitMs: number;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly quietMs: number) {
-    this.timer = setInterval(() => this.collectIfQuiet(), quietMs / 3);
+  constructor(
+    private readonly quietMs: number,
+    startQuietMs = quietMs,
+  ) {
+    this.waitMs = startQuietMs;
+    this.timer = setInterval(() => this.collectIfQuiet(), Math.min(quietMs, startQuietMs) / 3);
     this.timer.unref();
   }
 
@@ -45,9 +71,10 @@ export class IdleCollector {
   }
 
   private collectIfQuiet(): void {
-    if (!this.worked || Date.now() - this.lastWork < this.quietMs) return;
+    if (!this.worked || Date.now() - this.lastWork < this.waitMs) return;
     this.worked = false;
-    collectGarbage();
+    this.waitMs = this.quietMs;
+    compactGarbage();
   }
 
   stop(): void {

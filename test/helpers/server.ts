@@ -18,10 +18,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /**
  * How package.json's `start` script runs the compiled server, so that benchmarks measure that
  * process: glibc with two malloc arenas instead of one per thread (DuckDB's and the worker
- * threads' freed memory stayed in arenas of their own), and V8 young generations of 2 MB
- * semi-spaces (the default 16 MB ones, in each of the four isolates, stayed resident after a burst).
+ * threads' freed memory stayed in arenas of their own) and fixed trim and mmap thresholds, and V8
+ * young generations of 2 MB semi-spaces (the default 16 MB ones, in each isolate, stayed resident
+ * after a burst). docs/configuration-memory.md says what each saves.
  */
-export const START_ENV = { MALLOC_ARENA_MAX: '2' };
+export const START_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' };
 export const START_NODE_ARGS = ['--max-semi-space-size=2'];
 
 export interface TestServer {

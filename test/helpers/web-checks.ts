@@ -49,3 +49,12 @@ export function sidewaysOverflow(page: Page): Promise<string | null> {
     return `scrolls sideways by ${overflow} px: ${culprits.join('\n')}`;
   });
 }
+
+/** Signs in through the login page and waits for the project's first page (Activity). */
+export async function signIn(page: Page, serverUrl: string, projectId: number, email: string, password: string): Promise<void> {
+  await page.goto(`${serverUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(new RegExp(`/project/${projectId}/activity$`));
+}

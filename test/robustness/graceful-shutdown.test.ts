@@ -29,7 +29,8 @@ function request(server: TestServer, method: string, path: string, body?: unknow
 
 describe('graceful shutdown', () => {
   test('SIGTERM drains: new connections are served with Connection: close, nothing is reset', async () => {
-    const server = await startServer();
+    // A drain window long enough to be seen on a loaded machine; it ends 150 ms after the load stops.
+    const server = await startServer({ env: { SIGHTLINE_SHUTDOWN_DRAIN_MS: '10000', SIGHTLINE_SHUTDOWN_TIMEOUT_MS: '30000' } });
     const batch = (i: number) => ({ api_key: server.projectKey, batch: [{ event: 'drain', distinct_id: `d${i}` }] });
     const outcomes: string[] = [];
     let running = true;
@@ -47,7 +48,7 @@ describe('graceful shutdown', () => {
 
     const exit = server.stop();
     let draining = false;
-    const giveUp = performance.now() + 3_000;
+    const giveUp = performance.now() + 9_000;
     while (!draining && performance.now() < giveUp) {
       const ready = await request(server, 'GET', '/_ready');
       draining = ready.status === 503 && JSON.parse(ready.text ?? '{}').status === 'draining';

@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectConsole, tryLaunchChromium } from '../helpers/browser.js';
 import { expectOk } from '../helpers/api-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { SCREENSHOTS, unlabelledControls } from '../helpers/web-checks.js';
+import { SCREENSHOTS, signIn, unlabelledControls } from '../helpers/web-checks.js';
 import { OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/sessions.js';
 
 const MEMBER_EMAIL = 'member@sightline.test';
@@ -114,13 +114,7 @@ async function newPage(viewport = { width: 1280, height: 800 }): Promise<{ conte
   return { context, page };
 }
 
-async function signInAs(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${server.url}/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(new RegExp(`/project/${projectId}/activity$`));
-}
+const signInAs = (page: Page, email: string, password: string) => signIn(page, server.url, projectId, email, password);
 
 const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 
@@ -245,7 +239,7 @@ describe('pages with seeded data', () => {
     await screenshot(page, 'feature-flag-editor');
   });
 
-  test('a flag created in the UI is answered by /flags, and turning it off there is too', async () => {
+  test('a flag created in the UI (its persons counted first) is answered by /flags, and turning it off there is too', async () => {
     requireChromium();
     await page.goto(`${server.url}/project/${projectId}/feature_flags/new`);
     await page.getByLabel('Key', { exact: true }).fill('ui-made-flag');
@@ -254,6 +248,13 @@ describe('pages with seeded data', () => {
     await page.getByLabel('Property', { exact: true }).fill('plan');
     await page.getByLabel('Values (comma-separated)').fill('pro, enterprise');
     await page.getByLabel('Roll out to (%)').fill('100');
+    // The preview counts what the API counts for the same condition.
+    const expected = await expectOk(
+      await server.api(`/api/projects/${projectId}/feature_flags/user_blast_radius/`, { method: 'POST', body: { condition: { properties: [{ key: 'plan', value: ['pro', 'enterprise'], operator: 'exact', type: 'person' }] } } }),
+    );
+    assert.ok(expected.users_affected > 0 && expected.users_affected < expected.total_users, JSON.stringify(expected));
+    await page.getByRole('button', { name: 'Count the persons condition set 1 matches' }).click();
+    await page.getByRole('status').filter({ hasText: `${expected.users_affected} of ${expected.total_users} persons match.` }).waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'Create flag' }).click();
     await page.waitForURL(/\/feature_flags$/);
     await page.getByRole('link', { name: 'ui-made-flag' }).waitFor();

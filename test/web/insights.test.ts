@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectConsole, tryLaunchChromium } from '../helpers/browser.js';
 import { expectOk } from '../helpers/api-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { SCREENSHOTS, sidewaysOverflow, unlabelledControls } from '../helpers/web-checks.js';
+import { SCREENSHOTS, sidewaysOverflow, signIn, unlabelledControls } from '../helpers/web-checks.js';
 import { OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/sessions.js';
 
 
@@ -86,11 +86,7 @@ before(async () => {
   page = await context.newPage();
   consoleLines = collectConsole(page);
   page.setDefaultTimeout(15_000);
-  await page.goto(`${server.url}/login`);
-  await page.getByLabel('Email').fill(OWNER_EMAIL);
-  await page.getByLabel('Password').fill(OWNER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(new RegExp(`/project/${projectId}/activity$`));
+  await signIn(page, server.url, projectId, OWNER_EMAIL, OWNER_PASSWORD);
 });
 after(async () => {
   await context?.close();

@@ -11,7 +11,7 @@ import { apiRoute } from '../../http/route.js';
 import { dateTime, noContent, nullable, object, params, patchBody, userBasic } from '../../http/schemas.js';
 import type { StoredFlag, User } from '../../store/types.js';
 import type { FeatureFlag } from '../engine/types.js';
-import type { FlagInput, FlagManagement } from './service.js';
+import type { BlastRadiusInput, FlagInput, FlagManagement } from './service.js';
 
 const flagSchema = object({
   id: { type: 'integer' },
@@ -146,6 +146,27 @@ export async function registerFeatureFlagRoutes(app: FastifyInstance, { api, fla
       const { project } = await api.access.projectFor(principal, request.params.project_id);
       await flags.remove(project.id, request.params.id);
       return reply.code(204).send();
+    },
+  });
+
+  apiRoute<{ Params: ProjectParams; Body: BlastRadiusInput }>(app, api, {
+    ...base,
+    action: 'read',
+    method: 'POST',
+    url: '/api/projects/:project_id/feature_flags/user_blast_radius/',
+    summary: 'How many persons a release condition matches, of all persons (its rollout percentage not applied)',
+    params: projectParams,
+    body: {
+      type: 'object',
+      properties: {
+        condition: { type: 'object', description: 'A release condition: {"properties": [...], "rollout_percentage"?}' },
+        group_type_index: { type: ['integer', 'null'] },
+      },
+    },
+    response: { 200: object({ users_affected: { type: 'integer' }, total_users: { type: 'integer' } }) },
+    handler: async (request, principal) => {
+      const { project } = await api.access.projectFor(principal, request.params.project_id);
+      return flags.blastRadius(project.id, request.body ?? {});
     },
   });
 }

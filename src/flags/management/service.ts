@@ -8,7 +8,8 @@ import type { FlagListQuery, FlagStore, FlagWrite, PageOf, StoredFlag, TenancySt
 import { numericId } from '../../util/numeric-id.js';
 import { dependencyChain, resolveDependency } from '../engine/dependencies.js';
 import { FlagValidationError, indexFlags, validateFlagFilters, validateFlagKey } from '../engine/index.js';
-import type { FeatureFlag } from '../engine/types.js';
+import type { FeatureFlag, PropertyFilter } from '../engine/types.js';
+import { CohortDefinitionError, validateCohortFilters } from '../engine/cohorts.js';
 
 /** A create or update as the API receives it; nothing in it is trusted yet. */
 export interface FlagInput {
@@ -25,6 +26,14 @@ export interface FlagManagementDeps {
   users: Pick<TenancyStore, 'getUser'>;
   /** Drops what evaluation keeps of a project's flags. */
   invalidate(projectId: number): void;
+  /** How many of the project's persons a property group matches, of how many (cohorts/calculation.ts). */
+  countPersons?(projectId: number, properties: unknown): Promise<{ matching: number; total: number }>;
+}
+
+/** The preview's request (PostHog's user_blast_radius body). */
+export interface BlastRadiusInput {
+  condition?: unknown;
+  group_type_index?: unknown;
 }
 
 export class FlagManagement {
@@ -85,13 +94,40 @@ export class FlagManagement {
   }
 
   /** Every cohort a condition names exists in the project (where the store keeps cohorts). */
-  private async checkCohorts(projectId: number, filters: FlagWrite['filters']): Promise<void> {
+  private async checkCohorts(projectId: number, filters: FlagWrite['filters'], attr = 'filters'): Promise<void> {
     const named = [...(filters.groups ?? []), ...(filters.super_groups ?? [])].flatMap((c) => c.properties ?? []).filter((p) => p.type === 'cohort');
     if (named.length === 0) return;
     const existing = new Set((await this.deps.flags.cohortDefinitions(projectId)).map((c) => c.id));
     for (const filter of named) {
-      if (!existing.has(Number(filter.value))) throw validationError(`Cohort ${JSON.stringify(filter.value)} does not exist in this project.`, 'filters');
+      if (!existing.has(Number(filter.value))) throw validationError(`Cohort ${JSON.stringify(filter.value)} does not exist in this project.`, attr);
     }
+  }
+
+  /**
+   * PostHog's user_blast_radius: how many persons a release condition's properties match, of all
+   * the project's persons. The rollout percentage is not applied (the editor shows it beside).
+   */
+  async blastRadius(projectId: number, input: BlastRadiusInput): Promise<{ users_affected: number; total_users: number }> {
+    const { countPersons } = this.deps;
+    if (!countPersons) throw validationError('Counting persons is not available with this metadata store.', 'condition');
+    if (input.group_type_index !== undefined && input.group_type_index !== null) {
+      throw validationError('The preview counts persons; conditions of group flags are not counted yet.', 'group_type_index', 'invalid_choice');
+    }
+    const condition = input.condition;
+    if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) throw validationError('condition must be an object with a "properties" list.', 'condition', 'required');
+    const properties = (condition as Record<string, unknown>).properties ?? [];
+    if (!Array.isArray(properties)) throw validationError('condition.properties must be a list of property filters.', 'condition.properties');
+    // A condition's properties read as a cohort definition's group: the same engine predicates.
+    const group = { type: 'AND', values: properties };
+    try {
+      validateCohortFilters({ properties: group });
+    } catch (error) {
+      if (error instanceof CohortDefinitionError) throw validationError(error.message, `condition.${error.path.replace(/^properties\.values/, 'properties')}`);
+      throw error;
+    }
+    await this.checkCohorts(projectId, { groups: [{ properties: properties as PropertyFilter[] }] }, 'condition.properties');
+    const { matching, total } = await countPersons(projectId, group);
+    return { users_affected: matching, total_users: total };
   }
 
   /** Deletes for good. */

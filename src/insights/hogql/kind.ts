@@ -8,6 +8,7 @@ import { HogQLError, type ir, parseSelect, type Placeholders, StatementCompiler,
 import { validationError } from '../../kernel/errors.js';
 import { clickHouseType, dateBound, rowArrays } from '../tabular/columns.js';
 import type { InsightContext, KindResponse, QueryKind } from '../types.js';
+import { statementTimeSpan } from './time-span.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 50_000;
@@ -56,7 +57,7 @@ export const hogqlQuery: QueryKind<HogQLNode> = {
 async function runTabular(query: ir.IrQuery, names: string[], ctx: InsightContext, text: string): Promise<KindResponse> {
   const { statement, paginated, limit, offset } = limited(query);
   const columns = statement.kind === 'select' ? statement.columns : [];
-  const rows = await ctx.run(statement);
+  const rows = await ctx.run(statement, { timeSpan: statementTimeSpan(statement, ctx.now) });
   const hasMore = paginated && rows.length > DEFAULT_LIMIT;
   const results = rowArrays(hasMore ? rows.slice(0, DEFAULT_LIMIT) : rows, columns, ctx.project.timeZone);
   return {

@@ -43,7 +43,7 @@ export function lifecycleStatement(scope: InsightScope, where: IrExpr | null, ra
     ...scope.from(),
     where: ir.allOf([scope.timeWindow(readFrom, range.to), where]),
   });
-  // The bucket keys as SQL returns them: instants for minute/hour/day, wall dates for week/month.
+  // The bucket keys as SQL returns them: instants for minute/hour, wall dates for day/week/month.
   const key = (wall: number): IrExpr => (bucket.type === 'Date' ? ir.constant(timestampText(new Date(wall)).slice(0, 10), 'Date') : instantConst(toInstant(wall, timeZone)));
   const keys: ir.IrQuery = { kind: 'union', all: true, queries: walls.map((wall, i) => ir.select({ columns: [{ expr: key(wall), name: 'key' }, { expr: int(i - 1), name: 'idx' }] })) };
   const keyed = ir.select({

@@ -2,8 +2,8 @@
  * RetentionQuery (query-api.md §1.9). Cohort row i holds the actors who did the target event in
  * period i (recurring), or whose first target event ever falls in it (first time); value k
  * counts those of them who did the returning event in period i+k. The engine groups actors by
- * period once per side and counts (cohort period, return period) pairs; only the small table
- * of pair counts comes back.
+ * period once per side and counts (cohort period, return period) pairs, and the cohort sizes
+ * in the same statement; only the small table of counts comes back.
  */
 import { ir, lazyJoins } from '../../hogql/index.js';
 import { eventOrAction, insightEvents, instantConstant } from '../events-scope.js';
@@ -123,10 +123,6 @@ async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<
   const r = (name: string, type: ir.IrColumn['type']) => ir.column('r', null, name, type);
   const count = ir.call('count', [], 'Integer');
 
-  const cohorts = await ctx.run(
-    ir.select({ ctes: [{ name: 'targets', query: targets }], columns: [{ name: 'p', expr: t('p', pType) }, { name: 'n', expr: count }], from: { kind: 'cte', name: 'targets', alias: 't' }, groupBy: [t('p', pType)] }),
-    options,
-  );
   const ctes = [
     { name: 'targets', query: targets },
     { name: 'returns', query: returns },
@@ -135,10 +131,11 @@ async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<
     from: { kind: 'cte' as const, name: 'targets', alias: 't' },
     joins: [{ type: 'INNER' as const, item: { kind: 'cte' as const, name: 'returns', alias: 'r' }, on: ir.allOf([ir.op('=', [t('a', 'Any'), r('a', 'Any')]), ir.op('>', [r('p', pType), t('p', pType)])]) }],
   };
+  // Cohort sizes as (tp, tp) rows: the pairs below always have rp > tp.
+  const sizes = ir.select({ columns: [{ name: 'tp', expr: t('p', pType) }, { name: 'rp', expr: t('p', pType) }, { name: 'n', expr: count }], from: joined.from, groupBy: [t('p', pType)] });
   // Non-cumulative: actors per (cohort period, return period). Cumulative: per (cohort period, last return period).
   const pairs = node.cumulative
     ? ir.select({
-        ctes,
         columns: [
           { name: 'tp', expr: ir.column('l', null, 'tp', pType) },
           { name: 'rp', expr: ir.column('l', null, 'rp', pType) },
@@ -151,22 +148,29 @@ async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<
         },
         groupBy: [ir.column('l', null, 'tp', pType), ir.column('l', null, 'rp', pType)],
       })
-    : ir.select({ ctes, columns: [{ name: 'tp', expr: t('p', pType) }, { name: 'rp', expr: r('p', pType) }, { name: 'n', expr: count }], ...joined, groupBy: [t('p', pType), r('p', pType)] });
-  const pairRows = await ctx.run(pairs, options);
+    : ir.select({ columns: [{ name: 'tp', expr: t('p', pType) }, { name: 'rp', expr: r('p', pType) }, { name: 'n', expr: count }], ...joined, groupBy: [t('p', pType), r('p', pType)] });
+  // One statement for both: the engine reads the events once where targets and returns are the
+  // same query (DuckDB plans identical CTEs once), and never twice for the cohort sizes.
+  const u = (name: string) => ir.column('u', null, name, name === 'n' ? 'Integer' : pType);
+  const rows = await ctx.run(
+    ir.select({
+      ctes,
+      columns: ['tp', 'rp', 'n'].map((name) => ({ name, expr: u(name) })),
+      from: { kind: 'subquery', alias: 'u', query: { kind: 'union', all: true, queries: [sizes, pairs] } },
+    }),
+    options,
+  );
 
   const index = new Map(periods.rows.map((row, i) => [row.wall, i]));
   const rowOf = (value: unknown) => index.get(bucketWall(value, ctx.project.timeZone));
   const values = periods.rows.map(() => new Array<number>(node.totalIntervals).fill(0));
-  for (const row of cohorts) {
-    const i = rowOf(row.p);
-    if (i !== undefined) values[i][0] = Number(row.n);
-  }
-  for (const row of pairRows as Row[]) {
+  for (const row of rows) {
     const i = rowOf(row.tp);
     const j = rowOf(row.rp);
     if (i === undefined || j === undefined) continue;
     const k = j - i;
-    if (node.cumulative) for (let m = 1; m <= Math.min(k, node.totalIntervals - 1); m++) values[i][m] += Number(row.n);
+    if (k === 0) values[i][0] = Number(row.n);
+    else if (node.cumulative) for (let m = 1; m <= Math.min(k, node.totalIntervals - 1); m++) values[i][m] += Number(row.n);
     else if (k >= 1 && k < node.totalIntervals) values[i][k] += Number(row.n);
   }
   return periods.rows.map((row, i) => ({

@@ -5,7 +5,7 @@
  * loaded (query/groups.ts). HogQL errors become 400s naming the request field.
  */
 import { validationError } from '../../kernel/errors.js';
-import { EventsScope, HogQLError, ir, lazyJoins, parseExpression as parseHogQL, type CompileContext } from '../../hogql/index.js';
+import { currentPersonOf, EventsScope, HogQLError, ir, lazyJoins, parseExpression as parseHogQL, type CompileContext } from '../../hogql/index.js';
 import { compilePropertyFilters, type FilterSources } from '../../hogql/property-filters.js';
 import { timestampText } from '../../hogql/dates.js';
 import { checkAggregateFields } from '../../hogql/compile.js';
@@ -48,6 +48,14 @@ export class InsightScope {
   /** The current person of the event (after merges). */
   get personId(): IrExpr {
     return this.field(['person_id']);
+  }
+
+  /**
+   * The current person of rows of a derived table `alias` that kept the event's distinct id and
+   * stored person id: the join to add and the person id (what `personId` is on events).
+   */
+  personOf(alias: string, distinctId: IrExpr, storedPersonId: IrExpr): { join: ir.IrJoin; personId: IrExpr } {
+    return currentPersonOf(alias, distinctId, storedPersonId, this.ctx.project.id);
   }
 
   /** `$group_N` key of the event. */

@@ -74,6 +74,7 @@ const breakdownColumns = (breakdowns: IrExpr[]): ir.IrSelectColumn[] => breakdow
 
 /** `bucket?, b0…, value` rows: the math per bucket and breakdown value. */
 export function seriesStatement(input: StatementInput): SeriesStatement {
+  if (input.series.math === 'dau') return dauStatement(input);
   const { scope, series, range } = input;
   const { value, condition } = aggregate(scope, series, input.attr);
   const bucket = input.bucketed ? bucketExpr(range.interval, range.timeZone, range.weekStartDay) : null;
@@ -83,6 +84,39 @@ export function seriesStatement(input: StatementInput): SeriesStatement {
     ...scope.from(),
     where,
     groupBy: [...(bucket ? [bucket] : []), ...input.breakdowns],
+  });
+  return { query, span: { from: new Date(range.readFrom), to: new Date(range.to) } };
+}
+
+/**
+ * Unique persons per bucket and breakdown value. The events are first cut to their distinct
+ * (bucket, breakdown values, distinct id, stored person) — at 10M events a third of the rows a
+ * day's pageviews have — and only those meet the person mirror and the distinct count: the join
+ * and the count were half the statement's time when every event went through them.
+ */
+function dauStatement(input: StatementInput): SeriesStatement {
+  const { scope, range } = input;
+  const bucket = input.bucketed ? bucketExpr(range.interval, range.timeZone, range.weekStartDay) : null;
+  const where = ir.allOf([scope.timeWindow(range.readFrom, range.to), input.where]);
+  const events = ir.select({
+    distinct: true,
+    columns: [
+      ...(bucket ? [{ expr: bucket, name: 'bucket' }] : []),
+      ...breakdownColumns(input.breakdowns),
+      { expr: ir.column('e', 'events', 'distinct_id', 'String'), name: 'distinct_id' },
+      { expr: ir.column('e', 'events', '$stored_person_id', 'UUID'), name: 'stored_person_id' },
+    ],
+    ...scope.from(),
+    where,
+  });
+  const x = (name: string, type: ir.IrColumn['type']) => ir.column('x', null, name, type);
+  const person = scope.personOf('x', x('distinct_id', 'String'), x('stored_person_id', 'UUID'));
+  const grouped = [...(bucket ? [x('bucket', bucket.type)] : []), ...input.breakdowns.map((_, i) => x(`b${i}`, 'String'))];
+  const query = ir.select({
+    columns: [...(bucket ? [{ expr: grouped[0], name: 'bucket' }] : []), ...breakdownColumns(grouped.slice(bucket ? 1 : 0)), { expr: ir.call('count', [person.personId], 'Integer', { distinct: true }), name: 'value' }],
+    from: { kind: 'subquery', query: events, alias: 'x' },
+    joins: [person.join],
+    groupBy: grouped,
   });
   return { query, span: { from: new Date(range.readFrom), to: new Date(range.to) } };
 }

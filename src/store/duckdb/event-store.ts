@@ -15,7 +15,7 @@ import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { createLogger, type Logger, type LogLevel } from '../../kernel/logger.js';
 import { afterIo } from '../../util/after-io.js';
-import { collectGarbage } from '../../util/idle-collect.js';
+import { compactGarbage } from '../../util/idle-collect.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { uuidToBigInt } from '../../util/uuid.js';
 import { Readers, REINTERRUPT_MS } from './readers.js';
@@ -102,6 +102,8 @@ export interface DuckOptions {
 /** How long the store must be idle before DuckDB's cached blocks are let go, and the limit that makes it. */
 const IDLE_RELEASE_MS = 30_000;
 const RELEASE_TO = '1MB';
+/** How long after opening, without calls, the thread's heap is compacted once. */
+const AFTER_OPEN_COMPACT_MS = 2_000;
 
 // Each running query holds one of libuv's four pool threads, which the writer needs too.
 const DEFAULT_READERS = 2;
@@ -202,7 +204,17 @@ export class DuckDbEventStore implements EventStore {
     this.pageBytes = readPageBytes(options.memoryLimit);
     this.idleCheck = setInterval(() => void this.releaseIfIdle(), IDLE_RELEASE_MS / 3);
     this.idleCheck.unref();
+    // Loading DuckDB's bindings and migrating left this thread's heap sparse: compact it once
+    // the start is over (no call for a moment).
+    this.afterOpenCheck = setInterval(() => {
+      if (this.active > 0 || Date.now() - this.lastActive < AFTER_OPEN_COMPACT_MS) return;
+      clearInterval(this.afterOpenCheck);
+      compactGarbage();
+    }, AFTER_OPEN_COMPACT_MS / 4);
+    this.afterOpenCheck.unref();
   }
+
+  private readonly afterOpenCheck: NodeJS.Timeout;
 
   private readonly idleCheck: NodeJS.Timeout;
   /** Calls running now, and when the last one ended: how long the store has been idle. */
@@ -221,7 +233,7 @@ export class DuckDbEventStore implements EventStore {
     // In the write queue, so that no write runs under the lowered limit.
     await this.writes.run(() => this.lowerLimitForAMoment()).catch(() => undefined);
     // This thread's garbage too: rows it decoded, and the shared flush records it wrote.
-    collectGarbage();
+    compactGarbage();
   }
 
   private async lowerLimitForAMoment(): Promise<void> {
@@ -656,6 +668,7 @@ export class DuckDbEventStore implements EventStore {
 
   async close(): Promise<void> {
     clearInterval(this.idleCheck);
+    clearInterval(this.afterOpenCheck);
     if (this.exportInterrupter) clearInterval(this.exportInterrupter);
     await this.reopening?.catch(() => undefined);
     await this.readers.stopAll(queryFailure('QueryInterruptedError', 'the event store is closing'));

@@ -1,5 +1,6 @@
 /** One release condition: property filters, a rollout percentage and, for multivariate flags, a forced variant. */
 import type { PropertyFilter } from '../../api/types';
+import { BlastRadius } from './blast-radius';
 import { FLAG_OPERATORS, takesList, valueText, type ConditionDraft } from './flag-form';
 
 interface Props {
@@ -96,6 +97,7 @@ export function ConditionEditor({ index, condition, groupName, variants, onChang
             </select>
           </label>
         )}
+        {groupName === null && <BlastRadius index={index} condition={condition} />}
         {onRemove && (
           <button type="button" class="button-danger button-small" onClick={onRemove}>
             Remove condition set {n}

@@ -1,7 +1,7 @@
 /**
  * Create or edit a flag: key and description, persons or a group type, release conditions,
- * variants and payloads, on/off. The API validates everything; its words are shown as they come.
- * (How many persons a condition matches needs the persons API, which does not exist yet.)
+ * variants and payloads, on/off, and how many persons a condition matches. The API validates
+ * everything; its words are shown as they come.
  */
 import { useLocation, useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';

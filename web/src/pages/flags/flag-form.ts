@@ -101,12 +101,7 @@ export function bodyOf(draft: FlagDraft): Record<string, unknown> {
     ...draft.otherFilters,
     aggregation_group_type_index: aggregation,
     groups: draft.conditions.map((c) => ({
-      properties: c.properties.map((p) => {
-        const typed: PropertyFilter = { ...p, value: filterValue(p) };
-        if (typed.operator === 'is_set' || typed.operator === 'is_not_set') typed.value = typed.operator;
-        if (typed.type === 'group') typed.group_type_index = aggregation;
-        return typed;
-      }),
+      properties: conditionProperties(c, aggregation),
       rollout_percentage: percentage(c.rollout),
       variant: draft.multivariate && c.variant ? c.variant : null,
     })),
@@ -116,6 +111,16 @@ export function bodyOf(draft: FlagDraft): Record<string, unknown> {
     payloads: Object.fromEntries(Object.entries(draft.payloads).filter(([key, text]) => variantKeys.has(key) && text.trim() !== '')),
   };
   return { key: draft.key.trim(), name: draft.name, active: draft.active, ensure_experience_continuity: draft.continuity, filters };
+}
+
+/** A condition's property filters as the API takes them (values typed, group filters given their type index). */
+export function conditionProperties(condition: ConditionDraft, aggregation: number | null): PropertyFilter[] {
+  return condition.properties.map((p) => {
+    const typed: PropertyFilter = { ...p, value: filterValue(p) };
+    if (typed.operator === 'is_set' || typed.operator === 'is_not_set') typed.value = typed.operator;
+    if (typed.type === 'group') typed.group_type_index = aggregation;
+    return typed;
+  });
 }
 
 /** "100% of users", "3 conditions", "2 variants". */
