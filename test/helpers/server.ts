@@ -100,8 +100,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const postgresEnv: Record<string, string> = clusterPostgres ? { SIGHTLINE_POSTGRES_URL: await databaseFor(clusterPostgres, dataDir) } : {};
   // With SIGHTLINE_TEST_EVENT_STORE=clickhouse, events go to the cluster's ClickHouse: one database per data folder.
   const clickhouseEnv = options.env?.SIGHTLINE_CLICKHOUSE_URL === undefined ? clickhouseEnvFor(dataDir) : {};
-  // With the cluster tests on and NATS set, capture goes through a JetStream stream of the server's own.
-  const natsEnv: Record<string, string> = clusterPostgres && process.env.SIGHTLINE_NATS_URL ? { SIGHTLINE_NATS_URL: process.env.SIGHTLINE_NATS_URL, SIGHTLINE_NATS_STREAM: streamFor(dataDir) } : {};
+  // With the cluster tests on, NATS set and SIGHTLINE_TEST_NATS_LOG=1, capture goes through a JetStream
+  // stream of the server's own (test/cluster/natslog.test.ts sets its own; the other suites opt in).
+  const natsEnv: Record<string, string> = clusterPostgres && process.env.SIGHTLINE_NATS_URL && process.env.SIGHTLINE_TEST_NATS_LOG === '1' ? { SIGHTLINE_NATS_URL: process.env.SIGHTLINE_NATS_URL, SIGHTLINE_NATS_STREAM: streamFor(dataDir) } : {};
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {
