@@ -1,6 +1,7 @@
 /** Loading, error and empty states, each said in words (and announced to screen readers). */
 import type { ComponentChildren } from 'preact';
 import { ApiError } from '../api/client';
+import type { Resource } from '../api/use-resource';
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
@@ -51,4 +52,22 @@ export function SuccessNotice({ children }: { children: ComponentChildren }) {
       {children}
     </div>
   );
+}
+
+/**
+ * What an object's page shows until its object has arrived: a spinner while loading, "No such
+ * <noun>" with a link back to the list for a 404, else the error with a retry.
+ */
+export function ObjectPending({ resource, noun, listHref, listName }: { resource: Resource<unknown>; noun: string; listHref: string; listName: string }) {
+  if (resource.loading || !resource.error) return <Loading label={`Loading the ${noun}…`} />;
+  if (resource.error instanceof ApiError && resource.error.status === 404) {
+    return (
+      <EmptyState title={`No such ${noun}`}>
+        <p>
+          This {noun} does not exist in this project, or has been deleted. <a href={listHref}>See the {listName}</a>.
+        </p>
+      </EmptyState>
+    );
+  }
+  return <ErrorNotice error={resource.error} retry={resource.reload} />;
 }

@@ -5,13 +5,13 @@
  */
 import { useLocation, useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, query } from '../../api/client';
+import { api, query } from '../../api/client';
 import type { Action, Page, StoredEvent } from '../../api/types';
 import { useEventNames, usePropertyNames } from '../../api/use-definitions';
 import { useResource } from '../../api/use-resource';
 import { projectApi, useProject } from '../../auth/project';
 import { PageHeader } from '../../components/shell';
-import { EmptyState, ErrorNotice, Loading } from '../../components/status';
+import { ErrorNotice, Loading, ObjectPending } from '../../components/status';
 import { EventTable } from '../activity/event-table';
 import { NEW_STEP, stepDraftOf, stepOf, type StepDraft } from './action-form';
 import { StepEditor } from './step-editor';
@@ -32,19 +32,7 @@ export function ActionEditorPage() {
 
   // Until this address's action has arrived, the previous address's answer may still be held.
   const current = isNew ? null : stored.data?.id === Number(params.actionId) ? stored.data : undefined;
-  if (current === undefined) {
-    if (stored.loading || !stored.error) return <Loading label="Loading the action…" />;
-    if (stored.error instanceof ApiError && stored.error.status === 404) {
-      return (
-        <EmptyState title="No such action">
-          <p>
-            This action does not exist in this project. <a href={`${project.base}/actions`}>See the actions</a>.
-          </p>
-        </EmptyState>
-      );
-    }
-    return <ErrorNotice error={stored.error} retry={stored.reload} />;
-  }
+  if (current === undefined) return <ObjectPending resource={stored} noun="action" listHref={`${project.base}/actions`} listName="actions" />;
   const action = current;
   return (
     <>

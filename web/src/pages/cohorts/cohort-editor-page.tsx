@@ -12,7 +12,7 @@ import { useEventNames, usePropertyNames } from '../../api/use-definitions';
 import { useResource } from '../../api/use-resource';
 import { projectApi, useProject } from '../../auth/project';
 import { PageHeader } from '../../components/shell';
-import { EmptyState, ErrorNotice, Loading } from '../../components/status';
+import { ErrorNotice, ObjectPending } from '../../components/status';
 import { PropertyFilterEditor } from '../persons/property-filter-editor';
 import { addBehaviour, BehaviourEditor } from './behaviour-editor';
 import { CohortMembers } from './cohort-members';
@@ -29,19 +29,7 @@ export function CohortEditorPage() {
 
   // Until this address's cohort has arrived, the previous address's answer may still be held.
   const current = isNew ? null : stored.data?.id === Number(params.cohortId) ? stored.data : undefined;
-  if (current === undefined) {
-    if (stored.loading || !stored.error) return <Loading label="Loading the cohort…" />;
-    if (stored.error instanceof ApiError && stored.error.status === 404) {
-      return (
-        <EmptyState title="No such cohort">
-          <p>
-            This cohort does not exist in this project, or has been deleted. <a href={`${project.base}/cohorts`}>See the cohorts</a>.
-          </p>
-        </EmptyState>
-      );
-    }
-    return <ErrorNotice error={stored.error} retry={stored.reload} />;
-  }
+  if (current === undefined) return <ObjectPending resource={stored} noun="cohort" listHref={`${project.base}/cohorts`} listName="cohorts" />;
   const cohort = current;
   return (
     <>
