@@ -9,7 +9,7 @@ export interface HealthDeps {
   drain: Pick<Drain, 'draining'>;
   ingestion: Pick<IngestBuffer, 'lastError' | 'eventStoreError' | 'eventStoreLag' | 'saturated' | 'flushLogBytes' | 'depth'>;
   /** The log between capture and ingestion: its processing lag and failures. */
-  ingestLog: Pick<IngestLog, 'pendingMessages' | 'lastError'>;
+  ingestLog: Pick<IngestLog, 'pendingMessages' | 'lastError' | 'shared'>;
   stores: Stores;
   metrics: Metrics;
 }
@@ -26,8 +26,8 @@ export async function registerHealthRoutes(app: FastifyInstance, { drain, ingest
       // Capture keeps acknowledging (events wait in the flush log) while only the event store fails.
       event_store_writes: eventStoreError ? { error: eventStoreError.message, since: eventStoreError.at } : 'ok',
       event_store_lag_events: ingestion.eventStoreLag,
-      // Acknowledged batches (NATS messages) not processed yet; null while the stream does not answer.
-      log_pending_messages: await ingestLog.pendingMessages(),
+      // With the NATS log: acknowledged batches not processed yet; null while the stream does not answer.
+      ...(ingestLog.shared && { log_pending_messages: await ingestLog.pendingMessages() }),
     };
   });
 

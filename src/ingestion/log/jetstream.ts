@@ -91,6 +91,7 @@ export async function migrateStream(settings: JetStreamSettings): Promise<string
 }
 
 export class JetStreamLog implements IngestLog {
+  readonly shared = true;
   private closed = false;
   private readonly running = new Map<number, Promise<void>>();
   private claimer: NodeJS.Timeout | null = null;

@@ -3,6 +3,7 @@ import type { IngestLog } from './types.js';
 
 /** Embedded mode: the ingest buffer's own flush log is the log; a 200 means the flush is on disk. */
 export class LocalLog implements IngestLog {
+  readonly shared = false;
   constructor(private readonly buffer: Pick<IngestBuffer, 'submit'>) {}
 
   append(events: Parameters<IngestBuffer['submit']>[0]): Promise<void> {

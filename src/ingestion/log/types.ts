@@ -7,6 +7,8 @@
 import type { PendingEvent } from '../plan/plan.js';
 
 export interface IngestLog {
+  /** A log every node shares (NATS): its backlog is shown in /_health. The local flush log has none to show. */
+  readonly shared: boolean;
   /** Resolves once the batch is durable in the log; `batchId` is stable across a client's retries. */
   append(events: PendingEvent[], batchId: string): Promise<void>;
   /** Acknowledged batches (messages) not processed yet, or null when not known right now. */
