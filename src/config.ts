@@ -147,14 +147,8 @@ function postgresUrl(env: Env): string | undefined {
   return raw;
 }
 
-/**
- * SIGHTLINE_CLICKHOUSE_URL: one or more http(s) URLs, comma-separated (the first is used; a
- * Distributed table reaches the rest); SIGHTLINE_CLICKHOUSE_CLUSTER: the cluster name that makes
- * events a Distributed table; SIGHTLINE_CLICKHOUSE_DATABASE: the database (default sightline).
- */
-function clickhouseSettings(env: Env): Config['clickhouse'] {
-  const raw = env.SIGHTLINE_CLICKHOUSE_URL?.trim();
-  if (!raw) return undefined;
+/** Comma-separated URLs, each with a host and one of `protocols`; a ConfigError saying `problem` otherwise. */
+function urlList(raw: string, protocols: string[], problem: string): string[] {
   const urls = raw.split(',').map((url) => url.trim()).filter(Boolean);
   for (const url of urls) {
     let parsed: URL | null = null;
@@ -163,10 +157,20 @@ function clickhouseSettings(env: Env): Config['clickhouse'] {
     } catch {
       // reported below
     }
-    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || !parsed.hostname) {
-      throw new ConfigError('SIGHTLINE_CLICKHOUSE_URL must be http(s)://host:8123 URLs, comma-separated');
-    }
+    if (!parsed || !protocols.includes(parsed.protocol) || !parsed.hostname) throw new ConfigError(problem);
   }
+  return urls;
+}
+
+/**
+ * SIGHTLINE_CLICKHOUSE_URL: one or more http(s) URLs, comma-separated (the first is used; a
+ * Distributed table reaches the rest); SIGHTLINE_CLICKHOUSE_CLUSTER: the cluster name that makes
+ * events a Distributed table; SIGHTLINE_CLICKHOUSE_DATABASE: the database (default sightline).
+ */
+function clickhouseSettings(env: Env): Config['clickhouse'] {
+  const raw = env.SIGHTLINE_CLICKHOUSE_URL?.trim();
+  if (!raw) return undefined;
+  const urls = urlList(raw, ['http:', 'https:'], 'SIGHTLINE_CLICKHOUSE_URL must be http(s)://host:8123 URLs, comma-separated');
   const name = /^[A-Za-z_][A-Za-z0-9_]*$/;
   const cluster = env.SIGHTLINE_CLICKHOUSE_CLUSTER?.trim() || null;
   const database = env.SIGHTLINE_CLICKHOUSE_DATABASE?.trim() || 'sightline';
@@ -183,18 +187,7 @@ function clickhouseSettings(env: Env): Config['clickhouse'] {
 function natsSettings(env: Env, postgres: string | undefined): Config['nats'] {
   const raw = env.SIGHTLINE_NATS_URL?.trim();
   if (!raw || !postgres) return undefined;
-  const urls = raw.split(',').map((url) => url.trim()).filter(Boolean);
-  for (const url of urls) {
-    let parsed: URL | null = null;
-    try {
-      parsed = new URL(url);
-    } catch {
-      // reported below
-    }
-    if (!parsed || !['nats:', 'tls:'].includes(parsed.protocol) || !parsed.hostname) {
-      throw new ConfigError('SIGHTLINE_NATS_URL must be nats://host:4222 URLs, comma-separated');
-    }
-  }
+  const urls = urlList(raw, ['nats:', 'tls:'], 'SIGHTLINE_NATS_URL must be nats://host:4222 URLs, comma-separated');
   const stream = env.SIGHTLINE_NATS_STREAM?.trim() || 'SIGHTLINE_INGEST';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(stream)) throw new ConfigError('SIGHTLINE_NATS_STREAM must be a stream name of letters, digits, _ and -');
   return {
