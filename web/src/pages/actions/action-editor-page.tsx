@@ -11,6 +11,7 @@ import { useEventNames, usePropertyNames } from '../../api/use-definitions';
 import { useResource } from '../../api/use-resource';
 import { projectApi, useProject } from '../../auth/project';
 import { PageHeader } from '../../components/shell';
+import { NameFields } from '../../components/name-fields';
 import { ErrorNotice, Loading, ObjectPending } from '../../components/status';
 import { EventTable } from '../activity/event-table';
 import { NEW_STEP, stepDraftOf, stepOf, type StepDraft } from './action-form';
@@ -100,14 +101,7 @@ function ActionEditor({ action, onSaved }: { action: Action | null; onSaved: () 
     <form class="action-form" onSubmit={save} aria-label={action ? `Edit ${action.name}` : 'New action'}>
       <fieldset class="card">
         <legend>Action</legend>
-        <label class="field">
-          <span>Name</span>
-          <input name="name" required maxLength={400} value={draft.name} onInput={(e) => setDraft({ ...draft, name: (e.target as HTMLInputElement).value })} />
-        </label>
-        <label class="field">
-          <span>Description</span>
-          <textarea name="description" rows={2} value={draft.description} onInput={(e) => setDraft({ ...draft, description: (e.target as HTMLTextAreaElement).value })} />
-        </label>
+        <NameFields name={draft.name} description={draft.description} onChange={(patch) => setDraft({ ...draft, ...patch })} />
       </fieldset>
       <h2 class="section-title">Steps</h2>
       <p class="hint">An event matches the action when it matches any step; a step matches when every field filled in holds. Element text, link, selector and tag are checked on autocaptured elements.</p>

@@ -12,6 +12,7 @@ import { useEventNames, usePropertyNames } from '../../api/use-definitions';
 import { useResource } from '../../api/use-resource';
 import { projectApi, useProject } from '../../auth/project';
 import { PageHeader } from '../../components/shell';
+import { NameFields } from '../../components/name-fields';
 import { ErrorNotice, ObjectPending } from '../../components/status';
 import { PropertyFilterEditor } from '../persons/property-filter-editor';
 import { addBehaviour, BehaviourEditor } from './behaviour-editor';
@@ -123,14 +124,7 @@ function CohortEditor({ cohort, onSaved }: { cohort: Cohort | null; onSaved: () 
     <form class="cohort-form" onSubmit={save} aria-label={cohort ? `Edit ${cohort.name}` : 'New cohort'}>
       <fieldset class="card">
         <legend>Cohort</legend>
-        <label class="field">
-          <span>Name</span>
-          <input name="name" required maxLength={400} value={draft.name} onInput={(e) => set({ name: (e.target as HTMLInputElement).value })} />
-        </label>
-        <label class="field">
-          <span>Description</span>
-          <textarea name="description" rows={2} value={draft.description} onInput={(e) => set({ description: (e.target as HTMLTextAreaElement).value })} />
-        </label>
+        <NameFields name={draft.name} description={draft.description} onChange={set} />
         {!cohort && (
           <fieldset class="choice-row">
             <legend>Kind</legend>
