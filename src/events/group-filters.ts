@@ -1,5 +1,6 @@
 /**
- * Group property filters of the events API (`{type: "group", key, group_type_index}`). The event
+ * Group property filters (`{type: "group", key, group_type_index}`) of the events API and of the
+ * insights, and the insights' group breakdowns. The event
  * store keeps each event's group keys (`$group_0` … `$group_4`) but not the groups' properties,
  * which live in the metadata store. So before compiling, the request's group filters are found,
  * and for each the property's value of every group that has it is read; the filter then reads
@@ -22,22 +23,6 @@ export type GroupValues = Map<string, Map<string, string>>;
 
 const slot = (index: number, key: string) => `${index}\u0000${key}`;
 
-/** The (type index, key) pairs of the group filters in a `properties` value, however nested. */
-function groupFilters(value: unknown, depth = 0, found = new Map<string, GroupProperty>()) {
-  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return found;
-  if (Array.isArray(value)) {
-    for (const item of value) groupFilters(item, depth + 1, found);
-    return found;
-  }
-  const filter = value as Record<string, unknown>;
-  if (Array.isArray(filter.values)) groupFilters(filter.values, depth + 1, found);
-  const index = filter.group_type_index;
-  if (filter.type === 'group' && typeof filter.key === 'string' && typeof index === 'number' && Number.isInteger(index) && index >= 0 && index <= 4) {
-    found.set(slot(index, filter.key), { index, key: filter.key });
-  }
-  return found;
-}
-
 /** A group property some filter or breakdown reads: the group type's index and the property's key. */
 export interface GroupProperty {
   index: number;
@@ -46,7 +31,30 @@ export interface GroupProperty {
 
 /** Reads what the request's group filters need; null when it has none. */
 export function loadGroupValues(properties: unknown, projectId: number, groups: Pick<GroupStore, 'propertyOfGroups'> | null): Promise<GroupValues | null> {
-  return loadGroupProperties([...groupFilters(properties).values()], projectId, groups, 'properties');
+  return loadGroupProperties(groupPropertiesOf(properties), projectId, groups, 'properties');
+}
+
+const groupIndex = (value: unknown): number | null => (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 4 ? value : null);
+
+/**
+ * The group properties a request reads, however nested: `{type: "group", key, group_type_index}`
+ * filters, and in query nodes group breakdowns (`{type: "group", property, group_type_index}`, or a
+ * breakdownFilter's `breakdown_type: "group"` with `breakdown_group_type_index`).
+ */
+export function groupPropertiesOf(node: unknown, found: GroupProperty[] = [], depth = 0): GroupProperty[] {
+  if (depth > MAX_DEPTH || node === null || typeof node !== 'object') return found;
+  if (Array.isArray(node)) {
+    for (const item of node) groupPropertiesOf(item, found, depth + 1);
+    return found;
+  }
+  const record = node as Record<string, unknown>;
+  const index = groupIndex(record.group_type_index);
+  const name = typeof record.key === 'string' ? record.key : record.property;
+  if (record.type === 'group' && index !== null && typeof name === 'string') found.push({ index, key: name });
+  const breakdownIndex = groupIndex(record.breakdown_group_type_index);
+  if (record.breakdown_type === 'group' && breakdownIndex !== null && typeof record.breakdown === 'string') found.push({ index: breakdownIndex, key: record.breakdown });
+  for (const value of Object.values(record)) if (value !== null && typeof value === 'object') groupPropertiesOf(value, found, depth + 1);
+  return found;
 }
 
 /** Each property's value of every group that has it; null when none is wanted. A 400 on `attr` past MAX_GROUPS. */

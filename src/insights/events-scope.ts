@@ -33,7 +33,7 @@ export function insightEvents(ctx: InsightContext): InsightEvents {
   };
 }
 
-/** A group's property through the event's `$group_N` key, from the values the query service loaded (query/groups.ts). */
+/** A group's property through the event's `$group_N` key, from the values the query service loaded (events/group-filters.ts). */
 export function groupPropertyText(ctx: InsightContext, key: string, index: number): ir.IrExpr {
   if (!ctx.groupValues) throw validationError('Group properties are not available here.', 'breakdownFilter');
   return groupReader(ctx.groupValues)(key, index).text;

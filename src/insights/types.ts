@@ -24,7 +24,7 @@ export interface InsightContext {
   project: InsightProject;
   /** The request's "now": relative dates count back from it. */
   now: Date;
-  /** The group properties the query's filters and breakdowns read (query/groups.ts), or null. */
+  /** The group properties the query's filters and breakdowns read (events/group-filters.ts), or null. */
   groupValues?: GroupValues | null;
   /** Runs one statement on the event store; rows decoded (hogql/dialect.ts RowValue). */
   run(query: ir.IrQuery, options?: PrintOptions): Promise<Row[]>;

@@ -2,7 +2,7 @@
  * One insight statement's view of the events table (`events e`, scoped to the project by the
  * dialect): fields, property filters (event, person, group, HogQL) and the person joins they
  * need. Group properties are read through the event's group key from values the query service
- * loaded (query/groups.ts). HogQL errors become 400s naming the request field.
+ * loaded (events/group-filters.ts). HogQL errors become 400s naming the request field.
  */
 import { validationError } from '../../kernel/errors.js';
 import { currentPersonOf, EventsScope, HogQLError, ir, lazyJoins, parseExpression as parseHogQL, type CompileContext } from '../../hogql/index.js';
