@@ -8,7 +8,7 @@
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { cohortBreakdownIds, withCohort } from '../node-fields.js';
-import { buckets, resolveDateRange } from '../time/index.js';
+import { bucketIndexOf, buckets, resolveDateRange } from '../time/index.js';
 import { instantConstant } from '../events-scope.js';
 import type { ActorsPoint, InsightContext } from '../types.js';
 import { bestAttempts } from './attempts.js';
@@ -61,7 +61,7 @@ function trendsViewActors(node: FunnelsNode, point: ActorsPoint, ctx: InsightCon
   const attr = 'source.funnelTrendsEntrancePeriodStart';
   const range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
   const list = buckets(range);
-  const at = list.findIndex((b) => b.day === point.funnelTrendsEntrancePeriodStart || b.iso === point.funnelTrendsEntrancePeriodStart || b.day.startsWith(`${point.funnelTrendsEntrancePeriodStart} `));
+  const at = bucketIndexOf(list, point.funnelTrendsEntrancePeriodStart!);
   if (at < 0) throw validationError(`${String(point.funnelTrendsEntrancePeriodStart).slice(0, 40)} is not an entry period of the funnel's range.`, attr);
   const from = at === 0 ? range.readFrom : list[at].start;
   const to = at + 1 < list.length ? list[at + 1].start : range.to;

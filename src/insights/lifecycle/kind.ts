@@ -8,7 +8,7 @@
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import type { ActorsPoint, InsightContext, KindResponse, QueryKind } from '../types.js';
-import { addUnits, bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, resolveDateRange, toInstant, type Bucket, type DateRangeInput, type Interval } from '../time/index.js';
+import { addUnits, bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, bucketIndexOf, resolveDateRange, toInstant, type Bucket, type DateRangeInput, type Interval } from '../time/index.js';
 import { lifecycleStatement, type LifecyclePoint } from './statement.js';
 import { InsightScope } from '../series/scope.js';
 import { choice, optionalBoolean, parseDateRange, parseSeries, seriesId, seriesName, seriesType, type SeriesNode } from '../series/node.js';
@@ -71,8 +71,8 @@ function lifecycleActors(node: LifecycleNode, point: ActorsPoint, ctx: InsightCo
   const status = STATUSES.find((s) => s === point.status);
   if (!status) throw validationError(`status must be one of ${STATUSES.join(', ')}.`, 'source.status', 'invalid_choice');
   return lifecycleOf(node, ctx, (list) => {
-    const index = typeof point.day === 'number' ? point.day : list.findIndex((b) => b.day === point.day || b.iso === point.day);
-    if (!Number.isInteger(index) || index < 0 || index >= list.length) throw validationError(`day ${String(point.day).slice(0, 40)} is not a bucket of the query's range.`, 'source.day');
+    const index = point.day === null || point.day === undefined ? -1 : bucketIndexOf(list, point.day);
+    if (index < 0) throw validationError(`day ${String(point.day).slice(0, 40)} is not a bucket of the query's range.`, 'source.day');
     return { index, status };
   }).statement;
 }

@@ -22,6 +22,16 @@ export interface Bucket {
 /** Stops a runaway range (minute buckets over years) before it is computed. */
 export const MAX_BUCKETS = 5_000;
 
+/**
+ * The bucket a data point names (an actors query's `day`): its index, its `days` text, its ISO
+ * start, or for hour and minute buckets the date their text starts with (the first of that day).
+ * -1 when it names none.
+ */
+export function bucketIndexOf(list: readonly Bucket[], day: string | number): number {
+  if (typeof day === 'number') return Number.isInteger(day) && day >= 0 && day < list.length ? day : -1;
+  return list.findIndex((b) => b.day === day || b.iso === day || b.day.startsWith(`${day} `));
+}
+
 export function bucketCount(range: ResolvedDateRange): number {
   let n = 0;
   for (let wall = firstWall(range); toInstant(wall, range.timeZone) < range.to; wall = addUnits(range.interval, 1, wall)) {

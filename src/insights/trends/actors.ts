@@ -7,7 +7,7 @@
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import type { ActorsPoint, InsightContext } from '../types.js';
-import { buckets, resolveDateRange, type Bucket, type ResolvedDateRange } from '../time/index.js';
+import { bucketIndexOf, buckets, resolveDateRange, type ResolvedDateRange } from '../time/index.js';
 import { InsightScope } from '../series/scope.js';
 import { breakdownExpr, cohortCondition, OTHER_MARKER } from './breakdown.js';
 import { previousRange } from './compare.js';
@@ -48,8 +48,8 @@ export function trendsActors(node: TrendsNode, point: ActorsPoint, ctx: InsightC
 function pointWindow(range: ResolvedDateRange, point: ActorsPoint, math: string): [number, number] {
   if (point.day === null || point.day === undefined) return [range.readFrom, range.to];
   const list = buckets(range);
-  const at = typeof point.day === 'number' ? point.day : list.findIndex((b: Bucket) => b.day === point.day || b.day.startsWith(String(point.day)) || b.iso === point.day);
-  if (at < 0 || at >= list.length) throw validationError(`day ${String(point.day).slice(0, 40)} is not a bucket of the query's range.`, 'source.day');
+  const at = bucketIndexOf(list, point.day);
+  if (at < 0) throw validationError(`day ${String(point.day).slice(0, 40)} is not a bucket of the query's range.`, 'source.day');
   const start = at === 0 ? range.readFrom : list[at].start;
   const end = at + 1 < list.length ? list[at + 1].start : range.to;
   const days = ACTIVE_DAYS[math];
