@@ -254,7 +254,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     trustProxy: bool(env, 'SIGHTLINE_TRUST_PROXY', false),
     duckdbMemoryLimit: memorySize(env, 'SIGHTLINE_DUCKDB_MEMORY_LIMIT', `${memory.duckdbMemoryLimitMb}MB`),
     // One: a second DuckDB thread took a core from HTTP and the group commit whenever a
-    // checkpoint or a query ran, which raised capture's p99 (docs/architecture.md, "DuckDB threads").
+    // checkpoint or a query ran, which raised capture's p99 (docs/ingestion.md, "DuckDB threads").
     duckdbThreads: integer(env, 'SIGHTLINE_DUCKDB_THREADS', 1, 1, 256),
     queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
