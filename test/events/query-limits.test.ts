@@ -147,7 +147,7 @@ test('closing the store fails the queries still waiting for a connection instead
 
 test('a query that runs out of the event store memory is a 503 out_of_memory', () => {
   // DuckDB's message; provoking it for real risks DuckDB crashing when a checkpoint runs at the
-  // same time (docs/architecture.md), so the mapping is checked on the message.
+  // same time (docs/insights.md, "Memory-bounded pages"), so the mapping is checked on the message.
   const apiError = queryError(classifyQueryError(new Error('Out of Memory Error: failed to allocate data of size 4.0 MiB (57.4 MiB/61.0 MiB used)')), null);
   assert.ok(apiError instanceof ApiError);
   assert.deepEqual([apiError.status, apiError.toBody().type, apiError.toBody().code, apiError.toBody().attr], [503, 'server_error', 'out_of_memory', null]);
