@@ -62,6 +62,7 @@ function personId(like: EventsScope): { column: ir.IrSelectColumn; scope: Events
 /**
  * Count, oldest and newest timestamp of the matching rows written by flushes after `afterSeq`
  * (every row when -1), and the flush sequence they were read at — one snapshot, one statement.
+ * `afterSeq` null: every matching row, without sequences (an event store that nodes share).
  */
 export function statsQuery(plan: QueryPlan, afterSeq: number | null): ir.IrSelect {
   const columns = [
@@ -70,7 +71,6 @@ export function statsQuery(plan: QueryPlan, afterSeq: number | null): ir.IrSelec
     { expr: ir.call('max', [TIMESTAMP], 'DateTime'), name: 'hi' },
   ];
   const from = eventsFrom(plan.projectId, plan.filters);
-  // Whole: every matching row. Incremental: the rows of flushes after `afterSeq` up to the store's position.
   if (afterSeq === null) return ir.select({ columns, ...from, where: plan.where });
   return ir.select({
     columns: [{ expr: STORE_SEQ, name: 'seq' }, ...columns],
