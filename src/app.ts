@@ -209,6 +209,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       users: tenancy,
       invalidate: (projectId) => invalidate({ kind: 'flags', projectId }),
       countPersons: (projectId, properties) => cohortCalculations.countMatching(projectId, properties),
+      groups: stores.meta.groups,
     }),
     flagAnswers,
     eventCounts,
