@@ -146,53 +146,72 @@ function pathEdges(node: PathsNode, ctx: InsightContext) {
   const withoutExcluded = node.excludeEvents.length === 0 ? base : over(base, (c) => ({ columns: ['a', 'us', 'uid', 'item'].map((n) => [n, c(n)]), where: ir.op('notIn', [c('item'), ...node.excludeEvents.map(str)]) }));
 
   const byTime = (c: (name: string) => Expr): ir.IrOrder[] => [{ expr: c('us'), desc: false }, { expr: c('uid'), desc: false }];
-  // Sessions: a new one at the actor's first event and after every gap of 30 minutes or more.
-  // (A window's value is read a level up: engines refuse windows inside TRY and similar.)
-  const gaps = over(withoutExcluded, (c) => ({
-    columns: [...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previousUs', window(ir.call('lag', [c('us'), int(1)], 'Integer'), [c('a')], byTime(c))]],
+  // Each window level sorts every event of the range again, and the sorts are most of the
+  // statement's cost: windows of one level share a sort, so the chain has three, not five.
+  // One pass over each actor's events in time order: the gap to the previous event and the
+  // previous item.
+  const previous = over(withoutExcluded, (c) => {
+    const lag = (name: string, type: 'String' | 'Integer') => window(ir.call('lag', [c(name), int(1)], type), [c('a')], byTime(c));
+    return { columns: [...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previousUs', lag('us', 'Integer')], ['previousItem', lag('item', 'String')]] };
+  });
+  // A session starts at the actor's first event and after every gap of 30 minutes or more;
+  // within one, repeats of an item in a row collapse into the first. (A window's value is read a
+  // level up: engines refuse windows inside TRY and similar.)
+  const collapsed = over(previous, (c) => {
+    const starts = ir.anyOf([ir.op('isNull', [c('previousUs')]), ir.op('>=', [ir.op('-', [c('us'), c('previousUs')], 'Integer'), int(SESSION_GAP_US)])])!;
+    return {
+      columns: [...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['starts', starts]],
+      where: ir.anyOf([starts, ir.op('!=', [c('previousItem'), c('item')])]),
+    };
+  });
+  const sessions = over(collapsed, (c) => ({
+    columns: [
+      ...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]),
+      ['sid', window(ir.call('count', [when(c('starts'), int(1))], 'Integer'), [c('a')], byTime(c), { unit: 'rows', start: null, end: 0 })],
+    ],
   }));
-  const sessions = over(gaps, (c) => {
-    const starts = ir.anyOf([ir.op('isNull', [c('previousUs')]), ir.op('>=', [ir.op('-', [c('us'), c('previousUs')], 'Integer'), int(SESSION_GAP_US)])]);
+  // Numbered within the session, with the item after each (trimmed to the kept ones below).
+  const numbered = over(sessions, (c) => {
+    const inSession = (call: ir.IrCall) => window(call, [c('a'), c('sid')], byTime(c));
     return {
       columns: [
-        ...['a', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]),
-        ['sid', window(ir.call('count', [when(starts, int(1))], 'Integer'), [c('a')], byTime(c), { unit: 'rows', start: null, end: 0 })],
+        ...['a', 'sid', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]),
+        ['idx', inSession(ir.call('row_number', [], 'Integer'))],
+        ['nextItem', inSession(ir.call('lead', [c('item'), int(1)], 'String'))],
+        ['nextUs', inSession(ir.call('lead', [c('us'), int(1)], 'Integer'))],
       ],
     };
   });
-  // Repeats of one item in a row collapse into the first.
-  const withPrevious = over(sessions, (c) => ({
-    columns: [...['a', 'sid', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['previous', window(ir.call('lag', [c('item'), int(1)], 'String'), [c('a'), c('sid')], byTime(c))]],
-  }));
-  const collapsed = over(withPrevious, (c) => ({
-    columns: ['a', 'sid', 'us', 'uid', 'item'].map((n) => [n, c(n)] as [string, Expr]),
-    where: ir.anyOf([ir.op('isNull', [c('previous')]), ir.op('!=', [c('previous'), c('item')])]),
-  }));
-  const numbered = over(collapsed, (c) => ({
-    columns: [...['a', 'sid', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['idx', window(ir.call('row_number', [], 'Integer'), [c('a'), c('sid')], byTime(c))]],
-  }));
+  const carried = ['a', 'sid', 'us', 'item', 'idx', 'nextItem', 'nextUs'];
   // The first startPoint and the first endPoint (after the start) of each session.
   const marked = over(numbered, (c) => {
     const first = (value: string, after: Expr | null) =>
       window(ir.call('min', [when(ir.allOf([ir.op('=', [c('item'), str(value)]), after]) ?? ir.TRUE, c('idx'))], 'Integer'), [c('a'), c('sid')], []);
     const start = node.startPoint === null ? int(1) : first(node.startPoint, null);
-    return { columns: [...['a', 'sid', 'us', 'item', 'idx'].map((n) => [n, c(n)] as [string, Expr]), ['startIdx', start]] };
+    return { columns: [...carried.map((n) => [n, c(n)] as [string, Expr]), ['startIdx', start]] };
   });
   const ended = over(marked, (c) => {
     const end =
       node.endPoint === null
         ? ir.NULL
         : window(ir.call('min', [when(ir.allOf([ir.op('=', [c('item'), str(node.endPoint)]), ir.op('>=', [c('idx'), c('startIdx')])])!, c('idx'))], 'Integer'), [c('a'), c('sid')], []);
-    return { columns: [...['a', 'sid', 'us', 'item', 'idx', 'startIdx'].map((n) => [n, c(n)] as [string, Expr]), ['endIdx', end]] };
+    return { columns: [...[...carried, 'startIdx'].map((n) => [n, c(n)] as [string, Expr]), ['endIdx', end]] };
   });
   // Keep from the start point (or the first item) to the end point: the first stepLimit items,
-  // or with an end point the last stepLimit up to it; numbered from 1.
-  const kept = over(ended, (c) => {
+  // or with an end point the last stepLimit up to it; numbered from 1. The kept items of a
+  // session are consecutive, so the next item is kept too unless this one is the last kept.
+  const edges = over(ended, (c) => {
     const lastWindow = ir.op('+', [ir.op('-', [c('endIdx'), int(node.stepLimit)], 'Integer'), int(1)], 'Integer');
     const firstKept = node.endPoint === null ? c('startIdx') : when(ir.op('>=', [c('startIdx'), lastWindow]), c('startIdx'), lastWindow);
     const position = ir.op('+', [ir.op('-', [c('idx'), firstKept], 'Integer'), int(1)], 'Integer');
+    const nextKept = ir.allOf([ir.op('<', [position, int(node.stepLimit)]), node.endPoint !== null ? ir.op('<', [c('idx'), c('endIdx')]) : null])!;
     return {
-      columns: [...['a', 'sid', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]), ['step', position]],
+      columns: [
+        ...['a', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]),
+        ['step', position],
+        ['nextItem', when(nextKept, c('nextItem'))],
+        ['nextUs', when(nextKept, c('nextUs'))],
+      ],
       where: ir.allOf([
         ir.op('isNotNull', [c('startIdx')]),
         ir.op('>=', [c('idx'), firstKept]),
@@ -201,10 +220,6 @@ function pathEdges(node: PathsNode, ctx: InsightContext) {
         ir.op('<=', [position, int(node.stepLimit)]),
       ]),
     };
-  });
-  const edges = over(kept, (c) => {
-    const next = (x: Expr, type: 'String' | 'Integer') => window(ir.call('lead', [x, int(1)], type), [c('a'), c('sid')], [{ expr: c('step'), desc: false }]);
-    return { columns: [...['a', 'step', 'item', 'us'].map((n) => [n, c(n)] as [string, Expr]), ['nextItem', next(c('item'), 'String')], ['nextUs', next(c('us'), 'Integer')]] };
   });
   return { edges, range };
 }
