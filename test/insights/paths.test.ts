@@ -45,6 +45,17 @@ describe('PathsQuery', () => {
     assert.deepEqual(ending.results, [{ source: `1_${h}/pricing`, target: `2_${h}/signup`, value: 1, average_conversion_time: 60_000 }]);
   });
 
+  test('a session longer than the step limit: its path stops at the limit, with no edge beyond', async () => {
+    const u = `w${run++}_`;
+    const h = `https://x.test/${u}`;
+    await send(['a', 'b', 'c', 'd'].map((p, i) => pageview(`${h}/${p}`, `${u}a`, t0 + i * MINUTE)));
+    const body = await expectOk(await query({ dateRange: range(t0 - MINUTE, t0 + 60 * MINUTE), pathsFilter: { includeEventTypes: ['$pageview'], stepLimit: 3 } }));
+    assert.deepEqual(
+      (body.results as { source: string; target: string }[]).filter((e) => e.source.includes(u)).map((e) => `${e.source} ${e.target}`),
+      [`1_${h}/a 2_${h}/b`, `2_${h}/b 3_${h}/c`],
+    );
+  });
+
   test('bad input is a 400 naming the field', async () => {
     await expectError(await query({ pathsFilter: { includeEventTypes: ['$sound'] } }), 400, 'invalid_choice', 'pathsFilter.includeEventTypes.0');
     await expectError(await query({ pathsFilter: { stepLimit: 1 } }), 400, 'invalid_input', 'pathsFilter.stepLimit');
@@ -54,24 +65,28 @@ describe('PathsQuery', () => {
 
   const arbCase = fc.record({
     persons: fc.integer({ min: 1, max: 3 }),
-    events: fc.array(fc.record({ who: fc.integer({ min: 0, max: 2 }), page: fc.integer({ min: 0, max: 4 }), minute: fc.integer({ min: 0, max: 240 }) }), { maxLength: 40 }),
+    events: fc.array(fc.record({ who: fc.integer({ min: 0, max: 2 }), page: fc.integer({ min: 0, max: 4 }), minute: fc.integer({ min: 0, max: 240 }) }), { maxLength: 40, size: 'medium' }),
     startPoint: fc.option(fc.integer({ min: 0, max: 4 }), { nil: null }),
     endPoint: fc.option(fc.integer({ min: 0, max: 4 }), { nil: null }),
     stepLimit: fc.integer({ min: 2, max: 6 }),
+    exclude: fc.option(fc.integer({ min: 0, max: 4 }), { nil: null }),
+    // Dense: every event within half an hour, so sessions run longer than the step limit.
+    dense: fc.boolean(),
   });
 
-  test('property: edges equal the reference (sessions, repeats, start and end points, step limit)', async () => {
+  test('property: edges equal the reference (sessions, repeats, start and end points, step limit, excluded items)', async () => {
     await fc.assert(
       fc.asyncProperty(arbCase, async (c) => {
         const u = `p${run++}_`;
         const page = (i: number) => (i === 4 ? `${u}custom` : `https://x.test/${u}/${['', 'a/', 'b', 'c/'][i]}`);
-        const sent = c.events.map((e) => pageview(page(e.page), `${u}${e.who % c.persons}`, t0 + e.minute * MINUTE, e.page === 4 ? `${u}custom` : '$pageview'));
+        const sent = c.events.map((e) => pageview(page(e.page), `${u}${e.who % c.persons}`, t0 + (c.dense ? e.minute % 30 : e.minute) * MINUTE, e.page === 4 ? `${u}custom` : '$pageview'));
         await send(sent);
         const item = (i: number) => (i === 4 ? `${u}custom` : page(i).replace(/(.)\/$/, '$1'));
-        const spec = { startPoint: c.startPoint === null ? null : item(c.startPoint), endPoint: c.endPoint === null ? null : item(c.endPoint), stepLimit: c.stepLimit, from: t0 - MINUTE, to: t0 + 300 * MINUTE };
+        const exclude = c.exclude === null ? [] : [item(c.exclude)];
+        const spec = { startPoint: c.startPoint === null ? null : item(c.startPoint), endPoint: c.endPoint === null ? null : item(c.endPoint), stepLimit: c.stepLimit, exclude, from: t0 - MINUTE, to: t0 + 300 * MINUTE };
         // Edges of this run are told apart by its own page names.
         const body = await expectOk(
-          await query({ dateRange: range(spec.from, spec.to), pathsFilter: { startPoint: spec.startPoint, endPoint: spec.endPoint, stepLimit: spec.stepLimit, edgeLimit: 1000 } }),
+          await query({ dateRange: range(spec.from, spec.to), pathsFilter: { startPoint: spec.startPoint, endPoint: spec.endPoint, stepLimit: spec.stepLimit, excludeEvents: exclude, edgeLimit: 1000 } }),
         );
         const events = asReferenceEvents(sent, (id) => id);
         const expected = referencePaths(spec, events);

@@ -1,7 +1,7 @@
 /**
  * Paths from an in-memory event list with plain loops (query-api.md §1.12, as docs/insights.md
- * states Sightline's rules): items, 30-minute sessions, repeats collapsed, start/end points,
- * step limit, then edges counted.
+ * states Sightline's rules): items, excluded items dropped, 30-minute sessions, repeats
+ * collapsed, start/end points, step limit, then edges counted.
  */
 import type { RefEvent } from './funnels.js';
 
@@ -9,6 +9,8 @@ export interface RefPaths {
   startPoint: string | null;
   endPoint: string | null;
   stepLimit: number;
+  /** Items left out before sessions are made (pathsFilter.excludeEvents). */
+  exclude?: string[];
   from: number;
   to: number;
 }
@@ -30,7 +32,8 @@ const itemOf = (e: RefEvent) => {
 
 export function referencePaths(spec: RefPaths, events: RefEvent[]): RefEdge[] {
   const byPerson = new Map<string, RefEvent[]>();
-  for (const e of events) if (e.ts >= spec.from && e.ts < spec.to) byPerson.set(e.person, [...(byPerson.get(e.person) ?? []), e]);
+  const excluded = new Set(spec.exclude ?? []);
+  for (const e of events) if (e.ts >= spec.from && e.ts < spec.to && !excluded.has(itemOf(e))) byPerson.set(e.person, [...(byPerson.get(e.person) ?? []), e]);
   const edges = new Map<string, { value: number; total: number }>();
   for (const list of byPerson.values()) {
     list.sort((a, b) => a.ts - b.ts || (a.uuid < b.uuid ? -1 : 1));
