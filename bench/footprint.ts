@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newTempDir, START_ENV, START_NODE_ARGS } from '../test/helpers/server.js';
-import { startBenchServer } from './server.js';
+import { ensureBuilt, startBenchServer } from './server.js';
 import { batchBodies } from './ingest.js';
 import { runLoad } from './load.js';
 import { fmt } from './format.js';
@@ -113,6 +113,8 @@ async function sampleServer(url: string, pid: number): Promise<Sample> {
 export async function benchFootprint(): Promise<string> {
   const lines: string[] = [];
   const runs = Number(process.env.FOOTPRINT_STARTS ?? 3);
+  // The starts below run dist/ directly: it must match the source being measured.
+  ensureBuilt();
   const ready = await readyTimes(runs);
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   lines.push(

@@ -17,11 +17,15 @@ const sightlineSettings = (): Record<string, string> =>
     Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('SIGHTLINE_') && !HARNESS_SETTINGS.has(entry[0]) && entry[1] !== undefined),
   );
 
+/** Builds `dist/` once per benchmark process. */
+export function ensureBuilt(): void {
+  if (built) return;
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  built = true;
+}
+
 export async function startBenchServer(options: StartOptions = {}): Promise<TestServer> {
-  if (!built) {
-    execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
-    built = true;
-  }
+  ensureBuilt();
   return startServer({ ...options, env: { ...options.env, ...sightlineSettings() }, entry: 'build' });
 }
 

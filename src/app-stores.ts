@@ -23,6 +23,12 @@ export function beginOpeningStores(config: Config): OpeningStores {
 }
 
 function storeSettings(config: Config): StoreSettings {
-  const duckdb = { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel };
+  const duckdb = {
+    memoryLimit: config.duckdbMemoryLimit,
+    threads: config.duckdbThreads,
+    queryTimeoutMs: config.queryTimeoutMs,
+    logLevel: config.logLevel,
+    idleCloseMs: config.eventStoreIdleCloseSeconds * 1000,
+  };
   return { dataDir: config.dataDir, postgresUrl: config.postgresUrl, clickhouse: config.clickhouse, duckdb };
 }

@@ -41,6 +41,8 @@ export interface Config {
   duckdbThreads: number;
   /** Time limit of an events query in ms (0 = none); exports have none. */
   queryTimeoutMs: number;
+  /** DuckDB is closed after this long without event writes or queries (0 = kept open); the next one opens it. */
+  eventStoreIdleCloseSeconds: number;
   /** Keys forced at bootstrap (deployments and tests rely on these). */
   bootstrapProjectApiKey: string | undefined;
   bootstrapPersonalApiKey: string | undefined;
@@ -257,6 +259,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     // checkpoint or a query ran, which raised capture's p99 (docs/ingestion.md, "DuckDB threads").
     duckdbThreads: integer(env, 'SIGHTLINE_DUCKDB_THREADS', 1, 1, 256),
     queryTimeoutMs: integer(env, 'SIGHTLINE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    eventStoreIdleCloseSeconds: integer(env, 'SIGHTLINE_EVENT_STORE_IDLE_CLOSE_SECONDS', 30, 0, 86_400),
     bootstrapProjectApiKey: env.SIGHTLINE_PROJECT_API_KEY?.trim() || undefined,
     bootstrapPersonalApiKey: env.SIGHTLINE_PERSONAL_API_KEY?.trim() || undefined,
     ownerEmail: env.SIGHTLINE_OWNER_EMAIL?.trim() || 'admin@sightline.local',

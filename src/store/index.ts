@@ -31,7 +31,7 @@ export interface ClickHouseStoreSettings {
 }
 
 export interface StoreSettings extends MetaStoreSettings {
-  duckdb: { memoryLimit: string; threads: number; queryTimeoutMs: number; logLevel: LogLevel };
+  duckdb: { memoryLimit: string; threads: number; queryTimeoutMs: number; logLevel: LogLevel; idleCloseMs: number };
   /** Set: events in ClickHouse (shared by every node), not in DuckDB. */
   clickhouse?: ClickHouseStoreSettings;
 }

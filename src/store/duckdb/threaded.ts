@@ -7,7 +7,15 @@
  *
  * If the thread dies, the calls in flight fail and the next call starts a new one, which reopens
  * the database (replaying DuckDB's own WAL).
+ *
+ * DuckDB is open only while it is used: its library's pages, its isolate and its allocations
+ * cost ~40 MB that an idle server need not hold (docs/configuration-memory.md). A data folder
+ * without an events file is not opened at start (its position is the empty one); the first write
+ * or query opens it. After `idleCloseMs` without calls the thread closes the database and ends;
+ * the next call opens it again (~0.3-0.5 s, paid by that call).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { QueryCancelledError } from '../errors.js';
 import { startWorker } from '../../util/worker.js';
 import { WorkerCalls } from '../../util/worker-calls.js';
@@ -20,6 +28,22 @@ import type { EventStoreWorkerData } from './worker.js';
 
 /** Person rows per message when the person mirror is rebuilt. */
 const REBUILD_CHUNK = 5_000;
+/** The events file, as event-store.ts names it. */
+const EVENTS_FILE = 'events.duckdb';
+
+export interface ThreadedOptions extends DuckOptions {
+  /** Close DuckDB and end its thread after this long without calls; 0 = keep it open. */
+  idleCloseMs?: number;
+}
+
+/** 0 for a missing file. */
+function fileBytes(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
 
 export class ThreadedEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
@@ -30,25 +54,55 @@ export class ThreadedEventStore implements EventStore {
   private nextStreamId = 1;
   private nextQueryId = 1;
   private closed = false;
+  private readonly file: string;
+  private readonly idleCloseMs: number;
+  /** Calls, streams and rebuilds under way: the thread is closed only without any. */
+  private inUse = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private lastUsed = Date.now();
+  /** The idle thread being closed: calls wait for it, then open the database again. */
+  private idleClosing: Promise<void> | null = null;
+  /** The last opening failed: readiness asks the thread again rather than trusting the file. */
+  private openFailed = false;
 
-  private constructor(data: EventStoreWorkerData) {
+  private constructor(data: EventStoreWorkerData, idleCloseMs: number) {
     this.pageBytes = readPageBytes(data.options.memoryLimit);
+    this.file = path.join(data.dataDir, EVENTS_FILE);
+    this.idleCloseMs = idleCloseMs;
     this.thread = new WorkerCalls(() => startWorker(import.meta.url, 'worker', { workerData: data }), 'event store');
   }
 
-  static async open(dataDir: string, options: DuckOptions = {}): Promise<ThreadedEventStore> {
-    const store = new ThreadedEventStore({ dataDir, options });
-    await store.ready();
+  /**
+   * Opens an existing events file now, so that a broken one stops the start with its cause (and
+   * DuckDB loads while the rest of the service does); a missing one waits for the first call.
+   */
+  static async open(dataDir: string, options: ThreadedOptions = {}): Promise<ThreadedEventStore> {
+    const { idleCloseMs = 0, ...duck } = options;
+    const store = new ThreadedEventStore({ dataDir, options: duck }, idleCloseMs);
+    if (store.hasFile()) await store.use(() => store.ready());
     return store;
   }
 
+  /** Whether the database has anything on disk yet (DuckDB's WAL alone counts). */
+  private hasFile(): boolean {
+    return fs.existsSync(this.file) || fs.existsSync(`${this.file}.wal`);
+  }
+
+  /** Whether DuckDB is open (or opening) now. */
+  get isOpen(): boolean {
+    return this.thread.alive;
+  }
+
   /** A thread with the database open: the one running, or a new one that opens it first. */
-  private ready(): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the event store is closed'));
-    if (this.thread.alive && !this.opening) return Promise.resolve();
+  private async ready(): Promise<void> {
+    while (this.idleClosing) await this.idleClosing;
+    if (this.closed) throw new Error('the event store is closed');
+    if (this.thread.alive && !this.opening) return;
     this.opening ??= this.thread
       .call<void>('open')
+      .then(() => void (this.openFailed = false))
       .catch(async (error: unknown) => {
+        this.openFailed = true;
         await this.thread.terminate();
         throw error;
       })
@@ -56,9 +110,49 @@ export class ThreadedEventStore implements EventStore {
     return this.opening;
   }
 
-  private async call<T>(method: string, ...args: unknown[]): Promise<T> {
-    await this.ready();
-    return this.thread.call<T>(method, ...args);
+  /**
+   * Runs `work` with the thread kept open. `activity`: whether it counts as use, which a
+   * readiness probe does not (a probe every few seconds would keep DuckDB open for good).
+   */
+  private async use<T>(work: () => Promise<T>, activity = true): Promise<T> {
+    this.inUse++;
+    try {
+      return await work();
+    } finally {
+      if (activity) this.lastUsed = Date.now();
+      if (--this.inUse === 0) this.scheduleIdleClose();
+    }
+  }
+
+  private scheduleIdleClose(): void {
+    if (this.idleCloseMs === 0 || this.closed) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.closeIdleThread(), Math.max(0, this.lastUsed + this.idleCloseMs - Date.now()));
+    this.idleTimer.unref();
+  }
+
+  /** Checkpoints and closes the database (the worker's `close`), then ends its thread. */
+  private closeIdleThread(): void {
+    this.idleTimer = null;
+    // In use: the use's end schedules the next check.
+    if (this.inUse > 0 || this.closed || !this.thread.alive) return;
+    if (Date.now() - this.lastUsed < this.idleCloseMs) return this.scheduleIdleClose();
+    this.idleClosing = this.thread
+      .call('close')
+      .catch(() => undefined) // an unclean close leaves the WAL to the next opening, as a crash would
+      .then(() => this.thread.terminate())
+      .finally(() => (this.idleClosing = null));
+  }
+
+  private call<T>(method: string, ...args: unknown[]): Promise<T> {
+    return this.callAs(true, method, ...args);
+  }
+
+  private callAs<T>(activity: boolean, method: string, ...args: unknown[]): Promise<T> {
+    return this.use(async () => {
+      await this.ready();
+      return this.thread.call<T>(method, ...args);
+    }, activity);
   }
 
   /** The flushes' bytes are shared memory (flush-record.ts): the thread decodes them in place. */
@@ -66,11 +160,18 @@ export class ThreadedEventStore implements EventStore {
     return this.call('write', slice);
   }
 
+  /** With no events file yet, the position is the empty one: nothing to open for it. */
   position(): Promise<EventStorePosition> {
+    if (!this.thread.alive && !this.hasFile()) return Promise.resolve({ seq: 0, events: 0 });
     return this.call('position');
   }
 
-  async rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {
+  /** Held open for the whole rebuild: the worker keeps the chunks until the last one. */
+  rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {
+    return this.use(() => this.rebuild(rows));
+  }
+
+  private async rebuild(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void> {
     let chunk: { person: PersonRecord; distinct_ids: string[] }[] = [];
     for await (const row of rows) {
       chunk.push(row);
@@ -97,9 +198,12 @@ export class ThreadedEventStore implements EventStore {
 
   async *stream(query: EventQuery, chunkRows = 2048): AsyncIterable<Record<string, unknown>[]> {
     const streamId = this.nextStreamId++;
-    await this.call('streamOpen', streamId, query, chunkRows);
+    // The stream lives on the thread between calls: it must not be closed under it.
+    let release = () => {};
+    void this.use(() => new Promise<void>((resolve) => (release = resolve)));
     let finished = false;
     try {
+      await this.call('streamOpen', streamId, query, chunkRows);
       for (;;) {
         const rows = await this.call<Record<string, unknown>[] | null>('streamNext', streamId);
         if (rows === null) break;
@@ -108,19 +212,26 @@ export class ThreadedEventStore implements EventStore {
       finished = true;
     } finally {
       if (!finished) await this.call('streamClose', streamId).catch(() => undefined);
+      release();
     }
   }
 
+  /**
+   * Readiness. A database closed for idleness (or not opened yet) is not opened for a probe:
+   * the next call opens it, and a failure to is reported until an opening succeeds.
+   */
   async ping(): Promise<boolean> {
+    if (!this.thread.alive && !this.opening && !this.idleClosing && !this.openFailed) return true;
     try {
-      return await this.call<boolean>('ping');
+      return await this.callAs<boolean>(false, 'ping');
     } catch {
       return false;
     }
   }
 
-  sizeBytes(): Promise<number> {
-    return this.call('sizeBytes');
+  /** From the files, on this thread: a metrics scrape must not open the database. */
+  async sizeBytes(): Promise<number> {
+    return fileBytes(this.file) + fileBytes(`${this.file}.wal`);
   }
 
   checkpoint(): Promise<void> {
@@ -148,6 +259,8 @@ export class ThreadedEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    await this.idleClosing;
     try {
       if (this.thread.alive) await this.call('close');
     } finally {
