@@ -88,7 +88,9 @@ export class SqlitePersonStore implements PersonStore {
         `SELECT uuid FROM (SELECT uuid, properties FROM persons INDEXED BY persons_created WHERE project_id = ? ORDER BY created_at DESC, uuid DESC LIMIT ?) WHERE ${on.sql.join(' AND ')}`,
         [],
       );
-      rows = this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
+      // A term the trigram index finds in few persons skips the window: it would read it for nothing.
+      const rare = query.search !== null && [...query.search].length >= 3 && this.fewIndexHits(query.search, window);
+      rows = rare ? [] : this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
       if (rows.length < wanted) {
         if (query.search !== null && [...query.search].length >= 3) {
           const onPerson = personConditions(projectId, query, 'p.');
@@ -110,6 +112,12 @@ export class SqlitePersonStore implements PersonStore {
     const page = rows.slice(0, query.limit);
     const ids = this.distinctIdsOf(query.projectId, page.map((row) => row.uuid as string));
     return { results: page.map((row) => personOf(row, ids.get(row.uuid as string) ?? [])), more };
+  }
+
+  /** Whether the trigram index has fewer than `bound` rows for `search` (a bounded probe, never a count of all). */
+  private fewIndexHits(search: string, bound: number): boolean {
+    const row = this.db.prepare('SELECT count(*) AS n FROM (SELECT rowid FROM persons_search WHERE persons_search MATCH ? LIMIT ?)').get(ftsPhrase(search), bound) as { n: number };
+    return row.n < bound;
   }
 
   /** One page of `sql`'s rows; with property filters, tested here with the flag engine's matcher (RE2 regexes and all). */
