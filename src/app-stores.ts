@@ -22,7 +22,7 @@ export function beginOpeningStores(config: Config): OpeningStores {
   return { changeStamps, stores };
 }
 
-function storeSettings(config: Config): StoreSettings {
+export function storeSettings(config: Config): StoreSettings {
   const duckdb = { memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, queryTimeoutMs: config.queryTimeoutMs, logLevel: config.logLevel };
   return { dataDir: config.dataDir, postgresUrl: config.postgresUrl, clickhouse: config.clickhouse, duckdb };
 }
