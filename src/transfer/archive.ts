@@ -9,8 +9,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { once } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Writable } from 'node:stream';
 import type { StoredEvent } from '../store/types.js';
@@ -87,19 +87,36 @@ export class LineWriter {
   }
 }
 
-/** The lines of an NDJSON file (gunzipped when its name ends in .gz), a batch at a time. */
+/**
+ * The lines of an NDJSON file (gunzipped when its name ends in .gz), a batch at a time. The file
+ * is read only as fast as the batches are taken (a stream's iterator waits for its consumer;
+ * readline's buffered ahead), so a file of any size takes about a batch of memory.
+ */
 export async function* readLines(file: string, batch: number): AsyncIterable<string[]> {
-  const input = fs.createReadStream(file);
-  const lines = readline.createInterface({ input: file.endsWith('.gz') ? input.pipe(createGunzip()) : input, crlfDelay: Infinity });
+  const input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+  let source: AsyncIterable<Buffer> = input;
+  if (file.endsWith('.gz')) {
+    const gunzip = createGunzip();
+    input.on('error', (error) => gunzip.destroy(error));
+    source = input.pipe(gunzip);
+  }
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
   let pending: string[] = [];
-  for await (const line of lines) {
-    if (line === '') continue;
-    pending.push(line);
-    if (pending.length >= batch) {
-      yield pending;
-      pending = [];
+  for await (const chunk of source) {
+    const lines = (rest + decoder.write(chunk)).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === '') continue;
+      pending.push(line);
+      if (pending.length >= batch) {
+        yield pending;
+        pending = [];
+      }
     }
   }
+  rest += decoder.end();
+  if (rest !== '') pending.push(rest);
   if (pending.length > 0) yield pending;
 }
 
