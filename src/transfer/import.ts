@@ -1,4 +1,5 @@
 /** `sightline import`: an archive (archive.ts) into the configured stores, which must be empty. */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Stores } from '../store/index.js';
 import type { StoredEvent } from '../store/types.js';
@@ -22,12 +23,12 @@ export class PartialImportError extends Error {}
 export async function importArchive(stores: Stores, options: ImportOptions): Promise<Manifest> {
   const { dir, progress = () => {} } = options;
   const manifest = readManifest(dir);
+  checkFiles(dir, manifest);
   await checkEmpty(stores);
   let step = 'the metadata';
   try {
     for (const table of TRANSFER_TABLES) {
       const entry = manifest.metadata[table.name];
-      if (!entry) throw new ArchiveError(`the manifest lists no file for table ${table.name}`);
       step = `table ${table.name}`;
       const written = await importTable(stores, dir, table.name, entry.file);
       if (written !== entry.rows) throw new ArchiveError(`${entry.file} holds ${written} rows, the manifest says ${entry.rows}`);
@@ -44,7 +45,7 @@ export async function importArchive(stores: Stores, options: ImportOptions): Pro
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
     throw new PartialImportError(
-      `import failed while writing ${step}: ${cause}. The stores now hold part of the archive: empty them (a new data folder; or drop and recreate the PostgreSQL and ClickHouse databases) and run the import again`,
+      `could not write ${step}: ${cause}. The stores now hold part of the archive: empty them (a new data folder; or drop and recreate the PostgreSQL and ClickHouse databases) and run the import again`,
     );
   }
   return manifest;
@@ -89,6 +90,15 @@ async function mirrorCohorts(stores: Stores): Promise<void> {
       const members = await stores.meta.cohorts.memberSet(project.id, cohort.id);
       if (members.size > 0) await stores.events.replaceCohortMembers(project.id, cohort.id, [...members]);
     }
+  }
+}
+
+/** Every file the manifest lists is there, before anything is written. */
+function checkFiles(dir: string, manifest: Manifest): void {
+  const files = [...TRANSFER_TABLES.map((table) => manifest.metadata[table.name]), ...(manifest.events?.files ?? [])];
+  for (const entry of files) {
+    if (!entry || typeof entry.file !== 'string') throw new ArchiveError('the manifest does not list a file for every table; is it from this version of Sightline?');
+    if (!fs.existsSync(path.join(dir, entry.file))) throw new ArchiveError(`${entry.file} is missing from the archive`);
   }
 }
 

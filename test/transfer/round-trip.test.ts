@@ -49,6 +49,27 @@ test('an embedded folder exported and imported into another answers every API re
   assert.equal(again.code, 1);
   assert.match(again.stderr, /not empty \(it holds an archive\)/);
 
+  // A damaged archive: a missing file is found before anything is written; a bad line midway
+  // says that the stores now hold part of it and what to do.
+  const damaged = path.join(newTempDir(), 'damaged');
+  fs.cpSync(archive, damaged, { recursive: true });
+  fs.rmSync(path.join(damaged, 'metadata/cohorts.ndjson'));
+  const missing = await sightline({ SIGHTLINE_DATA_DIR: newTempDir() }, ['import', '--from', damaged]);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stderr, 'import failed: metadata/cohorts.ndjson is missing from the archive\n');
+  fs.cpSync(path.join(archive, 'metadata/cohorts.ndjson'), path.join(damaged, 'metadata/cohorts.ndjson'));
+  const eventsFile = path.join(damaged, 'events/events-000001.ndjson');
+  const lines = fs.readFileSync(eventsFile, 'utf8').split('\n');
+  lines[99] = lines[99].slice(0, 40);
+  fs.writeFileSync(eventsFile, lines.join('\n'));
+  const halfDir = newTempDir();
+  const half = await sightline({ SIGHTLINE_DATA_DIR: halfDir }, ['import', '--from', damaged]);
+  assert.equal(half.code, 1);
+  assert.match(half.stderr.trim().split('\n').pop()!, /^import failed: could not write the events: events\/events-000001\.ndjson line 100: not JSON .*The stores now hold part of the archive: empty them \(a new data folder;/);
+  const retried = await sightline({ SIGHTLINE_DATA_DIR: halfDir }, ['import', '--from', archive]);
+  assert.equal(retried.code, 1, 'never completed over a half import');
+  assert.match(retried.stderr, /not empty/);
+
   const targetDir = newTempDir();
   const imported = await sightline({ SIGHTLINE_DATA_DIR: targetDir }, ['import', '--from', archive]);
   assert.equal(imported.code, 0, imported.stderr);
