@@ -21,8 +21,9 @@ export class PostgresTransfer implements MetaTransfer {
 
   async *readTable(name: string, pageRows = 5_000): AsyncIterable<Record<string, unknown>[]> {
     const table = transferTable(name);
-    // Text keys page in byte order, as the "C" collation of the key columns compares.
-    const select = { columns: '*', from: table.name, qualify: (column: string) => (table.columns[column] === 'text' ? `${column} COLLATE "C"` : column) };
+    // The keys' own collation for both the comparison and the order: each page is then a range
+    // scan of the primary key's index.
+    const select = { columns: '*', from: table.name };
     let after: Record<string, unknown> | null = null;
     for (;;) {
       const { sql, params } = pageStatement(table, select, after, pageRows, (n) => `$${n}`);
