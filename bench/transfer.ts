@@ -7,6 +7,7 @@
  * other way to move events into a server). `npm run bench -- transfer`.
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -27,14 +28,21 @@ const PER_BODY = 1_000;
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const run = promisify(execFile);
 
-async function cli(env: Record<string, string>, args: string[]): Promise<number> {
+/** GNU time reports the command's peak RSS (KiB) on the last line of stderr. */
+const TIME = '/usr/bin/time';
+
+/** Seconds and peak RSS (MiB, NaN without GNU time) of one CLI run. */
+async function cli(env: Record<string, string>, args: string[]): Promise<{ seconds: number; rssMb: number }> {
+  const node = [process.execPath, path.join(ROOT, 'dist/main.js'), ...args];
+  const [command, ...rest] = fs.existsSync(TIME) ? [TIME, '-f', '%M', ...node] : node;
   const started = performance.now();
-  await run(process.execPath, [path.join(ROOT, 'dist/main.js'), ...args], {
+  const { stderr } = await run(command, rest, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SIGHTLINE_LOG_LEVEL: 'warn', ...env },
     maxBuffer: 64 * 2 ** 20,
   });
-  return (performance.now() - started) / 1000;
+  const seconds = (performance.now() - started) / 1000;
+  return { seconds, rssMb: fs.existsSync(TIME) ? Number(stderr.trim().split('\n').pop()) / 1024 : NaN };
 }
 
 /** The rest of the folder's events, written straight into its event store (set-up, not measured). */
@@ -67,10 +75,11 @@ export async function benchTransfer(): Promise<string> {
   const captured = CAPTURED_BODIES * PER_BODY;
   await seed(sourceDir, EVENTS - captured);
 
-  const rows: string[] = ['| step | events | seconds | events/s | vs baseline |', '|---|---|---|---|---|'];
+  const rows: string[] = ['| step | events | seconds | events/s | vs baseline | peak RSS |', '|---|---|---|---|---|---|'];
   const baseline = captured / load.seconds;
-  const row = (step: string, seconds: number) => rows.push(`| ${step} | ${fmt(EVENTS)} | ${seconds.toFixed(1)} | ${fmt(EVENTS / seconds)} | ${(EVENTS / seconds / baseline).toFixed(1)}× |`);
-  rows.push(`| baseline: the events sent through \`/batch/\` (1,000 a request, 4 clients) | ${fmt(captured)} | ${load.seconds.toFixed(1)} | ${fmt(baseline)} | 1.0× |`);
+  const row = (step: string, { seconds, rssMb }: { seconds: number; rssMb: number }) =>
+    rows.push(`| ${step} | ${fmt(EVENTS)} | ${seconds.toFixed(1)} | ${fmt(EVENTS / seconds)} | ${(EVENTS / seconds / baseline).toFixed(1)}× | ${fmt(rssMb)} MB |`);
+  rows.push(`| baseline: the events sent through \`/batch/\` (1,000 a request, 4 clients) | ${fmt(captured)} | ${load.seconds.toFixed(1)} | ${fmt(baseline)} | 1.0× | — |`);
 
   const embedded = { SIGHTLINE_DATA_DIR: sourceDir, SIGHTLINE_POSTGRES_URL: '', SIGHTLINE_CLICKHOUSE_URL: '' };
   const archive = path.join(newTempDir(), 'archive');
