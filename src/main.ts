@@ -9,6 +9,7 @@ import { setPasswordFromInput } from './sessions/cli.js';
 import { limitHeapGrowth } from './util/idle-collect.js';
 import { migrateStores, openMetaStore, openStores } from './store/index.js';
 import { runTransfer } from './transfer/cli.js';
+import { UnfinishedImportError } from './transfer/marker.js';
 import { migrateStream } from './ingestion/log/index.js';
 import { DataDirError, EventStoreUnreachableError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
@@ -24,7 +25,7 @@ function exitOnConfigError(error: unknown): never {
 
 /** So does a data folder or a metadata database that cannot be used: one line with the place, the cause and the fix. */
 function exitOnStartError(error: unknown): never {
-  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError || error instanceof EventStoreUnreachableError) {
+  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError || error instanceof EventStoreUnreachableError || error instanceof UnfinishedImportError) {
     process.stderr.write(`${error.advice}\n`);
     process.exit(1);
   }
@@ -147,7 +148,7 @@ program
   .requiredOption('--from <dir>', 'the archive directory')
   .action(async (options: { from: string }) => {
     const cfg = config();
-    process.exitCode = await runTransfer({ kind: 'import', dir: options.from }, () => openStores(storeSettings(cfg)).catch(exitOnStartError));
+    process.exitCode = await runTransfer({ kind: 'import', dir: options.from, dataDir: cfg.dataDir }, () => openStores(storeSettings(cfg)).catch(exitOnStartError));
   });
 
 const users = program.command('users').description('manage users');

@@ -6,7 +6,7 @@ import type { Manifest } from './archive.js';
 
 export type TransferCommand =
   | { kind: 'export'; dir: string; gzip: boolean; source: Manifest['source'] }
-  | { kind: 'import'; dir: string };
+  | { kind: 'import'; dir: string; dataDir: string };
 
 const progress = (message: string) => process.stderr.write(`  ${message}\n`);
 
@@ -19,7 +19,7 @@ export async function runTransfer(command: TransferCommand, open: () => Promise<
     const manifest =
       command.kind === 'export'
         ? await exportArchive(stores, { dir: command.dir, gzip: command.gzip, source: command.source, progress })
-        : await importArchive(stores, { dir: command.dir, progress });
+        : await importArchive(stores, { dir: command.dir, dataDir: command.dataDir, progress });
     const seconds = (Date.now() - started) / 1000;
     const rows = Object.values(manifest.metadata).reduce((sum, entry) => sum + entry.rows, 0);
     const verb = command.kind === 'export' ? 'exported to' : 'imported from';

@@ -4,10 +4,13 @@ import path from 'node:path';
 import type { Stores } from '../store/index.js';
 import type { StoredEvent } from '../store/types.js';
 import { TRANSFER_TABLES } from '../store/transfer-tables.js';
+import { markImportFinished, markImportStarted } from './marker.js';
 import { ArchiveError, eventOfLine, readLines, readManifest, type Manifest } from './archive.js';
 
 export interface ImportOptions {
   dir: string;
+  /** The data folder of the stores: it holds the unfinished-import marker (marker.ts) while the import runs. */
+  dataDir: string;
   progress?: (message: string) => void;
 }
 
@@ -21,10 +24,11 @@ export class NotEmptyError extends Error {}
 export class PartialImportError extends Error {}
 
 export async function importArchive(stores: Stores, options: ImportOptions): Promise<Manifest> {
-  const { dir, progress = () => {} } = options;
+  const { dir, dataDir, progress = () => {} } = options;
   const manifest = readManifest(dir);
   checkFiles(dir, manifest);
   await checkEmpty(stores);
+  markImportStarted(dataDir, dir);
   let step = 'the metadata';
   try {
     for (const table of TRANSFER_TABLES) {
@@ -42,6 +46,7 @@ export async function importArchive(stores: Stores, options: ImportOptions): Pro
     await stores.events.rebuildPersonMirror(stores.meta.ingest.allPersons());
     await mirrorCohorts(stores);
     await stores.events.checkpoint();
+    markImportFinished(dataDir);
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
     throw new PartialImportError(

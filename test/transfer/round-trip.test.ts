@@ -66,6 +66,7 @@ test('an embedded folder exported and imported into another answers every API re
   const half = await sightline({ SIGHTLINE_DATA_DIR: halfDir }, ['import', '--from', damaged]);
   assert.equal(half.code, 1);
   assert.match(half.stderr.trim().split('\n').pop()!, /^import failed: could not write the events: events\/events-000001\.ndjson line 100: not JSON .*The stores now hold part of the archive: empty them \(a new data folder;/);
+  await assert.rejects(startServer({ dataDir: halfDir, env: EMBEDDED }), /Cannot start: an import into .* did not finish\. Empty the stores/);
   const retried = await sightline({ SIGHTLINE_DATA_DIR: halfDir }, ['import', '--from', archive]);
   assert.equal(retried.code, 1, 'never completed over a half import');
   assert.match(retried.stderr, /not empty/);
