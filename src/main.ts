@@ -139,7 +139,7 @@ program
   .action(async (options: { out: string; gzip?: boolean }) => {
     const cfg = config();
     const source = { metadata: cfg.postgresUrl ? 'postgresql' : 'sqlite', events: cfg.clickhouse ? 'clickhouse' : 'duckdb' };
-    process.exitCode = await runTransfer({ kind: 'export', dir: options.out, gzip: options.gzip ?? false, source }, () => openStores(storeSettings(cfg)).catch(exitOnStartError));
+    process.exitCode = await runTransfer({ kind: 'export', dir: options.out, gzip: options.gzip ?? false, source }, () => openStores(storeSettings(cfg)));
   });
 
 program
@@ -148,7 +148,7 @@ program
   .requiredOption('--from <dir>', 'the archive directory')
   .action(async (options: { from: string }) => {
     const cfg = config();
-    process.exitCode = await runTransfer({ kind: 'import', dir: options.from, dataDir: cfg.dataDir }, () => openStores(storeSettings(cfg)).catch(exitOnStartError));
+    process.exitCode = await runTransfer({ kind: 'import', dir: options.from, dataDir: cfg.dataDir }, () => openStores(storeSettings(cfg)));
   });
 
 const users = program.command('users').description('manage users');

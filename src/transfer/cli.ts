@@ -1,5 +1,6 @@
 /** The `export` and `import` commands: open the stores, run, say what happened in a line or two. */
 import type { Stores } from '../store/index.js';
+import { DataDirError } from '../store/errors.js';
 import { exportArchive } from './export.js';
 import { importArchive } from './import.js';
 import type { Manifest } from './archive.js';
@@ -10,12 +11,20 @@ export type TransferCommand =
 
 const progress = (message: string) => process.stderr.write(`  ${message}\n`);
 
+/** DuckDB admits one process: a running server holds the data folder's lock. */
+function inUse(error: unknown): Error | null {
+  if (!(error instanceof DataDirError) || !/lock/i.test(error.reason)) return null;
+  return new Error(`the data folder ${error.dataDir} is in use by a running server: stop it first (${error.reason.split('\n')[0]})`);
+}
+
 /** Runs the command; returns the process exit code (errors are one line on stderr). */
 export async function runTransfer(command: TransferCommand, open: () => Promise<Stores>): Promise<number> {
   const started = Date.now();
   let stores: Stores | null = null;
   try {
-    stores = await open();
+    stores = await open().catch((error: unknown) => {
+      throw inUse(error) ?? error;
+    });
     const manifest =
       command.kind === 'export'
         ? await exportArchive(stores, { dir: command.dir, gzip: command.gzip, source: command.source, progress })
@@ -29,7 +38,9 @@ export async function runTransfer(command: TransferCommand, open: () => Promise<
     );
     return 0;
   } catch (error) {
-    process.stderr.write(`${command.kind} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    // The stores' own start errors carry a line of advice (where, why, what to do).
+    const advice = (error as { advice?: unknown })?.advice;
+    process.stderr.write(`${command.kind} failed: ${typeof advice === 'string' ? advice : error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {
     await stores?.meta.close();

@@ -27,9 +27,12 @@ test('an embedded folder exported and imported into another answers every API re
   const filled = await fill(source);
   const before = await snapshot(source, filled);
   assertMeaningful(before);
+  const archive = path.join(newTempDir(), 'archive');
+  const whileRunning = await sightline({ SIGHTLINE_DATA_DIR: source.dataDir }, ['export', '--out', archive]);
+  assert.equal(whileRunning.code, 1);
+  assert.match(whileRunning.stderr, /^export failed: the data folder .* is in use by a running server: stop it first/);
   assert.equal(await source.stop(), 0);
 
-  const archive = path.join(newTempDir(), 'archive');
   const exported = await sightline({ SIGHTLINE_DATA_DIR: source.dataDir }, ['export', '--out', archive]);
   assert.equal(exported.code, 0, exported.stderr);
   const manifest = JSON.parse(fs.readFileSync(path.join(archive, 'manifest.json'), 'utf8'));
