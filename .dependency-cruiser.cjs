@@ -3,7 +3,7 @@
  * `depcruise src` with these rules: a cycle or an import that runs up a layer fails the build.
  */
 const LOWER = '^src/(kernel|util|store|hogql|geoip|flags/engine)/';
-const FEATURES = '^src/(capture|cohorts|ingestion|flags/(evaluation|management|remote|threads)|events|persons|groups|tenancy|definitions|health|sessions|webapp|dashboards|insights|actions)/';
+const FEATURES = '^src/(capture|cohorts|ingestion|flags/(evaluation|management|remote|threads)|events|persons|groups|tenancy|definitions|health|sessions|webapp|dashboards|insights|actions|transfer)/';
 const ROOT_FILES = '^src/(main|app|app-context|routes)[.]ts$';
 
 module.exports = {

@@ -14,6 +14,7 @@ fi
 
 # The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API,
 # persons (with their deletion), groups, saved insights and dashboards, actions, cohorts.
+# (test/cluster/transfer.test.ts moves an embedded folder into PostgreSQL + ClickHouse and back.)
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts

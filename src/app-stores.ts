@@ -6,6 +6,7 @@
 import type { Config } from './config.js';
 import { ChangeStamps } from './store/change-stamps.js';
 import { openStores, type Stores, type StoreSettings } from './store/index.js';
+import { checkNoUnfinishedImport } from './transfer/marker.js';
 
 export interface OpeningStores {
   /** Shared with the flag threads' stores, which keep persons and groups they read until these change. */
@@ -15,14 +16,15 @@ export interface OpeningStores {
 
 export function beginOpeningStores(config: Config): OpeningStores {
   const changeStamps = new ChangeStamps();
-  const stores = openStores(storeSettings(config), changeStamps);
+  // Not on the stores an import left half written (transfer/marker.ts).
+  const stores = Promise.resolve().then(() => checkNoUnfinishedImport(config.dataDir)).then(() => openStores(storeSettings(config), changeStamps));
   // Awaited by startApp once the service's modules have loaded; a failure meanwhile must not be
   // reported as an unhandled rejection first.
   stores.catch(() => undefined);
   return { changeStamps, stores };
 }
 
-function storeSettings(config: Config): StoreSettings {
+export function storeSettings(config: Config): StoreSettings {
   const duckdb = {
     memoryLimit: config.duckdbMemoryLimit,
     threads: config.duckdbThreads,

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-/** Command line: `serve` (default), `init`, `migrate`, `users add`, `users set-password`. */
+/** Command line: `serve` (default), `init`, `migrate`, `export`, `import`, `users add`, `users set-password`. */
 import { Command, InvalidArgumentError } from 'commander';
-import { beginOpeningStores } from './app-stores.js';
+import { beginOpeningStores, storeSettings } from './app-stores.js';
 import { addUserToOrganization, createTenant } from './tenancy/bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './kernel/logger.js';
 import { setPasswordFromInput } from './sessions/cli.js';
 import { limitHeapGrowth } from './util/idle-collect.js';
-import { migrateStores, openMetaStore } from './store/index.js';
+import { migrateStores, openMetaStore, openStores } from './store/index.js';
+import { runTransfer } from './transfer/cli.js';
+import { UnfinishedImportError } from './transfer/marker.js';
 import { migrateStream } from './ingestion/log/index.js';
 import { DataDirError, EventStoreUnreachableError, MetaStoreUnreachableError } from './store/errors.js';
 import type { MembershipLevel, MetaStore } from './store/types.js';
@@ -23,7 +25,7 @@ function exitOnConfigError(error: unknown): never {
 
 /** So does a data folder or a metadata database that cannot be used: one line with the place, the cause and the fix. */
 function exitOnStartError(error: unknown): never {
-  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError || error instanceof EventStoreUnreachableError) {
+  if (error instanceof DataDirError || error instanceof MetaStoreUnreachableError || error instanceof EventStoreUnreachableError || error instanceof UnfinishedImportError) {
     process.stderr.write(`${error.advice}\n`);
     process.exit(1);
   }
@@ -127,6 +129,26 @@ program
       process.stderr.write(`migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;
     }
+  });
+
+program
+  .command('export')
+  .description('write the metadata and events of the configured stores into an archive directory (stop the server first)')
+  .requiredOption('--out <dir>', 'a new or empty directory')
+  .option('--gzip', 'compress the NDJSON files')
+  .action(async (options: { out: string; gzip?: boolean }) => {
+    const cfg = config();
+    const source = { metadata: cfg.postgresUrl ? 'postgresql' : 'sqlite', events: cfg.clickhouse ? 'clickhouse' : 'duckdb' };
+    process.exitCode = await runTransfer({ kind: 'export', dir: options.out, gzip: options.gzip ?? false, source }, () => openStores(storeSettings(cfg)));
+  });
+
+program
+  .command('import')
+  .description('write an archive made by `sightline export` into the configured stores, which must be empty')
+  .requiredOption('--from <dir>', 'the archive directory')
+  .action(async (options: { from: string }) => {
+    const cfg = config();
+    process.exitCode = await runTransfer({ kind: 'import', dir: options.from, dataDir: cfg.dataDir }, () => openStores(storeSettings(cfg)));
   });
 
 const users = program.command('users').description('manage users');

@@ -769,7 +769,24 @@ export interface ChangeFeed {
   subscribe(listener: (change: MetaChange) => void): void;
 }
 
+/**
+ * Bulk reads and writes of whole tables, for `sightline export` / `import` (src/transfer/). Rows
+ * are engine-neutral: the columns of store/transfer-tables.ts as the JSON values they mean.
+ */
+export interface MetaTransfer {
+  /** Every row of one of the archive's tables, a page at a time, in primary-key order. */
+  readTable(table: string, pageRows?: number): AsyncIterable<Record<string, unknown>[]>;
+  /** Inserts rows as they are, ids included, in one transaction. */
+  writeRows(table: string, rows: Record<string, unknown>[]): Promise<void>;
+  /** Rows in each of the archive's tables. */
+  rowCounts(): Promise<Record<string, number>>;
+  /** After an import: ids drawn from now on follow the largest imported. */
+  finishImport(): Promise<void>;
+}
+
 export interface MetaStore {
+  /** Whole-table reads and writes for exports and imports. */
+  readonly transfer: MetaTransfer;
   /** Only where several nodes share the store (PostgreSQL); absent for the embedded one. */
   readonly changes?: ChangeFeed;
   readonly tenancy: TenancyStore;
@@ -882,6 +899,15 @@ export interface EventStore {
   query(query: EventQuery, signal?: AbortSignal): Promise<Record<string, unknown>[]>;
   /** Streams a compiled read query in chunks, for exports. */
   stream(query: EventQuery, chunkRows?: number): AsyncIterable<Record<string, unknown>[]>;
+  /** Events stored, all projects. */
+  countEvents(): Promise<number>;
+  /** Every event, a chunk at a time, in no set order (exports; memory stays at one chunk). */
+  exportEvents(chunkRows?: number): AsyncIterable<StoredEvent[]>;
+  /**
+   * Imports: appends events as they are (their person_id included), outside the flush log: the
+   * position does not move, and they count as written before any flush (flush_seq 0).
+   */
+  importEvents(events: StoredEvent[]): Promise<void>;
   /** Bytes of rows one query should sort at most: long reads (exports, long list pages) go a page of about this size per query. */
   readonly pageBytes: number;
   ping(): Promise<boolean>;

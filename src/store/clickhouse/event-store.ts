@@ -173,6 +173,26 @@ export class ClickHouseEventStore implements EventStore {
     });
   }
 
+  /** Imports (types.ts): outside the flush log, under this node's name, flush_seq 0. */
+  importEvents(events: StoredEvent[]): Promise<void> {
+    return this.serial(async () => {
+      const lines = events.map((e) => eventLine(e, 0, this.settings.node));
+      await this.insertText('events', lines, this.settings.cluster ? { insert_distributed_sync: 1 } : {});
+    });
+  }
+
+  async countEvents(): Promise<number> {
+    const [row] = await this.rows<{ n: string }>(`SELECT count() AS n FROM ${this.table('events')} FINAL`);
+    return Number(row?.n ?? 0);
+  }
+
+  async *exportEvents(chunkRows = 2_048): AsyncIterable<StoredEvent[]> {
+    const query = `SELECT project_id, uuid, event, distinct_id, stored_person_id, timestamp, created_at, properties, elements_chain,
+                     \`$group_0\` AS g0, \`$group_1\` AS g1, \`$group_2\` AS g2, \`$group_3\` AS g3, \`$group_4\` AS g4
+                   FROM ${this.table('events')} FINAL`;
+    for await (const rows of this.stream({ sql: query, params: [] }, chunkRows)) yield rows.map(storedEventOfRow);
+  }
+
   private async recordPosition(position: EventStorePosition): Promise<void> {
     const row = { node: this.settings.node, seq: position.seq, events: position.events, version: this.nextVersion() };
     await this.insertText('sync_state', [JSON.stringify(row)], this.mirrorSettings);
@@ -472,6 +492,22 @@ function eventLine(e: StoredEvent, flushSeq: number, node: string): string {
     flush_seq: flushSeq,
     node,
   });
+}
+
+/** A row of the events table back as the event it stores (timestamps are µs since the epoch). */
+function storedEventOfRow(row: Record<string, unknown>): StoredEvent {
+  return {
+    project_id: Number(row.project_id),
+    uuid: String(row.uuid),
+    event: String(row.event),
+    distinct_id: String(row.distinct_id),
+    person_id: row.stored_person_id === null || row.stored_person_id === undefined ? null : String(row.stored_person_id),
+    timestamp: new Date(Math.floor(Number(row.timestamp) / 1000)),
+    created_at: new Date(Math.floor(Number(row.created_at) / 1000)),
+    properties_json: String(row.properties),
+    elements_chain: String(row.elements_chain),
+    groups: [String(row.g0), String(row.g1), String(row.g2), String(row.g3), String(row.g4)],
+  };
 }
 
 function personLine(p: Pick<PersonRecord, 'project_id' | 'uuid' | 'properties' | 'is_identified' | 'created_at'>, deleted: 0 | 1, version: number): string {

@@ -22,6 +22,7 @@ import { Readers, REINTERRUPT_MS } from './readers.js';
 import { classifyQueryError, isCommitOutOfMemory, isInvalidated } from './query-errors.js';
 import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
+import { EXPORT_EVENTS, storedEvents } from './export-rows.js';
 import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
 
 /** Rows that went through the WAL after which the store checkpoints: one row group's worth. */
@@ -321,6 +322,25 @@ export class DuckDbEventStore implements EventStore {
         .catch((error: unknown) => this.onCheckpointFailed(error))
         .finally(() => (this.checkpointing = null));
     }
+  }
+
+  /** Imports (types.ts): outside the flush log; a batch of whole row groups goes straight to the file. */
+  importEvents(events: StoredEvent[]): Promise<void> {
+    return this.writes.run(() => this.guarded(async () => {
+      const c = this.writer;
+      await inTransaction(c, async () => {
+        await appendTo(c, 'events', (appender) => appendEvents(appender, events, 0));
+        await c.run('COMMIT');
+      });
+    }));
+  }
+
+  countEvents(): Promise<number> {
+    return this.read(() => this.guarded(async () => Number((await this.writer.runAndReadAll('SELECT count(*) FROM events')).getRows()[0][0])));
+  }
+
+  exportEvents(chunkRows = 2_048): AsyncIterable<StoredEvent[]> {
+    return storedEvents(this.stream(EXPORT_EVENTS, chunkRows));
   }
 
   private onCheckpointFailed(error: unknown): void {

@@ -19,7 +19,8 @@ import path from 'node:path';
 import { QueryCancelledError } from '../errors.js';
 import { startWorker } from '../../util/worker.js';
 import { WorkerCalls } from '../../util/worker-calls.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, UuidsByProject } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
+import { EXPORT_EVENTS, storedEvents } from './export-rows.js';
 import type { DuckOptions } from './event-store.js';
 import { readPageBytes } from './memory.js';
 import { ROW_GROUP_ROWS } from './schema.js';
@@ -158,6 +159,18 @@ export class ThreadedEventStore implements EventStore {
   /** The flushes' bytes are shared memory (flush-record.ts): the thread decodes them in place. */
   write(slice: EventSlice): Promise<void> {
     return this.call('write', slice);
+  }
+
+  importEvents(events: StoredEvent[]): Promise<void> {
+    return this.call('importEvents', events);
+  }
+
+  countEvents(): Promise<number> {
+    return this.call('countEvents');
+  }
+
+  exportEvents(chunkRows = 2_048): AsyncIterable<StoredEvent[]> {
+    return storedEvents(this.stream(EXPORT_EVENTS, chunkRows));
   }
 
   /** With no events file yet, the position is the empty one: nothing to open for it. */

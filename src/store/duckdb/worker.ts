@@ -4,7 +4,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { answerCalls } from '../../util/worker-calls.js';
-import type { EventQuery, EventSlice, PersonRecord } from '../types.js';
+import type { EventQuery, EventSlice, PersonRecord, StoredEvent } from '../types.js';
 import { DuckDbEventStore, type DuckOptions } from './event-store.js';
 
 export interface EventStoreWorkerData {
@@ -37,6 +37,8 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
   },
   write: (slice: EventSlice) => opened().write(slice),
   position: () => opened().position(),
+  importEvents: (events: StoredEvent[]) => opened().importEvents(events),
+  countEvents: () => opened().countEvents(),
   query: async (query: EventQuery, queryId: number) => {
     const cancel = new AbortController();
     queries.set(queryId, cancel);

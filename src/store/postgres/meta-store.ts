@@ -12,6 +12,7 @@ import { PostgresActionStore } from './actions.js';
 import { PostgresCohortStore } from './cohorts.js';
 import { PostgresGroupStore } from './groups.js';
 import { PostgresPersonStore } from './persons.js';
+import { PostgresTransfer } from './transfer.js';
 
 export interface PostgresSettings {
   url: string;
@@ -33,6 +34,7 @@ export class PostgresMetaStore implements MetaStore {
   readonly dashboards: PostgresDashboardStore;
   readonly actions: PostgresActionStore;
   readonly cohorts: PostgresCohortStore;
+  readonly transfer: PostgresTransfer;
   private lastSize = 0;
   /** Listens only once something subscribes (the main thread; flag threads never do). */
   readonly changes: PostgresChangeFeed;
@@ -54,6 +56,7 @@ export class PostgresMetaStore implements MetaStore {
     this.dashboards = new PostgresDashboardStore(pool);
     this.actions = new PostgresActionStore(pool);
     this.cohorts = new PostgresCohortStore(pool);
+    this.transfer = new PostgresTransfer(pool, node);
   }
 
   /** Connects and applies pending migrations (`migrate: false` for a thread whose process has). */

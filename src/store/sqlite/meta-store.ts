@@ -13,6 +13,7 @@ import { SqliteGroupStore } from './groups.js';
 import { SqliteIngestStore } from './ingest.js';
 import { SqlitePersonStore } from './persons.js';
 import { SqliteTenancyStore } from './tenancy.js';
+import { SqliteTransfer } from './transfer.js';
 
 /** The embedded metadata store: one SQLite file (WAL) under the data directory. */
 export class SqliteMetaStore implements MetaStore {
@@ -26,6 +27,7 @@ export class SqliteMetaStore implements MetaStore {
   readonly dashboards: SqliteDashboardStore;
   readonly actions: SqliteActionStore;
   readonly cohorts: SqliteCohortStore;
+  readonly transfer: SqliteTransfer;
 
   private constructor(
     readonly db: Sqlite,
@@ -43,6 +45,7 @@ export class SqliteMetaStore implements MetaStore {
     this.dashboards = new SqliteDashboardStore(db);
     this.actions = new SqliteActionStore(db);
     this.cohorts = new SqliteCohortStore(db, stamps);
+    this.transfer = new SqliteTransfer(db);
   }
 
   static open(dataDir: string, stamps = new ChangeStamps()): SqliteMetaStore {
