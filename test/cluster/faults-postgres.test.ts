@@ -64,6 +64,7 @@ describe('fault: PostgreSQL stops under capture load', { skip, concurrency: fals
 
       const during = await flags();
       console.log(`/flags during the outage: ${during.response.status} in ${during.ms} ms`, JSON.stringify(during.body).slice(0, 300));
+      if (during.response.status !== 200) console.log(server.output().split('\n').filter((line) => /"level":50/.test(line)).slice(-3).join('\n').slice(0, 3000));
       assert.equal(during.response.status, 200);
       const answer = during.body as { errorsWhileComputingFlags: boolean; flags: Record<string, { enabled: boolean }> };
       assert.ok(answer.errorsWhileComputingFlags === true || answer.flags['fault-flag']?.enabled === true, 'from cache, or errorsWhileComputingFlags as the SDKs expect');

@@ -50,9 +50,14 @@ class NulSafeClient extends pg.Client {
   }
 }
 
+/** `query` too: the pool's own query connects through a callback, which `connect` alone would not map. */
 class ReachabilityPool extends pg.Pool {
   override connect(...args: any[]): any {
     return mapRejection((super.connect as (...rest: unknown[]) => unknown)(...args));
+  }
+
+  override query(...args: any[]): any {
+    return mapRejection((super.query as (...rest: unknown[]) => unknown)(...args));
   }
 }
 
