@@ -41,7 +41,9 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   const queryableEvents = async () => {
     // With the NATS log, acknowledged batches may still wait in the stream: processed first, then in the event store.
     await ctx.ingestLog.processedAll(QUERYABLE_WAIT_MS);
-    await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+    // While the event store refuses writes, waiting for it cannot help: the query runs at once
+    // (and fails clearly if the store cannot answer it either).
+    if (!ctx.buffer.eventStoreError) await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
     return ctx.stores.events;
   };
   // Read-your-writes with the NATS log: what this node acknowledged is processed before an API or

@@ -27,6 +27,8 @@ export interface JetStreamDeps {
   submit(events: PendingEvent[]): Promise<void>;
   /** Waits until the event store holds everything submitted so far; false after the timeout. */
   eventsStored(timeoutMs: number): Promise<boolean>;
+  /** Why the event store does not take writes right now, or null. */
+  eventStoreError(): { message: string } | null;
   postgresUrl: string;
   log: Logger;
 }
@@ -275,6 +277,9 @@ export class JetStreamLog implements IngestLog {
       await this.deps.submit(events);
       while (!(await this.deps.eventsStored(STORED_WAIT_MS))) {
         if (this.closed) throw new Error('shutting down before the event store took the batch');
+        // Still waiting (the batch is kept, not nak'ed), but reads stop waiting for it.
+        const failing = this.deps.eventStoreError();
+        if (failing) this.storeError = failure(new Error(`waiting for the event store: ${failing.message}`));
       }
     } finally {
       clearInterval(inWork);
