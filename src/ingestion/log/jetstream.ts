@@ -180,7 +180,7 @@ export class JetStreamLog implements IngestLog {
     // While the consumers fail (a store is down), waiting cannot help: look once and answer, so
     // that /flags and the API answer at once (from cache, or with their own error) instead of
     // after the whole wait.
-    const deadline = this.lastError ? Date.now() : Date.now() + timeoutMs;
+    const deadline = this.lastError || this.deps.eventStoreError() ? Date.now() : Date.now() + timeoutMs;
     try {
       const lastSeq = (await this.jsm.streams.info(this.settings.stream)).state.last_seq;
       for (let p = 0; p < this.settings.partitions; p++) {
