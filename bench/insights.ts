@@ -20,7 +20,7 @@ import type { TestServer } from '../test/helpers/server.js';
 import { fmt } from './format.js';
 import { percentile } from './load.js';
 import { serverDuckSettings, startBenchServer } from './server.js';
-import { alternating, funnelSql, retentionSql } from './funnels.js';
+import { alternating, funnelSql, retentionSql } from './insights-sql.js';
 
 const EVENTS = Number(process.env.BENCH_INSIGHTS_EVENTS ?? 10_000_000);
 const ROUNDS = Number(process.env.BENCH_INSIGHTS_ROUNDS ?? 15);

@@ -14,8 +14,8 @@ import { benchIngest } from './ingest.js';
 import { benchPersons } from './persons.js';
 import { benchInsights } from './insights.js';
 import { benchRetention } from './retention.js';
-import { benchFunnels } from './funnels.js';
 import { benchWeb } from './web.js';
+import { benchDashboard } from './dashboard.js';
 import { benchMetadataPostgres } from './metadata-postgres.js';
 import { benchClickhouseFinal } from './clickhouse-final.js';
 import { benchNatsLog } from './natslog.js';
@@ -32,15 +32,15 @@ const benchmarks: Record<string, () => Promise<string>> = {
   footprint: benchFootprint,
   'start-large': benchStartLarge,
   insights: benchInsights,
-  funnels: benchFunnels,
   web: benchWeb,
+  dashboard: benchDashboard,
   'metadata-postgres': benchMetadataPostgres,
   'clickhouse-final': benchClickhouseFinal,
   natslog: benchNatsLog,
 };
 
 /** Run only when named: they make a data set of 10 million events first (minutes, gigabytes), or need the local cluster. */
-const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'funnels', 'metadata-postgres', 'clickhouse-final', 'natslog']);
+const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'metadata-postgres', 'clickhouse-final', 'natslog']);
 
 const wanted = process.argv.slice(2);
 const header = `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${new Date().toISOString()}`;

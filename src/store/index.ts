@@ -120,8 +120,11 @@ export async function openStores(settings: StoreSettings, changeStamps = new Cha
     throw error;
   }
   try {
+    const events = await openingEvents;
+    const { personMirrorState } = meta.ingest;
+    if (personMirrorState && events.followPersons) events.followPersons((persons) => personMirrorState.call(meta.ingest, persons));
     const engines = { meta: settings.postgresUrl ? 'postgres' : 'sqlite', events: settings.clickhouse ? 'clickhouse' : 'duckdb' } as const;
-    return { meta, events: await openingEvents, engines };
+    return { meta, events, engines };
   } catch (error) {
     await meta.close();
     if (error instanceof EventStoreUnreachableError) throw error;
