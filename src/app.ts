@@ -138,8 +138,12 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const queryableEvents = async () => {
     // With the NATS log, acknowledged batches may still wait in the stream: processed first, then in the event store.
     await ingestLog.processedAll(QUERYABLE_WAIT_MS);
-    await buffer.eventsQueryable(QUERYABLE_WAIT_MS);
-    await sharedVisibility?.wait(QUERYABLE_WAIT_MS);
+    // While the event store refuses writes, waiting for it cannot help: the query runs at once
+    // (and fails clearly if the store cannot answer it either).
+    if (!buffer.eventStoreError) {
+      await buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+      await sharedVisibility?.wait(QUERYABLE_WAIT_MS);
+    }
     return stores.events;
   };
 

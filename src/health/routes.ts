@@ -9,7 +9,7 @@ export interface HealthDeps {
   drain: Pick<Drain, 'draining'>;
   ingestion: Pick<IngestBuffer, 'lastError' | 'eventStoreError' | 'eventStoreLag' | 'saturated' | 'flushLogBytes' | 'depth'>;
   /** The log between capture and ingestion: its processing lag and failures. */
-  ingestLog: Pick<IngestLog, 'pendingMessages' | 'lastError' | 'shared'>;
+  ingestLog: Pick<IngestLog, 'pendingMessages' | 'lastError' | 'shared' | 'ping'>;
   stores: Stores;
   metrics: Metrics;
 }
@@ -31,15 +31,19 @@ export async function registerHealthRoutes(app: FastifyInstance, { drain, ingest
     };
   });
 
-  // Readiness: both stores answer and the ingestion buffer has room.
+  // Readiness: both stores (and the shared log) answer and the ingestion buffer has room.
   app.get('/_ready', async (_request, reply) => {
     // Shutting down: still serving, but load balancers should send elsewhere.
     if (drain.draining) return reply.code(503).send({ status: 'draining' });
-    const [meta, events] = await Promise.all([stores.meta.ping(), stores.events.ping()]);
+    const [meta, events, log] = await Promise.all([stores.meta.ping(), stores.events.ping(), ingestLog.ping()]);
     const buffer = ingestion.saturated ? 'saturated' : 'ok';
-    const ready = meta && events && buffer === 'ok' && !ingestion.lastError;
+    const ready = meta && events && log && buffer === 'ok' && !ingestion.lastError;
+    // Each part by the engine that runs it, so an operator sees at once which server is down.
+    const checks: Record<string, 'ok' | 'down'> = { [stores.engines.meta]: meta ? 'ok' : 'down', [stores.engines.events]: events ? 'ok' : 'down' };
+    if (ingestLog.shared) checks.nats = log ? 'ok' : 'down';
     return reply.code(ready ? 200 : 503).send({
       status: ready ? 'ready' : 'not_ready',
+      checks,
       meta_store: meta ? 'ok' : 'unreachable',
       event_store: events ? 'ok' : 'unreachable',
       ingestion_buffer: buffer,

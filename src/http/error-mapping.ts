@@ -4,7 +4,7 @@
  * Fastify.
  */
 import type { FastifyError } from 'fastify';
-import { ApiError, payloadTooLarge, type ErrorCode } from '../kernel/errors.js';
+import { ApiError, isStoreUnavailable, payloadTooLarge, storeUnavailableError, type ErrorCode } from '../kernel/errors.js';
 
 /** One schema violation as Fastify's validator reports it. */
 interface SchemaViolation {
@@ -82,6 +82,7 @@ function describeViolation(keyword: string | undefined, params: Record<string, u
 /** Maps anything thrown into the API's one error shape; unknown errors become a logged 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (isStoreUnavailable(error)) return storeUnavailableError(error as Error);
   const e = error as FastifyError & { validation?: SchemaViolation[] };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge();
   if (e.code === 'FST_ERR_BAD_URL') return new ApiError(400, 'invalid_request', 'invalid_url', 'Malformed URL: invalid percent-encoding.', null);

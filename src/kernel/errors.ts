@@ -59,7 +59,9 @@ export type ErrorCode =
   | 'service_unavailable'
   | 'shutting_down'
   | 'out_of_memory'
-  | 'query_timeout';
+  | 'query_timeout'
+  | 'meta_store_unavailable'
+  | 'event_store_unavailable';
 
 export class ApiError extends Error {
   /** Offending field; `undefined` omits the key (authentication errors), `null` sends null. */
@@ -119,3 +121,31 @@ export const permissionDenied = (detail: string) =>
 /** `retryAfterSeconds` is sent as Retry-After, which SDKs honour before they retry. */
 export const serviceUnavailable = (detail: string, retryAfterSeconds?: number) =>
   new ApiError(503, 'server_error', 'service_unavailable', detail, undefined, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
+
+/**
+ * A store's server cannot be reached right now (stopped, restarting, a lost connection): the same
+ * request may succeed in a moment, so it is a 503 with Retry-After, never a 500. Recognised by
+ * name, as the other store failures are, since errors cross worker threads as plain Errors.
+ */
+export type StoreUnavailable = 'MetaStoreUnavailableError' | 'EventStoreUnavailableError';
+
+export function storeUnavailable(name: StoreUnavailable, cause: unknown): Error {
+  const reason = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+  const code = (cause as { code?: unknown })?.code;
+  return Object.assign(new Error(reason, { cause }), { name, ...(typeof code === 'string' && { code }) });
+}
+
+export const isStoreUnavailable = (error: unknown, name?: StoreUnavailable): boolean =>
+  error instanceof Error && (name ? error.name === name : error.name === 'MetaStoreUnavailableError' || error.name === 'EventStoreUnavailableError');
+
+/** How soon a client should try again after a store was unreachable. */
+const STORE_RETRY_AFTER_SECONDS = 1;
+
+/** The API's answer to a store that cannot be reached: 503 naming which store, with Retry-After. */
+export function storeUnavailableError(error: Error): ApiError {
+  const meta = error.name === 'MetaStoreUnavailableError';
+  const which = meta ? 'metadata store' : 'event store';
+  return new ApiError(503, 'server_error', meta ? 'meta_store_unavailable' : 'event_store_unavailable', `The ${which} cannot be reached right now (${error.message}); retry in a moment.`, null, {
+    'retry-after': String(STORE_RETRY_AFTER_SECONDS),
+  });
+}

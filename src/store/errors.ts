@@ -1,3 +1,5 @@
+import { isStoreUnavailable } from '../kernel/errors.js';
+
 /** A query stopped at the event store's time limit (SIGHTLINE_QUERY_TIMEOUT_MS). */
 export class QueryTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
@@ -110,6 +112,8 @@ const POSTGRES_CONTENT = /^(22|23|54)[0-9A-Z]{3}$/;
  * the data (a TypeError on an unexpected value), so they count as content too.
  */
 export function refusesContent(error: unknown): boolean {
+  // A server that cannot be reached refuses nothing: node-postgres' lost-connection errors carry no code.
+  if (isStoreUnavailable(error)) return false;
   const code = (error as { code?: unknown })?.code;
   if (typeof code !== 'string') return error instanceof Error;
   return CONTENT_CODES.some((prefix) => code.startsWith(prefix)) || POSTGRES_CONTENT.test(code);

@@ -11,6 +11,8 @@ import type { EventStore, MetaStore } from './types.js';
 export interface Stores {
   meta: MetaStore;
   events: EventStore;
+  /** Which engine holds each, for what /_ready reports (`postgres: 'down'`). */
+  engines: { meta: 'postgres' | 'sqlite'; events: 'clickhouse' | 'duckdb' };
 }
 
 /** Where the metadata store lives. Plain data: flag threads receive it as it is. */
@@ -121,7 +123,8 @@ export async function openStores(settings: StoreSettings, changeStamps = new Cha
     const events = await openingEvents;
     const { personMirrorState } = meta.ingest;
     if (personMirrorState && events.followPersons) events.followPersons((persons) => personMirrorState.call(meta.ingest, persons));
-    return { meta, events };
+    const engines = { meta: settings.postgresUrl ? 'postgres' : 'sqlite', events: settings.clickhouse ? 'clickhouse' : 'duckdb' } as const;
+    return { meta, events, engines };
   } catch (error) {
     await meta.close();
     if (error instanceof EventStoreUnreachableError) throw error;

@@ -5,6 +5,7 @@
 import { toApiError } from '../../http/error-mapping.js';
 import type { FlagEvaluation, FlagService } from '../evaluation/index.js';
 import type { Logger } from '../../kernel/logger.js';
+import { isStoreUnavailable } from '../../kernel/errors.js';
 import { enabledFlagKeys, legacyFlags, responseMeta, v2Envelope } from './wire/format.js';
 import { constantJson, toJson } from './wire/json-text.js';
 import { hasActiveFlags, remoteConfig } from './remote-config.js';
@@ -112,12 +113,20 @@ export function flagsBody(shape: FlagsShape, evaluation: FlagEvaluation, hasFeat
 
 // ---------------------------------------------------------------------------------------------
 
+/** No flags, with the error mark: what PostHog's SDKs expect when flags could not be computed (they keep the flags they had). */
+const FAILED_EVALUATION: FlagEvaluation = { results: [], errors: true };
+
 async function body(route: FlagRoute, input: FlagHttpRequest, deps: FlagAnswerDeps): Promise<Record<string, unknown>> {
-  const { project, flags } = await readFlagRequest(input, deps.projects, deps.maxDecodedBytes);
-  const evaluation = await deps.service.evaluate(project.id, flags);
+  const request = await readFlagRequest(input, deps.projects, deps.maxDecodedBytes).catch((error: unknown) => {
+    // The project's token cannot be checked while the metadata store is unreachable (and the
+    // project is not cached): no flags, marked as an error, rather than a 5xx.
+    if (isStoreUnavailable(error, 'MetaStoreUnavailableError')) return null;
+    throw error;
+  });
+  const evaluation = request ? await deps.service.evaluate(request.project.id, request.flags) : FAILED_EVALUATION;
   if (route === 'decide') return decideBody(decideVersion(input.query.v), evaluation);
   const shape = flagsShape(input.query);
-  return flagsBody(shape, evaluation, shape.withConfig && (await hasActiveFlags(deps.service, project.id)));
+  return flagsBody(shape, evaluation, shape.withConfig && request !== null && (await hasActiveFlags(deps.service, request.project.id)));
 }
 
 /** Never throws: failures are answers in the API's error shape (kernel/errors.ts). */

@@ -10,13 +10,14 @@ const STORED_WAIT_MS = 5_000;
 
 export async function openIngestLog(
   nats: JetStreamSettings | undefined,
-  deps: { buffer: Pick<IngestBuffer, 'submit' | 'eventsQueryable'>; postgresUrl: string | undefined; log: Logger },
+  deps: { buffer: Pick<IngestBuffer, 'submit' | 'eventsQueryable' | 'eventStoreError'>; postgresUrl: string | undefined; log: Logger },
 ): Promise<IngestLog> {
   const { buffer, postgresUrl, log } = deps;
   if (!nats || !postgresUrl) return new LocalLog(buffer);
   const opened = await JetStreamLog.open(nats, {
     submit: (events) => buffer.submit(events),
     eventsStored: (timeoutMs) => buffer.eventsQueryable(Math.min(timeoutMs, STORED_WAIT_MS)),
+    eventStoreError: () => buffer.eventStoreError,
     postgresUrl,
     log,
   });

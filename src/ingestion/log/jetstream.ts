@@ -27,6 +27,8 @@ export interface JetStreamDeps {
   submit(events: PendingEvent[]): Promise<void>;
   /** Waits until the event store holds everything submitted so far; false after the timeout. */
   eventsStored(timeoutMs: number): Promise<boolean>;
+  /** Why the event store does not take writes right now, or null. */
+  eventStoreError(): { message: string } | null;
   postgresUrl: string;
   log: Logger;
 }
@@ -42,10 +44,13 @@ const CLAIM_INTERVAL_MS = 1_000;
 const RETRY_DELAY_MS = 1_000;
 /** Shorter than ACK_WAIT_MS: each wait for the stores ends by telling the stream the messages are still in work. */
 const STORED_WAIT_MS = 5_000;
+/** /_ready must answer quickly even while the stream elects a leader. */
+const PING_TIMEOUT_MS = 1_000;
 
 const subjectOf = (stream: string, partition: number) => `${stream}.p.${partition}`;
 const durableOf = (partition: number) => `p${partition}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const failure = (err: unknown) => ({ message: err instanceof Error ? err.message : String(err), at: new Date().toISOString() });
 
 async function connectTo(urls: string[], name: string): Promise<NatsConnection> {
   return connect({ servers: urls, name, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 5_000 });
@@ -99,8 +104,10 @@ export class JetStreamLog implements IngestLog {
   /** When this node last had a batch acknowledged, and when a `processedAll` that began later succeeded. */
   private lastAppendAt = 0;
   private settledAt = 0;
-  /** Last consumer failure, while it lasts (shown by /_health). */
-  lastError: { message: string; at: string } | null = null;
+  /** Last failure to store a fetched batch, until a batch is stored again. */
+  private storeError: { message: string; at: string } | null = null;
+  /** Last failure to reach PostgreSQL for the partition locks, until a claim pass succeeds. */
+  private claimError: { message: string; at: string } | null = null;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -161,11 +168,19 @@ export class JetStreamLog implements IngestLog {
     }
   }
 
+  /** Last consumer failure, while it lasts (shown by /_health). */
+  get lastError(): { message: string; at: string } | null {
+    return this.storeError ?? this.claimError;
+  }
+
   async processedAll(timeoutMs: number): Promise<boolean> {
     // Nothing acknowledged here since the last wait that succeeded: no round trips to the stream.
     if (this.settledAt > this.lastAppendAt) return true;
     const began = performance.now();
-    const deadline = Date.now() + timeoutMs;
+    // While the consumers fail (a store is down), waiting cannot help: look once and answer, so
+    // that /flags and the API answer at once (from cache, or with their own error) instead of
+    // after the whole wait.
+    const deadline = this.lastError || this.deps.eventStoreError() ? Date.now() : Date.now() + timeoutMs;
     try {
       const lastSeq = (await this.jsm.streams.info(this.settings.stream)).state.last_seq;
       for (let p = 0; p < this.settings.partitions; p++) {
@@ -184,6 +199,23 @@ export class JetStreamLog implements IngestLog {
     }
   }
 
+  /** The stream answers its info request within PING_TIMEOUT_MS (no leader, no quorum: it does not). */
+  async ping(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+    });
+    const info = this.jsm.streams.info(this.settings.stream).then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([info, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Partitions this node consumes now. */
   get ownedPartitions(): number[] {
     return [...this.running.keys()];
@@ -196,12 +228,14 @@ export class JetStreamLog implements IngestLog {
         try {
           if (!(await this.locks.tryTake(p))) continue;
         } catch (err) {
-          this.deps.log.warn({ err }, 'could not reach PostgreSQL to take a partition; trying again');
+          if (!this.claimError) this.deps.log.warn({ err }, 'could not reach PostgreSQL to take a partition; trying again');
+          this.claimError = failure(err);
           return;
         }
         const loop = this.consume(p).finally(() => this.running.delete(p));
         this.running.set(p, loop);
       }
+      this.claimError = null; // PostgreSQL answered every try of this pass
     };
     const tick = () => {
       if (this.closed) return;
@@ -223,12 +257,12 @@ export class JetStreamLog implements IngestLog {
         if (messages.length === 0) continue;
         await this.store(messages);
         for (const m of messages) m.ack();
-        if (this.lastError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
-        this.lastError = null;
+        if (this.storeError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
+        this.storeError = null;
       } catch (err) {
         // Not acknowledged: redelivered (to this node or the next owner) once the stores answer again.
         for (const m of messages) m.nak(RETRY_DELAY_MS);
-        this.lastError = { message: err instanceof Error ? err.message : String(err), at: new Date().toISOString() };
+        this.storeError = failure(err);
         this.deps.log.warn({ err, partition }, 'could not store a batch from the NATS stream; retrying');
         await sleep(RETRY_DELAY_MS);
       }
@@ -243,6 +277,9 @@ export class JetStreamLog implements IngestLog {
       await this.deps.submit(events);
       while (!(await this.deps.eventsStored(STORED_WAIT_MS))) {
         if (this.closed) throw new Error('shutting down before the event store took the batch');
+        // Still waiting (the batch is kept, not nak'ed), but reads stop waiting for it.
+        const failing = this.deps.eventStoreError();
+        if (failing) this.storeError = failure(new Error(`waiting for the event store: ${failing.message}`));
       }
     } finally {
       clearInterval(inWork);

@@ -18,6 +18,10 @@ export class LocalLog implements IngestLog {
     return true;
   }
 
+  async ping(): Promise<boolean> {
+    return true; // the flush log is a local file; the stores' own checks cover the rest
+  }
+
   readonly lastError = null;
 
   async close(): Promise<void> {}

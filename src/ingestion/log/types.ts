@@ -19,6 +19,8 @@ export interface IngestLog {
    * captured before a deletion are deleted with it.
    */
   processedAll(timeoutMs: number): Promise<boolean>;
+  /** Whether the log takes appends right now (for /_ready); answers within about a second. */
+  ping(): Promise<boolean>;
   /** Last failure to process the log, while it lasts. */
   readonly lastError: { message: string; at: string } | null;
   close(): Promise<void>;

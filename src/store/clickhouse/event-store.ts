@@ -9,6 +9,7 @@
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { positionAfter } from '../event-slice.js';
 import { queryFailure, QueryTimeoutError, QueryCancelledError } from '../errors.js';
+import { storeUnavailable } from '../../kernel/errors.js';
 import { readFlushRecord } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonMirrorState, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
@@ -41,6 +42,9 @@ const COHORT_LINES_PER_INSERT = 10_000;
 /** ClickHouse error codes → the store's engine-neutral failures (store/errors.ts). */
 const TIMEOUT = new Set([159, 160]);
 const MEMORY = new Set([241]);
+/** A server of the cluster cannot be reached (a shard down): NETWORK_ERROR, SOCKET_TIMEOUT, ALL_CONNECTION_TRIES_FAILED, NO_REMOTE_SHARD_AVAILABLE. */
+const UNREACHABLE = new Set([209, 210, 279, 519]);
+const UNREACHABLE_SYSTEM = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** Errors of evaluating a user's expression over the data: the request's fault (a 400). */
 const EVALUATION = new Set([6, 27, 38, 41, 43, 44, 53, 69, 70, 72, 76, 386, 427]);
 
@@ -53,7 +57,11 @@ function errorCode(error: unknown): number | null {
 
 function classify(error: unknown, timeoutMs: number): unknown {
   if (error instanceof Error && error.name === 'AbortError') return error;
+  const system = (error as { code?: unknown })?.code;
+  if (typeof system === 'string' && UNREACHABLE_SYSTEM.has(system)) return storeUnavailable('EventStoreUnavailableError', error);
   const code = errorCode(error);
+  // A query over the Distributed table with a shard down fails (never silently partial): 503.
+  if (code !== null && UNREACHABLE.has(code)) return storeUnavailable('EventStoreUnavailableError', error);
   if (code !== null && TIMEOUT.has(code)) return new QueryTimeoutError(timeoutMs);
   if (code !== null && MEMORY.has(code)) return queryFailure('QueryOutOfMemoryError', (error as Error).message);
   if (code !== null && EVALUATION.has(code)) return queryFailure('QueryEvaluationError', firstLine((error as Error).message));

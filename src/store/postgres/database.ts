@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { storeUnavailable } from '../../kernel/errors.js';
 import { migrations } from './migrations.js';
 import { jsonColumn } from '../rows.js';
 
@@ -20,17 +21,49 @@ const withoutNul = (value: unknown): unknown => {
   return value;
 };
 
+// Failures of reaching the server, not of a statement: system errors of the socket, SQLSTATE
+// classes 08 (connection exception) and 57P01–57P03 (shutdown, crash, not accepting connections
+// yet), and node-postgres' own messages for a connection lost or never made.
+const UNREACHABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[1-3])$/;
+const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|connection error|Client was closed|not queryable/i;
+
+function isUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string') return UNREACHABLE_SYSTEM_CODES.has(code) || UNREACHABLE_SQLSTATE.test(code);
+  return error instanceof Error && UNREACHABLE_MESSAGE.test(error.message);
+}
+
+/** An unreachable server becomes the engine-neutral MetaStoreUnavailableError (a 503 in the API); anything else stays as it is. */
+const asUnavailable = (error: unknown): never => {
+  throw isUnreachable(error) ? storeUnavailable('MetaStoreUnavailableError', error) : error;
+};
+
+const mapRejection = (result: unknown): unknown =>
+  result && typeof (result as Promise<unknown>).then === 'function' ? (result as Promise<unknown>).catch(asUnavailable) : result;
+
 class NulSafeClient extends pg.Client {
   override query(...args: any[]): any {
     if (Array.isArray(args[1])) args[1] = args[1].map(withoutNul);
     else if (args[0] && typeof args[0] === 'object' && Array.isArray(args[0].values)) args[0] = { ...args[0], values: args[0].values.map(withoutNul) };
-    return (super.query as (...rest: unknown[]) => unknown)(...args);
+    return mapRejection((super.query as (...rest: unknown[]) => unknown)(...args));
+  }
+}
+
+/** `query` too: the pool's own query connects through a callback, which `connect` alone would not map. */
+class ReachabilityPool extends pg.Pool {
+  override connect(...args: any[]): any {
+    return mapRejection((super.connect as (...rest: unknown[]) => unknown)(...args));
+  }
+
+  override query(...args: any[]): any {
+    return mapRejection((super.query as (...rest: unknown[]) => unknown)(...args));
   }
 }
 
 /** A pool on `url`; `max` connections (flag threads need few, the main thread more). */
 export function openPool(url: string, max: number): PgPool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, Client: NulSafeClient });
+  const pool = new ReachabilityPool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, Client: NulSafeClient });
   // An idle connection the server dropped (restart, failover) must not crash the process; the
   // next query takes a new one.
   pool.on('error', () => {});

@@ -1,3 +1,4 @@
+import { isStoreUnavailable } from '../../kernel/errors.js';
 import type { Project, TenancyStore } from '../../store/types.js';
 
 const HIT_TTL_MS = 60_000;
@@ -15,7 +16,15 @@ export class ProjectCache {
     const now = Date.now();
     const hit = this.entries.get(token);
     if (hit && hit.expires > now) return hit.project;
-    const project = await this.tenancy.getProjectByToken(token);
+    let project: Project | null;
+    try {
+      project = await this.tenancy.getProjectByToken(token);
+    } catch (error) {
+      // The metadata store is down: the last answer, however old, keeps capture (into the NATS
+      // log) and flags going; a token never seen fails as before.
+      if (hit && isStoreUnavailable(error, 'MetaStoreUnavailableError')) return hit.project;
+      throw error;
+    }
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(token, { project, expires: now + (project ? HIT_TTL_MS : MISS_TTL_MS) });
     return project;

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { refusesContent } from '../../../src/store/errors.js';
+import { storeUnavailable } from '../../../src/kernel/errors.js';
 
 const withCode = (code: string) => Object.assign(new Error(code), { code });
 
@@ -20,4 +21,9 @@ test('PostgreSQL: data exceptions, constraint violations and program limits refu
 test('an error without a code is a program error on the data: content', () => {
   assert.equal(refusesContent(new TypeError('x is undefined')), true);
   assert.equal(refusesContent('not an error'), false);
+});
+
+test('a store marked unreachable is never content, even without a code (node-postgres: "Connection terminated unexpectedly")', () => {
+  const lost = storeUnavailable('MetaStoreUnavailableError', new Error('Connection terminated unexpectedly'));
+  assert.equal(refusesContent(lost), false);
 });
