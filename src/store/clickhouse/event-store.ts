@@ -16,6 +16,7 @@ import { getOrCreate } from '../../util/get-or-create.js';
 import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
 import { clickhouseMigrations, migrationsTable, type SchemaTarget } from './schema.js';
+import { inProcessConnection } from './transport.js';
 
 export interface ClickHouseSettingsInput {
   /** Server URLs; the first is written to and queried (a Distributed table reaches the others). */
@@ -411,6 +412,7 @@ function connect(settings: Pick<ClickHouseSettingsInput, 'urls' | 'queryTimeoutM
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     request_timeout: Math.max(settings.queryTimeoutMs + 10_000, 60_000),
     log: { level: 127 as never },
+    connection: inProcessConnection(),
   });
 }
 
