@@ -4,7 +4,7 @@
  * A function 18.16 lacks, or one whose argument must be a constant there, is refused (400).
  */
 import type { IrCall, IrExpr } from '../ir.js';
-import { intFromFloat, jsonRaw, jsonText, unsupported, type SqlWriter } from './sql.js';
+import { intFromFloat, jsonRaw, jsonText, roundHalfAway, unsupported, type SqlWriter } from './sql.js';
 import { stringLiteral } from './values.js';
 
 type Print = (p: SqlWriter, c: IrCall, args: string[]) => string;
@@ -142,10 +142,10 @@ const FUNCTIONS: Record<string, Print> = {
   // --- logic and numbers
   coalesce: (_p, _c, args) => (args.length === 1 ? args[0] : `coalesce(${args.join(', ')})`),
   round: (_p, c, [x]) => {
-    if (c.args.length < 2) return `round(${x})`;
+    if (c.args.length < 2) return roundHalfAway(x, 0);
     const digits = c.args[1];
     if (digits.kind !== 'const' || typeof digits.value !== 'number') throw unsupported('round() with digits that are not a constant');
-    return `round(${x}, ${Math.trunc(digits.value)})`;
+    return roundHalfAway(x, Math.trunc(digits.value));
   },
   abs: (_p, _c, [x]) => `abs(${x})`,
   arrayJoin: (_p, _c, [x]) => `arrayJoin(${x})`,

@@ -15,7 +15,7 @@ import type { IrCast, IrExpr, IrFromItem, IrJoin, IrOp, IrOrder, IrQuery, IrSele
 import type { HogQLType } from '../types.js';
 import { printFunction } from './functions.js';
 import { literal } from './values.js';
-import { type SqlWriter, boolFromText, intFromFloat, propertyText, timestampFromText, unsupported } from './sql.js';
+import { type SqlWriter, boolFromText, floatText, intFromFloat, propertyText, timestampFromText, unsupported } from './sql.js';
 
 /** Where the store keeps its tables, and whose flush position `__storeSeq` reads. */
 export interface ClickHouseTables {
@@ -252,6 +252,11 @@ export class Printer implements SqlWriter {
     return `${ident(table)}.${ident(physical)}`;
   }
 
+  /** A date-time as µs; a Date as its midnight in UTC (a Date moved by an interval, resolver.ts). */
+  private instant(e: IrExpr): string {
+    return e.type === 'Date' ? `(toInt64(toUInt32(toDateTime(${this.expr(e)}, 'UTC'))) * 1000000)` : this.expr(e);
+  }
+
   /** A date-time (µs) shifted by an interval; calendar units through the wall clock in UTC. */
   private shifted(dt: string, interval: Extract<IrExpr, { kind: 'interval' }>, sign: 1 | -1): string {
     const amount = this.expr(interval.amount);
@@ -275,8 +280,8 @@ export class Printer implements SqlWriter {
         return `(- ${this.expr(a)})`;
       case '+':
       case '-':
-        if (b?.kind === 'interval') return this.shifted(this.expr(a), b, e.op === '+' ? 1 : -1);
-        if (a?.kind === 'interval' && e.op === '+') return this.shifted(this.expr(b), a, 1);
+        if (b?.kind === 'interval') return this.shifted(this.instant(a), b, e.op === '+' ? 1 : -1);
+        if (a?.kind === 'interval' && e.op === '+') return this.shifted(this.instant(b), a, 1);
         return `(${this.expr(a)} ${e.op} ${this.expr(b)})`;
       case '*':
         return `(${this.expr(a)} * ${this.expr(b)})`;
@@ -339,12 +344,15 @@ export class Printer implements SqlWriter {
         if (from === 'Integer' || from === 'Float') return `(${x()} != 0)`;
         return 'CAST(NULL AS Nullable(UInt8))';
       case 'String':
-        if (from === 'DateTime') return `formatDateTime(toDateTime(intDiv(${x()}, 1000000), 'UTC'), '%Y-%m-%d %H:%M:%S')`;
-        if (from === 'Boolean') return `if(${x()}, 'true', 'false')`;
+        // Not formatDateTime: its %M is the minute on 18.16 but the month's name on current servers.
+        if (from === 'DateTime') return `toString(toDateTime(intDiv(${x()}, 1000000), 'UTC'))`;
+        if (from === 'Float') return floatText(x());
+        // NULL stays NULL (if() would read it as false).
+        if (from === 'Boolean') return `multiIf(isNull(${x()}), NULL, ${x()} != 0, 'true', 'false')`;
         return `toString(${x()})`;
       case 'DateTime':
         if (from === 'Integer' || from === 'Float') return `toInt64(${x()} * 1000000)`;
-        if (from === 'Date') return `(toInt64(toUInt32(toDateTime(${x()}, 'UTC'))) * 1000000)`;
+        if (from === 'Date') return this.instant(e.expr);
         if (from === 'String' || from === 'Any') return timestampFromText(x());
         return 'CAST(NULL AS Nullable(Int64))';
       case 'Date':

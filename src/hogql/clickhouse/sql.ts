@@ -18,6 +18,25 @@ export const unsupported = (what: string) =>
 /** Float to Int64 truncating, NULL where it does not fit. */
 export const intFromFloat = (sql: string) => `if(isFinite(${sql}) AND abs(${sql}) < 9.2e18, toInt64(${sql}), NULL)`;
 
+/**
+ * A Float as text, as the embedded mode writes it: an integral value below 1e16 keeps a '.0'
+ * (DuckDB's '3.0', where ClickHouse writes '3'). Exponent forms still differ ('1e-07' there, '1e-7' here).
+ */
+export const floatText = (sql: string) => `if(${sql} = trunc(${sql}) AND abs(${sql}) < 1e16, concat(toString(${sql}), '.0'), toString(${sql}))`;
+
+/**
+ * round(x, digits) half away from zero, as the embedded mode (C's round) does; ClickHouse's own
+ * round of a Float goes to the even neighbour (2.5 → 2). x − trunc(x) is exact in floating point,
+ * so the half is found without the error of floor(x + 0.5); a scaled value that overflows gives x.
+ */
+export function roundHalfAway(sql: string, digits: number): string {
+  const scale = `toFloat64(${10 ** Math.abs(digits)})`;
+  const scaled = digits >= 0 ? `(${sql} * ${scale})` : `(${sql} / ${scale})`;
+  const rounded = `(trunc(${scaled}) + if(abs(${scaled} - trunc(${scaled})) >= 0.5, if(${scaled} < 0, -1, 1), 0))`;
+  if (digits === 0) return rounded;
+  return `if(isFinite(${scaled}), ${rounded} ${digits >= 0 ? '/' : '*'} ${scale}, ${sql})`;
+}
+
 /** JSON booleans read back as 'true'/'false'; any other text is NULL. */
 export const boolFromText = (sql: string) => `multiIf(lowerUTF8(${sql}) = 'true', toUInt8(1), lowerUTF8(${sql}) = 'false', toUInt8(0), NULL)`;
 
