@@ -58,7 +58,7 @@ function fixedEvents(): Record<string, unknown>[] {
 /** Each query: its rows must match the embedded mode's exactly, in order (every query orders fully). */
 const SAME: string[] = [
   // Strings
-  'select i, s, length(s), lower(s), upper(s), concat(s, \'|\', event), substring(s, 2, 3), substring(s, 2) from (select toInt(properties.i) as i, properties.s as s, event from events) order by i',
+  'select i, s, length(s), lower(s), upper(s), concat(s, \'|\', event) from (select toInt(properties.i) as i, properties.s as s, event from events) order by i',
   "select toInt(properties.i) as i, replaceAll(properties.s, 'a', 'A'), trim(properties.s), empty(properties.s), notEmpty(properties.s) from events order by i",
   "select toInt(properties.i) as i, properties.s like '%a%', properties.s ilike '%É%', properties.s not like '%\\\\%', properties.s in ('café', '123', 'nope') from events order by i",
   "select toInt(properties.i) as i, match(properties.s, '^[a-z]+$'), extract(properties.s, '([0-9]+)'), replaceRegexpAll(properties.s, '[aeiou]', '*') from events order by i",
@@ -104,11 +104,21 @@ const SAME: string[] = [
   "select toInt(properties.i) as i, if(toInt(properties.i) > 5, 'big', 'small'), multiIf(event = 'signup', 1, event = 'purchase', 2, 0), coalesce(properties.z, properties.s), ifNull(properties.z, 'none'), isNotNull(properties.o), case when properties.b = 'true' then 'yes' else 'no' end from events order by i",
 ];
 
+/**
+ * The same answers on 26.7 only: 18.16 cuts characters outside the Basic Multilingual Plane
+ * (emoji) wrongly in substringUTF8 (docs/scale-out-cluster.md).
+ */
+const SAME_ON_CURRENT_SERVERS: string[] = [
+  'select i, substring(s, 2, 3), substring(s, 2), substring(s, 0, 2) from (select toInt(properties.i) as i, properties.s as s from events) order by i',
+];
+const on1816 = process.env.SIGHTLINE_TEST_EVENT_STORE === 'clickhouse';
+
 /** Not runnable on the ClickHouse printer (18.16's dialect); refused with a 400 there. */
 const REFUSED: string[] = [
   'select event, count() over (partition by event) from events',
   "select JSONExtractArrayRaw(properties, 'arr') from events",
   'select event, row_number() over (order by timestamp) from events',
+  "select substring(event, 1, toInt(properties.i)) from events",
 ];
 
 describe('ClickHouse printer answers as the embedded mode does', { skip }, () => {
@@ -141,8 +151,9 @@ describe('ClickHouse printer answers as the embedded mode does', { skip }, () =>
     assert.deepEqual((await expectOk(a)).results, (await expectOk(b)).results);
   });
 
-  for (const query of SAME) {
-    test(query, async () => {
+  for (const query of [...SAME, ...SAME_ON_CURRENT_SERVERS]) {
+    const known = on1816 && SAME_ON_CURRENT_SERVERS.includes(query) && 'differs on 18.16 (a bug of that server)';
+    test(query, { skip: known }, async () => {
       const [onClickHouseServer, onEmbedded] = await Promise.all([hogql(clickhouse, query), hogql(embedded, query)]);
       const expected = await expectOk(onEmbedded);
       const actual = await expectOk(onClickHouseServer);

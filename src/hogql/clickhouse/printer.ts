@@ -62,6 +62,12 @@ export class Printer implements SqlWriter {
    * shards ("Unknown identifier: e.distinct_id"). Unqualified names resolve to the left table.
    */
   private readonly bare = new Set<string>();
+  /**
+   * Aliases of FROM subqueries, whose columns are named `<alias>_<name>`: 18.16 reads `t0.c1`
+   * as the alias `c1` when the outer SELECT also names a column `c1` (the IR names every
+   * statement's columns c0, c1, …), which gave wrong types and answers.
+   */
+  private readonly subqueries = new Set<string>();
 
   constructor(readonly tables: ClickHouseTables) {}
 
@@ -75,16 +81,17 @@ export class Printer implements SqlWriter {
 
   // --- statements -----------------------------------------------------------------------------
 
-  query(query: IrQuery): string {
+  /** `prefix`: put before the names of the statement's columns (a FROM subquery's, see `subqueries`). */
+  query(query: IrQuery, prefix = ''): string {
     if (query.kind === 'union') {
-      const all = query.queries.map((q) => `SELECT * FROM (${this.query(q)})`).join(' UNION ALL ');
+      const all = query.queries.map((q) => `SELECT * FROM (${this.query(q, prefix)})`).join(' UNION ALL ');
       // 18.16 has only UNION ALL.
       return query.all ? all : `SELECT DISTINCT * FROM (${all})`;
     }
-    return this.select(query);
+    return this.select(query, prefix);
   }
 
-  private select(q: IrSelect): string {
+  private select(q: IrSelect, prefix = ''): string {
     // 18.16 has no WITH subqueries: a CTE is printed where it is used.
     for (const cte of q.ctes) this.ctes.set(cte.name, cte.query);
     // FROM first: it registers the aliases (bare, merged) that the column references depend on.
@@ -96,7 +103,7 @@ export class Printer implements SqlWriter {
     } else if (q.joins.length > 0) {
       throw new Error('joins without a FROM item');
     }
-    const columns = q.columns.map((c) => `${c.expr.kind === 'window' ? this.wholeCount(c.expr, q) : this.expr(c.expr)} AS ${ident(c.name)}`).join(', ');
+    const columns = q.columns.map((c) => `${c.expr.kind === 'window' ? this.wholeCount(c.expr, q) : this.expr(c.expr)} AS ${ident(prefix + c.name)}`).join(', ');
     const parts = [`SELECT ${q.distinct ? 'DISTINCT ' : ''}${columns}`, ...from];
     if (q.where) where.push(this.expr(q.where));
     if (where.length > 0) parts.push(`WHERE ${where.join(' AND ')}`);
@@ -153,11 +160,13 @@ export class Printer implements SqlWriter {
         }
         return `${this.baseTable(item)} AS ${ident(item.alias)}`;
       case 'subquery':
-        return `(${this.query(item.query)}) AS ${ident(item.alias)}`;
+        this.subqueries.add(item.alias);
+        return `(${this.query(item.query, subqueryPrefix(item.alias))}) AS ${ident(item.alias)}`;
       case 'cte': {
         const query = this.ctes.get(item.name);
         if (!query) throw new Error(`unknown CTE ${item.name}`);
-        return `(${this.query(query)}) AS ${ident(item.alias)}`;
+        this.subqueries.add(item.alias);
+        return `(${this.query(query, subqueryPrefix(item.alias))}) AS ${ident(item.alias)}`;
       }
       case 'numbers':
         return `(SELECT number FROM system.numbers LIMIT ${this.count(item.count)}) AS ${ident(item.alias)}`;
@@ -249,6 +258,7 @@ export class Printer implements SqlWriter {
     const physical = base === 'events' ? (EVENT_COLUMNS[name] ?? name) : name;
     if (base === 'groups') throw unsupported('The groups table');
     if (base === 'events' && this.bare.has(table)) return ident(physical);
+    if (base === null && this.subqueries.has(table)) return `${ident(table)}.${ident(subqueryPrefix(table) + name)}`;
     return `${ident(table)}.${ident(physical)}`;
   }
 
@@ -310,12 +320,15 @@ export class Printer implements SqlWriter {
       }
       case 'in':
       case 'notIn': {
-        const keyword = e.op === 'in' ? 'IN' : 'NOT IN';
-        if (e.args.length === 2 && b.kind === 'subquery') return `(${this.expr(a)} ${keyword} ${this.expr(b)})`;
+        // GLOBAL: on a cluster the subquery runs once, here, and its rows go to the shards.
+        const keyword = e.op === 'in' ? 'GLOBAL IN' : 'GLOBAL NOT IN';
+        // NULL IN … is NULL (as in DuckDB and current servers); 18.16 answers 0.
+        const unlessNull = (test: string) => (a.type === 'Null' ? 'NULL' : `if(isNull(${this.expr(a)}), NULL, ${test})`);
+        if (e.args.length === 2 && b.kind === 'subquery') return unlessNull(`${this.expr(a)} ${keyword} ${this.expr(b)}`);
         // A NULL in the list never matches (as in DuckDB); ClickHouse's IN would refuse it.
         const items = e.args.slice(1).filter((arg) => !(arg.kind === 'const' && arg.value === null));
         if (items.length === 0) return e.op === 'in' ? 'toUInt8(0)' : `isNotNull(${this.expr(a)})`;
-        return `(${this.expr(a)} ${keyword} (${items.map((arg) => this.expr(arg)).join(', ')}))`;
+        return unlessNull(`${this.expr(a)} ${e.op === 'in' ? 'IN' : 'NOT IN'} (${items.map((arg) => this.expr(arg)).join(', ')})`);
       }
     }
   }
@@ -368,6 +381,8 @@ export class Printer implements SqlWriter {
     }
   }
 }
+
+const subqueryPrefix = (alias: string) => `${alias}_`;
 
 export function printQuery(query: IrQuery, tables: ClickHouseTables): PrintedQuery {
   return { sql: new Printer(tables).query(query), params: [] };

@@ -235,8 +235,9 @@ export class ClickHouseEventStore implements EventStore {
   private querySettings(): ClickHouseSettings {
     const settings: ClickHouseSettings = { join_use_nulls: 1 };
     if (this.settings.queryTimeoutMs > 0) settings.max_execution_time = Math.ceil(this.settings.queryTimeoutMs / 1000);
-    // A page's keys are picked by a subquery over the Distributed table: run it once, on this server.
-    if (this.settings.cluster) settings.distributed_product_mode = 'global';
+    // IN subqueries are printed GLOBAL (run once, here). A joined subquery over the Distributed
+    // table runs on each shard: 18.16 loses the columns of a GLOBAL JOIN … ON ("Unknown identifier _data1.x").
+    if (this.settings.cluster) settings.distributed_product_mode = 'allow';
     return settings;
   }
 
