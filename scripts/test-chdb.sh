@@ -25,6 +25,7 @@ if ! cmp -s test/chdb/package-lock.json "$stamp" 2>/dev/null; then
 fi
 
 SUITES=(
+  test/cluster/clickhouse-dialect.test.ts
   test/events/events-list.test.ts test/events/events-hogql.test.ts
   test/insights/query-api.test.ts test/insights/hogql-functions.test.ts
   test/cohorts/cohort-filters.test.ts
