@@ -65,7 +65,7 @@ const SAME: string[] = [
   "select toInt(properties.i) as i, match(properties.s, '^[a-z]+$'), extract(properties.s, '([0-9]+)'), replaceRegexpAll(properties.s, '[aeiou]', '*') from events order by i",
   // Numbers and casts
   'select toInt(properties.i) as i, properties.n, toFloat(properties.n), toInt(properties.n), toString(properties.n) from events order by i',
-  'select toInt(properties.i) as i, toFloat(properties.n) * 2, toFloat(properties.n) / 4, toInt(properties.i) % 3, -toInt(properties.i) % 3, round(toFloat(properties.n)), round(toFloat(properties.n), 2), abs(toFloat(properties.n)) from events order by i',
+  'select toInt(properties.i) as i, toFloat(properties.n) * 2, toFloat(properties.n) / 4, toInt(properties.i) % 3, -toInt(properties.i) % 3, round(toFloat(properties.n)), round(toFloat(properties.n), 2), round(toFloat(properties.n), -2), abs(toFloat(properties.n)) from events order by i',
   'select toInt(properties.i) as i, toInt(properties.ns) + 1, toFloat(properties.ns), properties.b, properties.z, isNull(properties.z), isNull(properties.missing) from events order by i',
   'select toInt(properties.i) as i, toString(toInt(properties.i) * 1.5), toString(toInt(properties.i) > 3), toString(timestamp) from events order by i',
   "select toInt(properties.i) as i, toDateTime(properties.d), toDate(properties.d), toDateTime('2024-03-31 01:30:00') from events order by i",
