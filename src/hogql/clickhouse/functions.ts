@@ -125,8 +125,10 @@ const FUNCTIONS: Record<string, Print> = {
     const count = length === undefined ? 'toUInt64(4294967295)' : `toUInt64(greatest(toInt64(${length}) - if(toInt64(${from}) = 0, 1, 0), 0))`;
     return `substringUTF8(${x}, toUInt64(${start}), ${count})`;
   },
-  replaceAll: (_p, _c, [x, a, b]) => `replaceAll(${x}, ${a}, ${b})`,
-  trim: (_p, _c, [x]) => `replaceRegexpAll(${x}, '^\\\\s+|\\\\s+$', '')`,
+  // Nothing to replace for an empty pattern (18.16 refuses one).
+  replaceAll: (_p, c, [x, a, b]) => (c.args[1].kind === 'const' && c.args[1].value === '' ? x : `replaceAll(${x}, ${a}, ${b})`),
+  // Spaces only, as trimBoth and DuckDB's trim do (not tabs or line breaks).
+  trim: (_p, _c, [x]) => `replaceRegexpAll(${x}, '^ +| +$', '')`,
   extract: (_p, c, [s, pattern]) => {
     constantPattern(c, 1);
     return `extract(${s}, ${pattern})`;
