@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { clusterPostgresUrl } from './cluster.js';
 import { databaseFor } from './postgres-databases.js';
 import { clickhouseEnvFor } from './clickhouse-databases.js';
+import { chdbLaunchFor } from './chdb.js';
 import { startRoundRobinProxy } from './round-robin-proxy.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -138,14 +139,17 @@ async function startNode(options: StartOptions): Promise<TestServer> {
   const projectKey = options.projectKey ?? `phc_test${randomBytes(12).toString('hex')}`;
   const personalKey = options.personalKey ?? `phx_test${randomBytes(12).toString('hex')}`;
   const build = options.entry === 'build';
-  const entry = build ? [...START_NODE_ARGS, path.join(ROOT, 'dist/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
+  // With SIGHTLINE_TEST_EVENT_STORE=chdb, events go to a ClickHouse in the server's process (a preload, in TypeScript).
+  const chdb = options.env?.SIGHTLINE_CLICKHOUSE_URL === undefined ? chdbLaunchFor(dataDir) : { env: {}, nodeArgs: [] };
+  const tsx = build && chdb.nodeArgs.length === 0 ? [] : ['--import', 'tsx'];
+  const entry = build ? [...START_NODE_ARGS, ...tsx, ...chdb.nodeArgs, path.join(ROOT, 'dist/main.js')] : [...tsx, ...chdb.nodeArgs, path.join(ROOT, 'src/main.ts')];
   const nodeCommand = [process.execPath, ...(options.nodeArgs ?? []), ...entry, 'serve'];
   const [command, ...args] = [...(options.launcher ?? []), ...nodeCommand];
   // With the cluster tests on, metadata goes to PostgreSQL: one database per data folder.
   const clusterPostgres = options.env?.SIGHTLINE_POSTGRES_URL === undefined ? clusterPostgresUrl() : null;
   const postgresEnv: Record<string, string> = clusterPostgres ? { SIGHTLINE_POSTGRES_URL: await databaseFor(clusterPostgres, dataDir) } : {};
   // With SIGHTLINE_TEST_EVENT_STORE=clickhouse, events go to the cluster's ClickHouse: one database per data folder.
-  const clickhouseEnv = options.env?.SIGHTLINE_CLICKHOUSE_URL === undefined ? clickhouseEnvFor(dataDir) : {};
+  const clickhouseEnv = options.env?.SIGHTLINE_CLICKHOUSE_URL === undefined ? { ...clickhouseEnvFor(dataDir), ...chdb.env } : {};
   // With the cluster tests on, NATS set and SIGHTLINE_TEST_NATS_LOG=1, capture goes through a JetStream
   // stream of the server's own (test/cluster/natslog.test.ts sets its own; the other suites opt in).
   const natsEnv: Record<string, string> = clusterPostgres && process.env.SIGHTLINE_NATS_URL && process.env.SIGHTLINE_TEST_NATS_LOG === '1' ? { SIGHTLINE_NATS_URL: process.env.SIGHTLINE_NATS_URL, SIGHTLINE_NATS_STREAM: streamFor(dataDir) } : {};

@@ -4,7 +4,7 @@
  * A function 18.16 lacks, or one whose argument must be a constant there, is refused (400).
  */
 import type { IrCall, IrExpr } from '../ir.js';
-import { intFromFloat, jsonRaw, jsonText, unsupported, type SqlWriter } from './sql.js';
+import { intFromFloat, jsonRaw, jsonText, roundHalfAway, unsupported, type SqlWriter } from './sql.js';
 import { stringLiteral } from './values.js';
 
 type Print = (p: SqlWriter, c: IrCall, args: string[]) => string;
@@ -41,9 +41,10 @@ const FUNCTIONS: Record<string, Print> = {
   avg: (_p, _c, [x]) => `avg(${x})`,
   min: (_p, _c, [x]) => `min(${x})`,
   max: (_p, _c, [x]) => `max(${x})`,
-  countIf: (_p, _c, [cond]) => `countIf(${cond})`,
-  sumIf: (_p, _c, [x, cond]) => `sumIf(${x}, ${cond})`,
-  avgIf: (_p, _c, [x, cond]) => `avgIf(${x}, ${cond})`,
+  // A NULL condition counts as false: 18.16's -If of a Nullable condition answers NULL where none holds.
+  countIf: (_p, _c, [cond]) => `countIf(ifNull(${cond}, 0))`,
+  sumIf: (_p, _c, [x, cond]) => `sumIf(${x}, ifNull(${cond}, 0))`,
+  avgIf: (_p, _c, [x, cond]) => `avgIf(${x}, ifNull(${cond}, 0))`,
   any: (_p, _c, [x]) => `any(${x})`,
   groupArray: (_p, _c, [x]) => `groupArray(${x})`,
   groupUniqArray: (_p, _c, [x]) => `groupUniqArray(${x})`,
@@ -115,10 +116,19 @@ const FUNCTIONS: Record<string, Print> = {
   concat: (_p, _c, args) => (args.length === 1 ? `ifNull(${args[0]}, '')` : `concat(${args.map((a) => `ifNull(${a}, '')`).join(', ')})`),
   empty: (_p, _c, [x]) => `(length(${x}) = 0)`,
   notEmpty: (_p, _c, [x]) => `(length(${x}) > 0)`,
-  substring: (_p, _c, [x, from, length]) =>
-    length === undefined ? `substringUTF8(${x}, toInt64(${from}))` : `substringUTF8(${x}, toInt64(${from}), toInt64(${length}))`,
-  replaceAll: (_p, _c, [x, a, b]) => `replaceAll(${x}, ${a}, ${b})`,
-  trim: (_p, _c, [x]) => `replaceRegexpAll(${x}, '^\\\\s+|\\\\s+$', '')`,
+  substring: (_p, c, [x, from, length]) => {
+    // 18.16's substringUTF8 takes exactly three unsigned arguments, the length a constant ("to the
+    // end" is the longest a String can be). Start 0 counts a position before the first character,
+    // as DuckDB does; a negative start (from the end, in DuckDB) is read as 1.
+    if (length !== undefined && (c.args[2].kind !== 'const' || c.args[1].kind !== 'const')) throw unsupported('A substring start or length that is not a constant');
+    const start = `greatest(toInt64(${from}), 1)`;
+    const count = length === undefined ? 'toUInt64(4294967295)' : `toUInt64(greatest(toInt64(${length}) - if(toInt64(${from}) = 0, 1, 0), 0))`;
+    return `substringUTF8(${x}, toUInt64(${start}), ${count})`;
+  },
+  // Nothing to replace for an empty pattern (18.16 refuses one).
+  replaceAll: (_p, c, [x, a, b]) => (c.args[1].kind === 'const' && c.args[1].value === '' ? x : `replaceAll(${x}, ${a}, ${b})`),
+  // Spaces only, as trimBoth and DuckDB's trim do (not tabs or line breaks).
+  trim: (_p, _c, [x]) => `replaceRegexpAll(${x}, '^ +| +$', '')`,
   extract: (_p, c, [s, pattern]) => {
     constantPattern(c, 1);
     return `extract(${s}, ${pattern})`;
@@ -142,10 +152,10 @@ const FUNCTIONS: Record<string, Print> = {
   // --- logic and numbers
   coalesce: (_p, _c, args) => (args.length === 1 ? args[0] : `coalesce(${args.join(', ')})`),
   round: (_p, c, [x]) => {
-    if (c.args.length < 2) return `round(${x})`;
+    if (c.args.length < 2) return roundHalfAway(x, 0);
     const digits = c.args[1];
     if (digits.kind !== 'const' || typeof digits.value !== 'number') throw unsupported('round() with digits that are not a constant');
-    return `round(${x}, ${Math.trunc(digits.value)})`;
+    return roundHalfAway(x, Math.trunc(digits.value));
   },
   abs: (_p, _c, [x]) => `abs(${x})`,
   arrayJoin: (_p, _c, [x]) => `arrayJoin(${x})`,

@@ -15,7 +15,7 @@ import type { IrCast, IrExpr, IrFromItem, IrJoin, IrOp, IrOrder, IrQuery, IrSele
 import type { HogQLType } from '../types.js';
 import { printFunction } from './functions.js';
 import { literal } from './values.js';
-import { type SqlWriter, boolFromText, intFromFloat, propertyText, timestampFromText, unsupported } from './sql.js';
+import { type SqlWriter, boolFromText, floatText, intFromFloat, propertyText, timestampFromText, unsupported } from './sql.js';
 
 /** Where the store keeps its tables, and whose flush position `__storeSeq` reads. */
 export interface ClickHouseTables {
@@ -62,6 +62,12 @@ export class Printer implements SqlWriter {
    * shards ("Unknown identifier: e.distinct_id"). Unqualified names resolve to the left table.
    */
   private readonly bare = new Set<string>();
+  /**
+   * Aliases of FROM subqueries, whose columns are named `<alias>_<name>`: 18.16 reads `t0.c1`
+   * as the alias `c1` when the outer SELECT also names a column `c1` (the IR names every
+   * statement's columns c0, c1, …), which gave wrong types and answers.
+   */
+  private readonly subqueries = new Set<string>();
 
   constructor(readonly tables: ClickHouseTables) {}
 
@@ -75,16 +81,17 @@ export class Printer implements SqlWriter {
 
   // --- statements -----------------------------------------------------------------------------
 
-  query(query: IrQuery): string {
+  /** `prefix`: put before the names of the statement's columns (a FROM subquery's, see `subqueries`). */
+  query(query: IrQuery, prefix = ''): string {
     if (query.kind === 'union') {
-      const all = query.queries.map((q) => `SELECT * FROM (${this.query(q)})`).join(' UNION ALL ');
+      const all = query.queries.map((q) => `SELECT * FROM (${this.query(q, prefix)})`).join(' UNION ALL ');
       // 18.16 has only UNION ALL.
       return query.all ? all : `SELECT DISTINCT * FROM (${all})`;
     }
-    return this.select(query);
+    return this.select(query, prefix);
   }
 
-  private select(q: IrSelect): string {
+  private select(q: IrSelect, prefix = ''): string {
     // 18.16 has no WITH subqueries: a CTE is printed where it is used.
     for (const cte of q.ctes) this.ctes.set(cte.name, cte.query);
     // FROM first: it registers the aliases (bare, merged) that the column references depend on.
@@ -96,7 +103,7 @@ export class Printer implements SqlWriter {
     } else if (q.joins.length > 0) {
       throw new Error('joins without a FROM item');
     }
-    const columns = q.columns.map((c) => `${c.expr.kind === 'window' ? this.wholeCount(c.expr, q) : this.expr(c.expr)} AS ${ident(c.name)}`).join(', ');
+    const columns = q.columns.map((c) => `${c.expr.kind === 'window' ? this.wholeCount(c.expr, q) : this.expr(c.expr)} AS ${ident(prefix + c.name)}`).join(', ');
     const parts = [`SELECT ${q.distinct ? 'DISTINCT ' : ''}${columns}`, ...from];
     if (q.where) where.push(this.expr(q.where));
     if (where.length > 0) parts.push(`WHERE ${where.join(' AND ')}`);
@@ -153,11 +160,13 @@ export class Printer implements SqlWriter {
         }
         return `${this.baseTable(item)} AS ${ident(item.alias)}`;
       case 'subquery':
-        return `(${this.query(item.query)}) AS ${ident(item.alias)}`;
+        this.subqueries.add(item.alias);
+        return `(${this.query(item.query, subqueryPrefix(item.alias))}) AS ${ident(item.alias)}`;
       case 'cte': {
         const query = this.ctes.get(item.name);
         if (!query) throw new Error(`unknown CTE ${item.name}`);
-        return `(${this.query(query)}) AS ${ident(item.alias)}`;
+        this.subqueries.add(item.alias);
+        return `(${this.query(query, subqueryPrefix(item.alias))}) AS ${ident(item.alias)}`;
       }
       case 'numbers':
         return `(SELECT number FROM system.numbers LIMIT ${this.count(item.count)}) AS ${ident(item.alias)}`;
@@ -249,7 +258,13 @@ export class Printer implements SqlWriter {
     const physical = base === 'events' ? (EVENT_COLUMNS[name] ?? name) : name;
     if (base === 'groups') throw unsupported('The groups table');
     if (base === 'events' && this.bare.has(table)) return ident(physical);
+    if (base === null && this.subqueries.has(table)) return `${ident(table)}.${ident(subqueryPrefix(table) + name)}`;
     return `${ident(table)}.${ident(physical)}`;
+  }
+
+  /** A date-time as µs; a Date as its midnight in UTC (a Date moved by an interval, resolver.ts). */
+  private instant(e: IrExpr): string {
+    return e.type === 'Date' ? `(toInt64(toUInt32(toDateTime(${this.expr(e)}, 'UTC'))) * 1000000)` : this.expr(e);
   }
 
   /** A date-time (µs) shifted by an interval; calendar units through the wall clock in UTC. */
@@ -275,8 +290,8 @@ export class Printer implements SqlWriter {
         return `(- ${this.expr(a)})`;
       case '+':
       case '-':
-        if (b?.kind === 'interval') return this.shifted(this.expr(a), b, e.op === '+' ? 1 : -1);
-        if (a?.kind === 'interval' && e.op === '+') return this.shifted(this.expr(b), a, 1);
+        if (b?.kind === 'interval') return this.shifted(this.instant(a), b, e.op === '+' ? 1 : -1);
+        if (a?.kind === 'interval' && e.op === '+') return this.shifted(this.instant(b), a, 1);
         return `(${this.expr(a)} ${e.op} ${this.expr(b)})`;
       case '*':
         return `(${this.expr(a)} * ${this.expr(b)})`;
@@ -305,12 +320,15 @@ export class Printer implements SqlWriter {
       }
       case 'in':
       case 'notIn': {
-        const keyword = e.op === 'in' ? 'IN' : 'NOT IN';
-        if (e.args.length === 2 && b.kind === 'subquery') return `(${this.expr(a)} ${keyword} ${this.expr(b)})`;
+        // GLOBAL: on a cluster the subquery runs once, here, and its rows go to the shards.
+        const keyword = e.op === 'in' ? 'GLOBAL IN' : 'GLOBAL NOT IN';
+        // NULL IN … is NULL (as in DuckDB and current servers); 18.16 answers 0.
+        const unlessNull = (test: string) => (a.type === 'Null' ? 'NULL' : `if(isNull(${this.expr(a)}), NULL, ${test})`);
+        if (e.args.length === 2 && b.kind === 'subquery') return unlessNull(`${this.expr(a)} ${keyword} ${this.expr(b)}`);
         // A NULL in the list never matches (as in DuckDB); ClickHouse's IN would refuse it.
         const items = e.args.slice(1).filter((arg) => !(arg.kind === 'const' && arg.value === null));
         if (items.length === 0) return e.op === 'in' ? 'toUInt8(0)' : `isNotNull(${this.expr(a)})`;
-        return `(${this.expr(a)} ${keyword} (${items.map((arg) => this.expr(arg)).join(', ')}))`;
+        return unlessNull(`${this.expr(a)} ${e.op === 'in' ? 'IN' : 'NOT IN'} (${items.map((arg) => this.expr(arg)).join(', ')})`);
       }
     }
   }
@@ -339,12 +357,15 @@ export class Printer implements SqlWriter {
         if (from === 'Integer' || from === 'Float') return `(${x()} != 0)`;
         return 'CAST(NULL AS Nullable(UInt8))';
       case 'String':
-        if (from === 'DateTime') return `formatDateTime(toDateTime(intDiv(${x()}, 1000000), 'UTC'), '%Y-%m-%d %H:%M:%S')`;
-        if (from === 'Boolean') return `if(${x()}, 'true', 'false')`;
+        // Not formatDateTime: its %M is the minute on 18.16 but the month's name on current servers.
+        if (from === 'DateTime') return `toString(toDateTime(intDiv(${x()}, 1000000), 'UTC'))`;
+        if (from === 'Float') return floatText(x());
+        // NULL stays NULL (if() would read it as false).
+        if (from === 'Boolean') return `multiIf(isNull(${x()}), NULL, ${x()} != 0, 'true', 'false')`;
         return `toString(${x()})`;
       case 'DateTime':
         if (from === 'Integer' || from === 'Float') return `toInt64(${x()} * 1000000)`;
-        if (from === 'Date') return `(toInt64(toUInt32(toDateTime(${x()}, 'UTC'))) * 1000000)`;
+        if (from === 'Date') return this.instant(e.expr);
         if (from === 'String' || from === 'Any') return timestampFromText(x());
         return 'CAST(NULL AS Nullable(Int64))';
       case 'Date':
@@ -360,6 +381,8 @@ export class Printer implements SqlWriter {
     }
   }
 }
+
+const subqueryPrefix = (alias: string) => `${alias}_`;
 
 export function printQuery(query: IrQuery, tables: ClickHouseTables): PrintedQuery {
   return { sql: new Printer(tables).query(query), params: [] };

@@ -15,8 +15,32 @@ export interface SqlWriter {
 export const unsupported = (what: string) =>
   new HogQLError(`${what} cannot run on this event store's ClickHouse (the 18.16 dialect Sightline prints for); see docs/scale-out-cluster.md`);
 
+/** An if() condition 18.16 takes: it refuses a constant Nullable one (a NULL reads as false). */
+const condition = (sql: string) => `ifNull(${sql}, 0)`;
+
 /** Float to Int64 truncating, NULL where it does not fit. */
-export const intFromFloat = (sql: string) => `if(isFinite(${sql}) AND abs(${sql}) < 9.2e18, toInt64(${sql}), NULL)`;
+export const intFromFloat = (sql: string) => `if(${condition(`isFinite(${sql}) AND abs(${sql}) < 9.2e18`)}, toInt64(${sql}), NULL)`;
+
+/**
+ * A Float as text, as the embedded mode writes it: an integral value below 1e16 keeps a '.0'
+ * (DuckDB's '3.0', where ClickHouse writes '3'). Exponent forms still differ ('1e-07' there, '1e-7' here).
+ */
+export const floatText = (sql: string) => `if(${condition(`${sql} = trunc(${sql}) AND abs(${sql}) < 1e16`)}, concat(toString(${sql}), '.0'), toString(${sql}))`;
+
+
+/**
+ * round(x, digits) half away from zero, as the embedded mode (C's round) does; ClickHouse's own
+ * round of a Float goes to the even neighbour (2.5 → 2). x − trunc(x) is exact in floating point,
+ * so the half is found without the error of floor(x + 0.5); a scaled value that overflows gives x.
+ */
+export function roundHalfAway(sql: string, digits: number): string {
+  const scale = `toFloat64(${10 ** Math.abs(digits)})`;
+  const scaled = digits >= 0 ? `(${sql} * ${scale})` : `(${sql} / ${scale})`;
+  // No `+ 0` when the half is not reached: -0.4 rounds to -0, as in C.
+  const rounded = `if(${condition(`abs(${scaled} - trunc(${scaled})) >= 0.5`)}, trunc(${scaled}) + if(${condition(`${scaled} < 0`)}, -1, 1), trunc(${scaled}))`;
+  if (digits === 0) return rounded;
+  return `if(${condition(`isFinite(${scaled})`)}, ${rounded} ${digits >= 0 ? '/' : '*'} ${scale}, ${sql})`;
+}
 
 /** JSON booleans read back as 'true'/'false'; any other text is NULL. */
 export const boolFromText = (sql: string) => `multiIf(lowerUTF8(${sql}) = 'true', toUInt8(1), lowerUTF8(${sql}) = 'false', toUInt8(0), NULL)`;

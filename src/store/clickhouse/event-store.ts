@@ -17,6 +17,7 @@ import { getOrCreate } from '../../util/get-or-create.js';
 import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
 import { clickhouseMigrations, migrationsTable, type SchemaTarget } from './schema.js';
+import { inProcessConnection } from './transport.js';
 
 export interface ClickHouseSettingsInput {
   /** Server URLs; the first is written to and queried (a Distributed table reaches the others). */
@@ -300,8 +301,9 @@ export class ClickHouseEventStore implements EventStore {
   private querySettings(): ClickHouseSettings {
     const settings: ClickHouseSettings = { join_use_nulls: 1 };
     if (this.settings.queryTimeoutMs > 0) settings.max_execution_time = Math.ceil(this.settings.queryTimeoutMs / 1000);
-    // A page's keys are picked by a subquery over the Distributed table: run it once, on this server.
-    if (this.settings.cluster) settings.distributed_product_mode = 'global';
+    // IN subqueries are printed GLOBAL (run once, here). A joined subquery over the Distributed
+    // table runs on each shard: 18.16 loses the columns of a GLOBAL JOIN … ON ("Unknown identifier _data1.x").
+    if (this.settings.cluster) settings.distributed_product_mode = 'allow';
     return settings;
   }
 
@@ -477,6 +479,7 @@ function connect(settings: Pick<ClickHouseSettingsInput, 'urls' | 'queryTimeoutM
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     request_timeout: Math.max(settings.queryTimeoutMs + 10_000, 60_000),
     log: { level: 127 as never },
+    connection: inProcessConnection(),
   });
 }
 
