@@ -15,6 +15,7 @@ import { benchPersons } from './persons.js';
 import { benchInsights } from './insights.js';
 import { benchRetention } from './retention.js';
 import { benchWeb } from './web.js';
+import { benchDashboard } from './dashboard.js';
 import { benchMetadataPostgres } from './metadata-postgres.js';
 import { benchClickhouseFinal } from './clickhouse-final.js';
 import { benchClickhouseProps } from './clickhouse-props.js';
@@ -33,6 +34,7 @@ const benchmarks: Record<string, () => Promise<string>> = {
   'start-large': benchStartLarge,
   insights: benchInsights,
   web: benchWeb,
+  dashboard: benchDashboard,
   'metadata-postgres': benchMetadataPostgres,
   'clickhouse-final': benchClickhouseFinal,
   'clickhouse-props': benchClickhouseProps,

@@ -23,6 +23,7 @@ import type { Metrics } from './kernel/metrics.js';
 import type { SessionService } from './sessions/service.js';
 import type { SessionAuth } from './sessions/session-auth.js';
 import type { Stores } from './store/index.js';
+import type { EventStore } from './store/types.js';
 import type { Cohorts } from './cohorts/service.js';
 import type { PersonDeletions } from './persons/deletion.js';
 import type { Persons } from './persons/service.js';
@@ -59,6 +60,8 @@ export interface AppContext {
   flagAnswers: FlagAnswerer;
   /** The query API (insights): kinds, result cache, envelope. */
   queries: QueryService;
+  /** The event store, once the events acknowledged before this call are in it (bounded wait). */
+  queryableEvents(): Promise<EventStore>;
   /** Saved insights and dashboards (their results come from `queries`). */
   savedInsights: SavedInsights;
   dashboards: Dashboards;

@@ -43,6 +43,7 @@ import { Cohorts } from './cohorts/service.js';
 import { PersonDeletions } from './persons/deletion.js';
 import { Persons } from './persons/service.js';
 import { PersonSplits } from './persons/split.js';
+import { SharedVisibility } from './ingestion/shared-visibility.js';
 
 // The shutdown's drain window ends once no request came for this long, or after this long
 // (at most a quarter of SIGHTLINE_SHUTDOWN_TIMEOUT_MS).
@@ -55,12 +56,16 @@ const IDLE_COLLECT_AFTER_START_MS = 2_000;
 const isProbe = (url: string) => url === '/_health' || url === '/_ready' || url === '/metrics';
 /** Events per event-store transaction, at most: two DuckDB row groups. */
 const FEED_EVENTS_PER_WRITE = 16_384;
-/** How long acknowledged events may wait for a whole row group before they are written anyway. */
+/**
+ * How long acknowledged events may wait for a whole row group before they are written anyway;
+ * shorter in an event store that nodes share, since reads on the other nodes wait for them.
+ */
 const FEED_MAX_DELAY_MS = 5_000;
+const SHARED_FEED_MAX_DELAY_MS = 1_000;
 /** Acknowledged bytes the event store may lack before they are written anyway (bounds the flush log's extra disk use). */
 const FEED_WRITE_AT_BYTES = 32 * 2 ** 20;
-/** A cohort calculation waits this long for the event store to hold every acknowledged event. */
-const COHORT_EVENTS_WAIT_MS = 10_000;
+/** A read of events (API, queries, cohort calculations) waits this long for the event store to hold every acknowledged event. */
+const QUERYABLE_WAIT_MS = 10_000;
 /** How long a person deletion waits for the NATS log to process what was acknowledged before it. */
 const ORDERING_WAIT_MS = 30_000;
 
@@ -114,7 +119,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       personCacheSize: config.personCacheSize,
       logDir: path.join(config.dataDir, 'flush-log'),
       recordMemoryBytes: config.recordMemoryBytes,
-      feed: { maxLagEvents: config.eventStoreMaxLagEvents, maxLagBytes: config.eventStoreMaxLagBytes, maxEventsPerWrite: FEED_EVENTS_PER_WRITE, maxDelayMs: FEED_MAX_DELAY_MS, writeAtBytes: FEED_WRITE_AT_BYTES },
+      feed: { maxLagEvents: config.eventStoreMaxLagEvents, maxLagBytes: config.eventStoreMaxLagBytes, maxEventsPerWrite: FEED_EVENTS_PER_WRITE, maxDelayMs: stores.events.storedFlushSeqs ? SHARED_FEED_MAX_DELAY_MS : FEED_MAX_DELAY_MS, writeAtBytes: FEED_WRITE_AT_BYTES },
       enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
     },
     metrics,
@@ -128,11 +133,21 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     eventStoreHolds: (seq: number, timeoutMs: number) => buffer.eventStoreHolds(seq, timeoutMs),
   };
 
+  const sharedVisibility = SharedVisibility.of(stores.meta.ingest, stores.events);
+  /** The event store once it holds what was acknowledged: by this node, and with shared stores by every node (bounded wait). */
+  const queryableEvents = async () => {
+    // With the NATS log, acknowledged batches may still wait in the stream: processed first, then in the event store.
+    await ingestLog.processedAll(QUERYABLE_WAIT_MS);
+    await buffer.eventsQueryable(QUERYABLE_WAIT_MS);
+    await sharedVisibility?.wait(QUERYABLE_WAIT_MS);
+    return stores.events;
+  };
+
   const tenancy = stores.meta.tenancy;
   const projectCache = new ProjectCache(tenancy);
   const flags = new FlagService(stores.meta.flags, log);
   const flagAnswers = answererOf(config, { projects: projectCache, service: flags, maxDecodedBytes: config.decodedLimitBytes, log }, changeStamps);
-  const eventCounts = new StatsCache();
+  const eventCounts = new StatsCache(!stores.events.storedFlushSeqs);
   const invalidate = sharedInvalidation(stores.meta, log, {
     flags: (projectId) => flags.cache.invalidate(projectId),
     projects: () => projectCache.invalidate(),
@@ -168,7 +183,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const cohortStore = stores.meta.cohorts;
   const cohortCalculations = new CohortCalculations({
     store: cohortStore,
-    queryableEvents: async () => (await ingestLog.processedAll(COHORT_EVENTS_WAIT_MS), await buffer.eventsQueryable(COHORT_EVENTS_WAIT_MS), stores.events),
+    queryableEvents,
     events: async () => stores.events,
     log,
   });
@@ -194,10 +209,12 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       users: tenancy,
       invalidate: (projectId) => invalidate({ kind: 'flags', projectId }),
       countPersons: (projectId, properties) => cohortCalculations.countMatching(projectId, properties),
+      groups: stores.meta.groups,
     }),
     flagAnswers,
     eventCounts,
     queries,
+    queryableEvents,
     savedInsights: new SavedInsights({ store: dashboardStore, users: tenancy, validateQuery: (node, attr) => queries.validate(node, attr) }),
     dashboards: new Dashboards(dashboardStore),
     actions,

@@ -33,21 +33,15 @@ import { registerProjectRoutes } from './tenancy/projects/routes.js';
 import { registerSessionRoutes } from './sessions/routes.js';
 import { registerWebAppRoutes } from './webapp/routes.js';
 
-/** The event store may trail capture; reads wait this long for it, then answer from what it has. */
-const QUERYABLE_WAIT_MS = 10_000;
+/** With the NATS log, API and flags requests wait this long for what this node acknowledged to be processed. */
+const PROCESSED_WAIT_MS = 10_000;
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { api, config } = ctx;
-  const queryableEvents = async () => {
-    // With the NATS log, acknowledged batches may still wait in the stream: processed first, then in the event store.
-    await ctx.ingestLog.processedAll(QUERYABLE_WAIT_MS);
-    await ctx.buffer.eventsQueryable(QUERYABLE_WAIT_MS);
-    return ctx.stores.events;
-  };
+  const { api, config, queryableEvents } = ctx;
   // Read-your-writes with the NATS log: what this node acknowledged is processed before an API or
   // flags request reads the stores (bounded; immediate when nothing was acknowledged since).
   app.addHook('onRequest', async (request) => {
-    if (/^\/(api|decide|flags)\b/.test(request.url)) await ctx.ingestLog.processedAll(QUERYABLE_WAIT_MS);
+    if (/^\/(api|decide|flags)\b/.test(request.url)) await ctx.ingestLog.processedAll(PROCESSED_WAIT_MS);
   });
   // These three must come first: they observe every route added after them.
   await registerOpenApi(app);

@@ -62,16 +62,19 @@ function personId(like: EventsScope): { column: ir.IrSelectColumn; scope: Events
 /**
  * Count, oldest and newest timestamp of the matching rows written by flushes after `afterSeq`
  * (every row when -1), and the flush sequence they were read at — one snapshot, one statement.
+ * `afterSeq` null: every matching row, without sequences (an event store that nodes share).
  */
-export function statsQuery(plan: QueryPlan, afterSeq: number): ir.IrSelect {
+export function statsQuery(plan: QueryPlan, afterSeq: number | null): ir.IrSelect {
+  const columns = [
+    { expr: ir.call('count', [], 'Integer'), name: 'n' },
+    { expr: ir.call('min', [TIMESTAMP], 'DateTime'), name: 'lo' },
+    { expr: ir.call('max', [TIMESTAMP], 'DateTime'), name: 'hi' },
+  ];
+  const from = eventsFrom(plan.projectId, plan.filters);
+  if (afterSeq === null) return ir.select({ columns, ...from, where: plan.where });
   return ir.select({
-    columns: [
-      { expr: STORE_SEQ, name: 'seq' },
-      { expr: ir.call('count', [], 'Integer'), name: 'n' },
-      { expr: ir.call('min', [TIMESTAMP], 'DateTime'), name: 'lo' },
-      { expr: ir.call('max', [TIMESTAMP], 'DateTime'), name: 'hi' },
-    ],
-    ...eventsFrom(plan.projectId, plan.filters),
+    columns: [{ expr: STORE_SEQ, name: 'seq' }, ...columns],
+    ...from,
     where: ir.allOf([plan.where, ir.op('>', [FLUSH_SEQ, ir.constant(Math.trunc(afterSeq), 'Integer')]), ir.op('<=', [FLUSH_SEQ, STORE_SEQ])]),
   });
 }

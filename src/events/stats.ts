@@ -22,6 +22,12 @@ export interface MatchStats {
 const MAX_ENTRIES = 500;
 
 export class StatsCache {
+  /**
+   * False where flush sequences do not order the rows: in an event store that nodes share, each
+   * node numbers its own flushes, so counts are read whole every time (ClickHouse counts fast).
+   */
+  constructor(readonly incremental = true) {}
+
   private readonly entries = new Map<string, { seq: number; stats: MatchStats }>();
   /** Bumped by `forgetAll`: a count read before it must not be kept after it. */
   private generation = 0;
@@ -53,18 +59,19 @@ export class StatsCache {
 }
 
 export async function matchStats(run: Runner, plan: QueryPlan, cache: StatsCache): Promise<MatchStats> {
+  if (!cache.incremental) return statsOf((await run(statsQuery(plan, null)))[0]);
   const key = plan.stable ? JSON.stringify([plan.projectId, plan.where]) : null;
   const cached = key === null ? undefined : cache.get(key);
   const generation = cache.current;
   const [row] = await run(statsQuery(plan, cached?.seq ?? -1));
-  const fresh: MatchStats = {
-    n: Number(row.n),
-    lo: row.lo === null ? null : timestampMs(row.lo as string),
-    hi: row.hi === null ? null : timestampMs(row.hi as string),
-  };
+  const fresh = statsOf(row);
   const stats = cached ? merge(cached.stats, fresh) : fresh;
   if (key !== null) cache.set(key, Number(row.seq), stats, generation);
   return stats;
+}
+
+function statsOf(row: Record<string, unknown>): MatchStats {
+  return { n: Number(row.n), lo: row.lo === null ? null : timestampMs(row.lo as string), hi: row.hi === null ? null : timestampMs(row.hi as string) };
 }
 
 function merge(a: MatchStats, b: MatchStats): MatchStats {

@@ -118,7 +118,10 @@ export async function openStores(settings: StoreSettings, changeStamps = new Cha
     throw error;
   }
   try {
-    return { meta, events: await openingEvents };
+    const events = await openingEvents;
+    const { personMirrorState } = meta.ingest;
+    if (personMirrorState && events.followPersons) events.followPersons((persons) => personMirrorState.call(meta.ingest, persons));
+    return { meta, events };
   } catch (error) {
     await meta.close();
     if (error instanceof EventStoreUnreachableError) throw error;

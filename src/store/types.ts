@@ -384,6 +384,17 @@ export interface IngestChanges {
   eventUuids: { project_id: number; uuid: string }[];
 }
 
+/**
+ * The current rows of some persons in a metadata store that nodes share, with a version that
+ * orders reads: a read with a higher version never carries older rows (persons-mirror writes of
+ * several nodes then agree whatever order they arrive in).
+ */
+export interface PersonMirrorState {
+  version: number;
+  persons: PersonRecord[];
+  distinctIds: { project_id: number; distinct_id: string; person_uuid: string }[];
+}
+
 export interface IngestStore {
   loadSnapshot(request: IngestSnapshotRequest): Promise<IngestSnapshot>;
   /**
@@ -395,6 +406,10 @@ export interface IngestStore {
   makeDurable(): Promise<void>;
   /** Highest flush sequence applied to this store (0 when none). */
   committedFlushSeq(): Promise<number>;
+  /** Every node's highest applied flush, in a store that several nodes share (absent otherwise). */
+  committedFlushSeqs?(): Promise<Map<string, number>>;
+  /** The current rows of these persons and their distinct ids, in a store that several nodes share (absent otherwise). */
+  personMirrorState?(persons: { project_id: number; uuid: string }[]): Promise<PersonMirrorState>;
   /**
    * Repair of a data directory written before the flush log existed, where a crash between the
    * two commits left flushes the event store never got: forget their uuids so the retries are stored.
@@ -850,6 +865,14 @@ export interface EventStore {
   /** Events per write that cost least (writes of a multiple of it are cheapest). */
   readonly writeUnit: number;
   position(): Promise<EventStorePosition>;
+  /** Every node's position (flush sequence held), in a store that several nodes share (absent otherwise). */
+  storedFlushSeqs?(): Promise<Map<string, number>>;
+  /**
+   * With several nodes on one metadata store: the person mirror copies that store's current rows
+   * of the persons a flush changed (ingest.personMirrorState) instead of replaying the flush's
+   * changes, which another node's flushes may have overtaken.
+   */
+  followPersons?(source: (persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>): void;
   /** Replaces the whole person mirror (crash recovery). */
   rebuildPersonMirror(rows: AsyncIterable<{ person: PersonRecord; distinct_ids: string[] }>): Promise<void>;
   /**

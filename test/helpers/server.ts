@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { clusterPostgresUrl } from './cluster.js';
 import { databaseFor } from './postgres-databases.js';
 import { clickhouseEnvFor } from './clickhouse-databases.js';
+import { startRoundRobinProxy } from './round-robin-proxy.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -62,6 +63,8 @@ export interface StartOptions {
   entry?: 'source' | 'build';
   /** A command that runs node for us (e.g. one that first moves itself into a memory cgroup): node's path and arguments follow it. */
   launcher?: string[];
+  /** One process even when SIGHTLINE_TEST_NODES=2 (a test about that process: its crash, its memory). */
+  singleNode?: boolean;
 }
 
 /**
@@ -87,7 +90,50 @@ function streamFor(dataDir: string): string {
   return `T_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
 }
 
+/**
+ * One server, or with SIGHTLINE_TEST_NODES=2 (and the cluster's PostgreSQL and ClickHouse, which the
+ * nodes share) two nodes behind a round-robin proxy: the suites then check that every node is
+ * equal, since consecutive requests of a test land on different nodes. `process` is the first
+ * node's.
+ */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const first = await startNode(options);
+  const shared = first.storeEnv.SIGHTLINE_POSTGRES_URL !== undefined && first.storeEnv.SIGHTLINE_CLICKHOUSE_URL !== undefined;
+  if (process.env.SIGHTLINE_TEST_NODES !== '2' || options.singleNode || !shared) return first;
+  const { SIGHTLINE_DATA_DIR: _own, ...sharedEnv } = first.storeEnv;
+  const secondDir = `${first.dataDir}-node2`;
+  fs.mkdirSync(secondDir, { recursive: true });
+  tempDirs.add(secondDir);
+  let second: TestServer;
+  try {
+    second = await startNode({ ...options, dataDir: secondDir, projectKey: first.projectKey, personalKey: first.personalKey, env: { ...options.env, ...sharedEnv } });
+  } catch (error) {
+    await first.stop();
+    throw error;
+  }
+  const proxy = await startRoundRobinProxy([first.url, second.url]);
+  return {
+    ...first,
+    ...httpClient(proxy.url, first.personalKey),
+    url: proxy.url,
+    port: proxy.port,
+    output: () => `${first.output()}\n--- second node ---\n${second.output()}`,
+    async stop() {
+      const [code] = await Promise.all([first.stop(), second.stop()]);
+      await proxy.close();
+      // A pass of the suites that never reached the second node would prove nothing about it.
+      const counts = proxy.counts();
+      if (counts[0] + counts[1] > 1 && counts.includes(0)) throw new Error(`the proxy sent every request to one node (${counts.join(' / ')})`);
+      return code;
+    },
+    async kill() {
+      await Promise.all([first.kill(), second.kill()]);
+      await proxy.close();
+    },
+  };
+}
+
+async function startNode(options: StartOptions): Promise<TestServer> {
   const dataDir = options.dataDir ?? newTempDir();
   const projectKey = options.projectKey ?? `phc_test${randomBytes(12).toString('hex')}`;
   const personalKey = options.personalKey ?? `phx_test${randomBytes(12).toString('hex')}`;
@@ -156,6 +202,22 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     personalKey,
     process: child,
     output: () => output,
+    ...httpClient(url, personalKey),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  return server;
+}
+
+/** `api` and `post` of a TestServer at `url`. */
+function httpClient(url: string, personalKey: string): Pick<TestServer, 'api' | 'post'> {
+  return {
     api(pathAndQuery, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
       const key = init.key === undefined ? personalKey : init.key;
@@ -174,16 +236,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         body: typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body),
       });
     },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
   };
-  return server;
 }
 
 function pick(env: Record<string, string> | undefined, name: string): Record<string, string> {

@@ -1,7 +1,8 @@
 /**
  * The web app in headless Debian Chromium against a real server with events captured through
  * /batch/: signing in and out, every page with its data (a screenshot of each goes to
- * docs/screenshots/), a flag made in the UI answered by /flags, edits in data management, what
+ * docs/screenshots/), a flag made in the UI answered by /flags, a group flag's "how many match"
+ * equal to the API's count of groups, edits in data management, what
  * a member (level 1) is not offered, CSRF, the sign-in rate limit, phone width, labels and
  * keyboard focus.
  */
@@ -269,6 +270,38 @@ describe('pages with seeded data', () => {
     await page.locator('[role=switch][aria-label="ui-made-flag enabled"][aria-checked=false]').waitFor();
     // An inactive flag is left out of the answer, as PostHog does.
     assert.equal(await ask('pro'), undefined);
+  });
+
+  test("a group flag's condition counts the groups of its type it matches, as the API does", async () => {
+    requireChromium();
+    const companies: Record<string, { name: string; employees: number }> = {
+      globex: { name: 'Globex', employees: 300 },
+      initech: { name: 'Initech', employees: 40 },
+      hooli: { name: 'Hooli', employees: 5000 },
+    };
+    const identify = Object.entries(companies).map(([key, set]) => ({ event: '$groupidentify', distinct_id: 'user-1', timestamp: minutesAgo(1), properties: { $group_type: 'company', $group_key: key, $group_set: set } }));
+    await expectOk(await server.post('/batch/', { api_key: server.projectKey, batch: identify }));
+    // With acme (seeded, no employees): four companies, two of more than 100 employees.
+    const filter = { key: 'employees', value: 100, operator: 'gt', type: 'group', group_type_index: 0 };
+    const expected = await expectOk(await server.api(`/api/projects/${projectId}/feature_flags/user_blast_radius/`, { method: 'POST', body: { condition: { properties: [filter] }, group_type_index: 0 } }));
+    assert.deepEqual(expected, { users_affected: 2, total_users: 4 });
+
+    await page.goto(`${server.url}/project/${projectId}/feature_flags/new`);
+    await page.getByLabel('Key', { exact: true }).fill('big-companies');
+    await page.getByLabel('Match by').selectOption({ label: 'Groups: company' });
+    await page.getByRole('button', { name: 'Add property' }).click();
+    await page.getByLabel('Property', { exact: true }).fill('employees');
+    await page.getByLabel('Operator').selectOption('gt');
+    await page.getByLabel('Value', { exact: true }).fill('100');
+    await page.getByLabel('Roll out to (%)').fill('50');
+    await page.getByRole('button', { name: 'Count the company groups condition set 1 matches' }).click();
+    await page.getByRole('status').filter({ hasText: `${expected.users_affected} of ${expected.total_users} company groups match; about 1 with the 50% rollout.` }).waitFor({ timeout: 15_000 });
+    await screenshot(page, 'feature-flag-group-radius');
+    // Changed, the count says so until counted again.
+    await page.getByLabel('Value', { exact: true }).fill('10');
+    await page.getByRole('status').filter({ hasText: 'The condition changed since' }).waitFor();
+    await page.getByRole('button', { name: 'Count the company groups condition set 1 matches' }).click();
+    await page.getByRole('status').filter({ hasText: /^3 of 4 company groups match; about 2 with the 50% rollout\.$/ }).waitFor({ timeout: 15_000 });
   });
 
   test('a flag the API refuses shows the API’s words', async () => {

@@ -3,7 +3,9 @@
  * /batch/. A dynamic cohort built in the page (a person property and "performed purchase at least
  * twice in the last 30 days") stores the definition the page shows, and its count and members are
  * the API's and a plain reference's over the seeded events, before and after an edit; a static
- * cohort's CSV with unknown rows is refused row by row, then a file is uploaded; a person's page
+ * cohort's CSV with unknown rows is refused row by row, then a file is uploaded; a cohort of two
+ * groups of conditions (one all, one any) inside an any/all top group stores that nesting, counts
+ * and lists what a reference says, and reopens as built; a person's page
  * lists their cohorts; deleting takes the cohort off the list. An action built with two steps
  * stores them as the API takes them, shows the events the events API's `action_id` gives, is
  * found by search, edited and soft-deleted. Screenshots go to docs/screenshots/.
@@ -340,6 +342,98 @@ test('an action built with two steps stores them, shows the events action_id mat
   assert.equal((await expectOk(await server.api(`${P()}/actions/${id}/`))).deleted, true);
 });
 
+/** Did `s` purchase at least `times` times in the last `days` days? */
+const bought = (s: Shopper, times: number, days: number) => s.purchases.filter((age) => age < days).length >= times;
+
+test('a cohort with groups of conditions stores the nesting, counts what a reference says, and reopens as built', async () => {
+  requireChromium();
+  await page.goto(`${server.url}/project/${projectId}/cohorts/new`);
+  await page.getByLabel('Name', { exact: true }).fill('Nested buyers');
+  await page.getByRole('button', { name: 'Add group of conditions' }).click();
+  await page.getByRole('button', { name: 'Add group of conditions' }).click();
+  await page.getByLabel('Persons must match').selectOption('OR');
+
+  // Group 1, all of: plan = pro, purchased at least twice in 30 days.
+  const first = page.locator('fieldset.criteria-group[data-group="1"]');
+  await first.getByRole('button', { name: 'Add person property condition to group 1' }).click();
+  await first.getByLabel('Person property', { exact: true }).fill('plan');
+  await first.getByLabel('Value').fill('pro');
+  await first.getByRole('button', { name: 'Add behaviour condition to group 1' }).click();
+  await first.getByLabel('Event', { exact: true }).fill('purchase');
+  await first.getByLabel('Times').fill('2');
+
+  // Group 2, any of: email contains "s1@", purchased at least 3 times in 60 days (a third condition added, then removed).
+  const second = page.locator('fieldset.criteria-group[data-group="2"]');
+  await second.getByLabel('Group 2 must match').selectOption('OR');
+  const addPerson = second.getByRole('button', { name: 'Add person property condition to group 2' });
+  await addPerson.click();
+  await addPerson.click();
+  await second.getByLabel('Person property', { exact: true }).first().fill('email');
+  await second.locator('.property-filter select').first().selectOption('icontains');
+  await second.getByLabel('Value').first().fill('s1@');
+  await second.getByLabel('Person property', { exact: true }).nth(1).fill('plan');
+  await second.getByRole('button', { name: 'Remove person property filter 2' }).click();
+  await second.getByRole('button', { name: 'Add behaviour condition to group 2' }).click();
+  await second.getByLabel('Event', { exact: true }).fill('purchase');
+  await second.getByLabel('Times').fill('3');
+  await second.getByLabel('In the last').fill('60');
+  await screenshot('cohort-groups');
+  await page.getByRole('button', { name: 'Create cohort' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Cohort Nested buyers' }).waitFor();
+  const id = idInAddress();
+
+  const stored = await calculatedCohort(id);
+  const purchase = (times: number, days: number) => ({ key: 'purchase', type: 'behavioral', value: 'performed_event_multiple', operator: 'gte', operator_value: times, time_value: days, time_interval: 'day' });
+  assert.deepEqual(stored.filters.properties, {
+    type: 'OR',
+    values: [
+      { type: 'AND', values: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }, purchase(2, 30)] },
+      { type: 'OR', values: [{ key: 'email', value: 's1@', operator: 'icontains', type: 'person' }, purchase(3, 60)] },
+    ],
+  });
+  const inFirst = (s: Shopper) => s.plan === 'pro' && bought(s, 2, 30);
+  const inSecond = (s: Shopper) => s.email.includes('s1@') || bought(s, 3, 60);
+  const either = shoppers.filter((s) => inFirst(s) || inSecond(s)).map((s) => s.email).sort();
+  assert.deepEqual(either, ['s11@shop.example', 's1@shop.example', 's3@shop.example', 's5@shop.example', 's6@shop.example', 's7@shop.example']);
+  assert.deepEqual(await apiMembers(id), either);
+  assert.equal(stored.count, either.length);
+  await page.waitForFunction((text) => document.querySelector('.cohort-facts .cohort-count')?.textContent?.trim() === text, `${either.length} persons`);
+  await waitForMembers(either);
+
+  // Reopened, the page shows both groups as built.
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Cohort Nested buyers' }).waitFor();
+  assert.equal(await page.getByLabel('Persons must match').inputValue(), 'OR');
+  assert.equal(await first.getByLabel('Group 1 must match').inputValue(), 'AND');
+  assert.equal(await first.getByLabel('Value').inputValue(), 'pro');
+  assert.equal(await first.getByLabel('Times').inputValue(), '2');
+  assert.equal(await second.getByLabel('Group 2 must match').inputValue(), 'OR');
+  assert.equal(await second.getByLabel('Person property', { exact: true }).count(), 1);
+  assert.equal(await second.locator('.property-filter select').inputValue(), 'icontains');
+  assert.equal(await second.getByLabel('In the last').inputValue(), '60');
+  assert.equal(await page.locator('fieldset.criteria-group').count(), 2);
+  await screenshot('cohort-groups-saved');
+
+  // Both groups instead of either; then group 2 removed: the top holds group 1 alone.
+  await page.getByLabel('Persons must match').selectOption('AND');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  const both = shoppers.filter((s) => inFirst(s) && inSecond(s)).map((s) => s.email);
+  assert.deepEqual(both, ['s3@shop.example']);
+  assert.equal((await calculatedCohort(id)).count, both.length);
+  assert.deepEqual(await apiMembers(id), both);
+  await waitForMembers(both);
+
+  await page.getByRole('button', { name: 'Remove group 2' }).click();
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  const alone = await calculatedCohort(id);
+  assert.deepEqual(alone.filters.properties, { type: 'AND', values: [stored.filters.properties.values[0]] });
+  const firstOnly = shoppers.filter(inFirst).map((s) => s.email).sort();
+  assert.deepEqual(await apiMembers(id), firstOnly);
+  await waitForMembers(firstOnly);
+});
+
 test('the cohort and action pages label their controls, fit a phone, and broke no content security policy', async () => {
   requireChromium();
   const cohort = (await expectOk(await server.api(`${P()}/cohorts/`))).results[0];
@@ -349,7 +443,11 @@ test('the cohort and action pages label their controls, fit a phone, and broke n
     await page.goto(`${server.url}/project/${projectId}/${where}`);
     await page.locator('h1').waitFor();
     await page.waitForLoadState('networkidle');
-    if (where.endsWith('new')) await page.getByRole('button', { name: where.startsWith('cohorts') ? 'Add behaviour condition' : 'Add property filter to step 1' }).click();
+    if (where === 'cohorts/new') {
+      await page.getByRole('button', { name: 'Add group of conditions' }).click();
+      await page.getByRole('button', { name: 'Add behaviour condition to group 1' }).click();
+    }
+    if (where.endsWith('new')) await page.getByRole('button', { name: where.startsWith('cohorts') ? 'Add behaviour condition' : 'Add property filter to step 1', exact: true }).click();
     assert.deepEqual(await unlabelledControls(page), [], where);
   }
   const phone = await browser!.newContext({ viewport: { width: 390, height: 844 }, storageState: await context.storageState() });
@@ -359,6 +457,11 @@ test('the cohort and action pages label their controls, fit a phone, and broke n
       await small.goto(`${server.url}/project/${projectId}/${where}`);
       await small.locator('h1').waitFor();
       await small.waitForLoadState('networkidle');
+      if (where === 'cohorts/new') {
+        // A group of conditions, indented, with a behaviour row: still no sideways scrolling.
+        await small.getByRole('button', { name: 'Add group of conditions' }).click();
+        await small.getByRole('button', { name: 'Add behaviour condition to group 1' }).click();
+      }
       assert.equal(await sidewaysOverflow(small), null, where);
     }
   } finally {

@@ -154,13 +154,13 @@ export async function registerFeatureFlagRoutes(app: FastifyInstance, { api, fla
     action: 'read',
     method: 'POST',
     url: '/api/projects/:project_id/feature_flags/user_blast_radius/',
-    summary: 'How many persons a release condition matches, of all persons (its rollout percentage not applied)',
+    summary: 'How many persons (or, with group_type_index, groups of that type) a release condition matches, of all of them (its rollout percentage not applied)',
     params: projectParams,
     body: {
       type: 'object',
       properties: {
         condition: { type: 'object', description: 'A release condition: {"properties": [...], "rollout_percentage"?}' },
-        group_type_index: { type: ['integer', 'null'] },
+        group_type_index: { type: ['integer', 'null'], description: "A group flag's type index: count groups of that type by their properties" },
       },
     },
     response: { 200: object({ users_affected: { type: 'integer' }, total_users: { type: 'integer' } }) },

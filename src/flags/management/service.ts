@@ -4,12 +4,13 @@
  * every write drops the project's cached flags so /decide and /flags see it at once.
  */
 import { notFound, validationError } from '../../kernel/errors.js';
-import type { FlagListQuery, FlagStore, FlagWrite, PageOf, StoredFlag, TenancyStore, User } from '../../store/types.js';
+import type { FlagListQuery, FlagStore, FlagWrite, GroupStore, PageOf, StoredFlag, TenancyStore, User } from '../../store/types.js';
 import { numericId } from '../../util/numeric-id.js';
 import { dependencyChain, resolveDependency } from '../engine/dependencies.js';
 import { FlagValidationError, indexFlags, validateFlagFilters, validateFlagKey } from '../engine/index.js';
 import type { FeatureFlag, PropertyFilter } from '../engine/types.js';
 import { CohortDefinitionError, validateCohortFilters } from '../engine/cohorts.js';
+import { countMatchingGroups, groupFiltersOf, groupTypeIndexOf } from './group-radius.js';
 
 /** A create or update as the API receives it; nothing in it is trusted yet. */
 export interface FlagInput {
@@ -28,6 +29,8 @@ export interface FlagManagementDeps {
   invalidate(projectId: number): void;
   /** How many of the project's persons a property group matches, of how many (cohorts/calculation.ts). */
   countPersons?(projectId: number, properties: unknown): Promise<{ matching: number; total: number }>;
+  /** The groups a group flag's preview tests. */
+  groups?: Pick<GroupStore, 'list'>;
 }
 
 /** The preview's request (PostHog's user_blast_radius body). */
@@ -105,18 +108,21 @@ export class FlagManagement {
 
   /**
    * PostHog's user_blast_radius: how many persons a release condition's properties match, of all
-   * the project's persons. The rollout percentage is not applied (the editor shows it beside).
+   * the project's persons; with `group_type_index`, how many groups of that type its group
+   * properties match, of all groups of the type. The rollout percentage is not applied (the
+   * editor shows it beside).
    */
   async blastRadius(projectId: number, input: BlastRadiusInput): Promise<{ users_affected: number; total_users: number }> {
+    const properties = conditionPropertiesOf(input.condition);
+    if (input.group_type_index !== undefined && input.group_type_index !== null) {
+      const groupTypeIndex = groupTypeIndexOf(input.group_type_index);
+      const filters = groupFiltersOf(properties, groupTypeIndex);
+      if (!this.deps.groups) throw validationError('Counting groups is not available with this metadata store.', 'group_type_index');
+      const { matching, total } = await countMatchingGroups(this.deps.groups, projectId, groupTypeIndex, filters);
+      return { users_affected: matching, total_users: total };
+    }
     const { countPersons } = this.deps;
     if (!countPersons) throw validationError('Counting persons is not available with this metadata store.', 'condition');
-    if (input.group_type_index !== undefined && input.group_type_index !== null) {
-      throw validationError('The preview counts persons; conditions of group flags are not counted yet.', 'group_type_index', 'invalid_choice');
-    }
-    const condition = input.condition;
-    if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) throw validationError('condition must be an object with a "properties" list.', 'condition', 'required');
-    const properties = (condition as Record<string, unknown>).properties ?? [];
-    if (!Array.isArray(properties)) throw validationError('condition.properties must be a list of property filters.', 'condition.properties');
     // A condition's properties read as a cohort definition's group: the same engine predicates.
     const group = { type: 'AND', values: properties };
     try {
@@ -147,6 +153,14 @@ export class FlagManagement {
     }
     return users;
   }
+}
+
+/** The preview's `condition.properties`: a list, or a 400 naming the field. */
+function conditionPropertiesOf(condition: unknown): unknown[] {
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) throw validationError('condition must be an object with a "properties" list.', 'condition', 'required');
+  const properties = (condition as Record<string, unknown>).properties ?? [];
+  if (!Array.isArray(properties)) throw validationError('condition.properties must be a list of property filters.', 'condition.properties');
+  return properties;
 }
 
 /** The engine's validation failures as the API's 400s, `attr` included. */

@@ -11,7 +11,7 @@ import { positionAfter } from '../event-slice.js';
 import { queryFailure, QueryTimeoutError, QueryCancelledError } from '../errors.js';
 import { readFlushRecord } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonMirrorState, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
@@ -73,6 +73,8 @@ export class ClickHouseEventStore implements EventStore {
   private readonly running = new Set<AbortController>();
   /** Versions of the mirror's rows: increasing within this node (ms since the epoch × 1000 + a counter). */
   private lastVersion = 0;
+  /** Set with several nodes on one metadata store (followPersons). */
+  private personSource: ((persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>) | null = null;
   private writes: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -169,7 +171,8 @@ export class ClickHouseEventStore implements EventStore {
       for (const part of parts) for (const e of part.record.events(part.start, part.end)) lines.push(eventLine(e, part.record.changes.flushSeq, this.settings.node));
       await this.insertText('events', lines, this.settings.cluster ? { insert_distributed_sync: 1 } : {});
       const changes = parts.filter((part) => part.start === 0).map((part) => part.record.changes);
-      for (const run of combinePersonChanges(changes)) await this.mirrorPersons(run);
+      if (this.personSource) await this.copyPersons(changes, this.personSource);
+      else for (const run of combinePersonChanges(changes)) await this.mirrorPersons(run);
       await this.recordPosition(positionAfter(slice));
     });
   }
@@ -177,6 +180,36 @@ export class ClickHouseEventStore implements EventStore {
   private async recordPosition(position: EventStorePosition): Promise<void> {
     const row = { node: this.settings.node, seq: position.seq, events: position.events, version: this.nextVersion() };
     await this.insertText('sync_state', [JSON.stringify(row)], this.mirrorSettings);
+  }
+
+  followPersons(source: (persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>): void {
+    this.personSource = source;
+  }
+
+  /**
+   * The mirror rows of every person these flushes touched, as the metadata store has them now
+   * (a person it no longer has is a deletion), under the version of that read.
+   */
+  private async copyPersons(changes: PersonChanges[], source: (persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>): Promise<void> {
+    const touched = new Map<string, { project_id: number; uuid: string }>();
+    const touch = (project_id: number, uuid: string) => touched.set(`${project_id}:${uuid.toLowerCase()}`, { project_id, uuid });
+    for (const c of changes) {
+      for (const p of c.upsertPersons) touch(p.project_id, p.uuid);
+      for (const p of c.deletePersons) touch(p.project_id, p.uuid);
+      for (const r of c.reassignDistinctIds) (touch(r.project_id, r.from_person_uuid), touch(r.project_id, r.to_person_uuid));
+      for (const d of c.setDistinctIds) touch(d.project_id, d.person_uuid);
+    }
+    if (touched.size === 0) return;
+    const state = await source([...touched.values()]);
+    const found = new Set(state.persons.map((p) => `${p.project_id}:${p.uuid.toLowerCase()}`));
+    const gone = [...touched].filter(([key]) => !found.has(key)).map(([, p]) => p);
+    const persons = [
+      ...state.persons.map((p) => personLine(p, 0, state.version)),
+      ...gone.map((p) => personLine({ ...p, properties: {}, is_identified: false, created_at: new Date(0).toISOString() }, 1, state.version)),
+    ];
+    await this.insertText('persons', persons, this.mirrorSettings);
+    const ids = state.distinctIds.map((d) => JSON.stringify({ project_id: d.project_id, distinct_id: d.distinct_id, person_id: d.person_uuid.toLowerCase(), is_deleted: 0, version: state.version }));
+    await this.insertText('person_distinct_ids', ids, this.mirrorSettings);
   }
 
   /** Merges first (distinct ids of one person move to another), then deletions, upserts and assignments. */
@@ -204,6 +237,11 @@ export class ClickHouseEventStore implements EventStore {
       `SELECT seq, events FROM ${this.table('sync_state')} FINAL WHERE node = ${stringLiteral(this.settings.node)}`,
     );
     return row ? { seq: Number(row.seq), events: Number(row.events) } : { seq: 0, events: 0 };
+  }
+
+  async storedFlushSeqs(): Promise<Map<string, number>> {
+    const found = await this.rows<{ node: string; seq: string }>(`SELECT node, seq FROM ${this.table('sync_state')} FINAL`);
+    return new Map(found.map((row) => [row.node, Number(row.seq)]));
   }
 
   private async rows<T>(query: string, settings: ClickHouseSettings = {}): Promise<T[]> {

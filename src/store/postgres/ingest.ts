@@ -10,7 +10,7 @@
  */
 import type { JsonObject } from '../../kernel/json.js';
 import { v7 as uuidv7 } from 'uuid';
-import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonRecord, type UuidsByProject } from '../types.js';
+import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonMirrorState, type PersonRecord, type UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { distinctIdKey, groupKey, groupTypesKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { jsonValue, one, rows, transaction, type PgClient, type PgPool, type Row } from './database.js';
@@ -291,6 +291,32 @@ export class PostgresIngestStore implements IngestStore {
   async committedFlushSeq(): Promise<number> {
     const row = await one<{ flush_seq: string }>(this.pool, 'SELECT flush_seq FROM ingest_state WHERE node = $1', [this.node]);
     return row ? Number(row.flush_seq) : 0;
+  }
+
+  async committedFlushSeqs(): Promise<Map<string, number>> {
+    const found = await rows<{ node: string; flush_seq: string }>(this.pool, 'SELECT node, flush_seq FROM ingest_state');
+    return new Map(found.map((row) => [row.node, Number(row.flush_seq)]));
+  }
+
+  async personMirrorState(keys: { project_id: number; uuid: string }[]): Promise<PersonMirrorState> {
+    const projects = keys.map((k) => k.project_id);
+    const uuids = keys.map((k) => k.uuid);
+    return transaction(this.pool, async (client) => {
+      // Shared with the applies' exclusive lock: the clock is read between two applies, so a read
+      // with a later version has seen every apply an earlier one saw.
+      await client.query('SELECT pg_advisory_xact_lock_shared($1)', [APPLY_LOCK]);
+      const [{ version }] = (await client.query('SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS version')).rows;
+      const persons = await client.query(
+        `SELECT p.* FROM persons p JOIN unnest($1::int[], $2::text[]) AS k(project_id, uuid) ON p.project_id = k.project_id AND p.uuid = k.uuid`,
+        [projects, uuids],
+      );
+      const distinctIds = await client.query(
+        `SELECT d.project_id, d.distinct_id, d.person_uuid FROM person_distinct_ids d
+           JOIN unnest($1::int[], $2::text[]) AS k(project_id, uuid) ON d.project_id = k.project_id AND d.person_uuid = k.uuid`,
+        [projects, uuids],
+      );
+      return { version: Number(version), persons: persons.rows.map(personFromRow), distinctIds: distinctIds.rows as PersonMirrorState['distinctIds'] };
+    });
   }
 
   async forgetUuidsAfter(flushSeq: number): Promise<void> {

@@ -34,12 +34,17 @@ const behaviouralFilter = fc.record({
   negation: fc.constant(true),
 }, { requiredKeys: ['key', 'type', 'value', 'operator', 'operator_value', 'time_value', 'time_interval'] }).map(plain);
 
-/** What the editor writes: persons first, then behaviours, in one AND or OR group. */
-const editable = fc.record({
-  type: fc.constantFrom('AND' as const, 'OR' as const),
-  persons: fc.array(personFilter, { maxLength: 4 }),
-  behaviours: fc.array(behaviouralFilter, { maxLength: 4 }),
-});
+const match = fc.constantFrom('AND' as const, 'OR' as const);
+
+/** A group as the editor writes it: persons first, then behaviours. */
+const flatGroup = fc
+  .record({ type: match, persons: fc.array(personFilter, { maxLength: 4 }), behaviours: fc.array(behaviouralFilter, { maxLength: 4 }) })
+  .map(({ type, persons, behaviours }) => ({ type, values: [...persons, ...behaviours] as unknown[] }));
+
+/** What the editor writes: the top group's own conditions, then its groups (one level deep). */
+const editable = fc
+  .record({ top: flatGroup, groups: fc.array(flatGroup, { maxLength: 3 }) })
+  .map(({ top, groups }) => ({ type: top.type, values: [...top.values, ...groups] }));
 
 const cohortWith = (properties: unknown): Cohort => ({
   id: 1,
@@ -58,13 +63,11 @@ const cohortWith = (properties: unknown): Cohort => ({
 
 test('an editable cohort definition reopens in the form and saves back unchanged', () => {
   fc.assert(
-    fc.property(editable, ({ type, persons, behaviours }) => {
-      const properties = { type, values: [...persons, ...behaviours] };
+    fc.property(editable, (properties) => {
       const draft = draftOf(cohortWith(properties));
       assert.equal(draft.unsupported, null);
+      assert.equal(draft.groups.length, properties.values.filter((v) => 'values' in (v as object)).length);
       assert.deepEqual(filtersOf(draft), { properties });
-      // As PostHog writes it: one group inside an OR group.
-      assert.deepEqual(filtersOf(draftOf(cohortWith({ type: 'OR', values: [properties] }))), { properties });
     }),
   );
 });
@@ -75,7 +78,7 @@ test('"performed at least once" opens as at least 1 time, which means the same',
 });
 
 test('a definition the editor cannot show is kept whole', () => {
-  const nested = { type: 'AND', values: [{ type: 'OR', values: [{ key: 'a', value: 'b', type: 'person' }] }, { key: 'c', value: 'd', type: 'person' }] };
+  const nested = { type: 'AND', values: [{ type: 'OR', values: [{ type: 'AND', values: [{ key: 'a', value: 'b', type: 'person' }] }] }, { key: 'c', value: 'd', type: 'person' }] };
   for (const properties of [
     nested,
     { type: 'AND', values: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person', negation: true }] },

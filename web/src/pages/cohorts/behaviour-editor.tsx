@@ -4,14 +4,17 @@ interface Props {
   behaviours: Behaviour[];
   eventNames: string[];
   onChange: (behaviours: Behaviour[]) => void;
+  /** Distinct per editor on a page (its list of event names is named after it). */
+  idPrefix?: string;
 }
 
 /** Rows of "performed (or did not perform) event X at least N times in the last N days", edited in place. */
-export function BehaviourEditor({ behaviours, eventNames, onChange }: Props) {
+export function BehaviourEditor({ behaviours, eventNames, onChange, idPrefix = 'cohort' }: Props) {
+  const listId = `${idPrefix}-event-names`;
   const set = (index: number, patch: Partial<Behaviour>) => onChange(behaviours.map((b, i) => (i === index ? { ...b, ...patch } : b)));
   return (
     <>
-      <datalist id="cohort-event-names">
+      <datalist id={listId}>
         {eventNames.map((name) => (
           <option key={name} value={name} />
         ))}
@@ -28,7 +31,7 @@ export function BehaviourEditor({ behaviours, eventNames, onChange }: Props) {
           </label>
           <label class="field">
             <span>Event</span>
-            <input list="cohort-event-names" value={b.event} required onInput={(e) => set(index, { event: (e.target as HTMLInputElement).value })} />
+            <input list={listId} value={b.event} required onInput={(e) => set(index, { event: (e.target as HTMLInputElement).value })} />
           </label>
           <label class="field field-narrow">
             <span>How often</span>

@@ -1,8 +1,8 @@
 /**
  * Create or edit a cohort. Dynamic: person property and behaviour conditions, all or any of
- * them, recalculated by the server (the page follows `is_calculating`). Static: persons from a CSV
- * file, the API's refusal of bad rows shown row by row. An existing cohort also shows its
- * members and can be deleted.
+ * them, and groups of them (cohort-conditions.tsx), recalculated by the server (the page follows
+ * `is_calculating`). Static: persons from a CSV file, the API's refusal of bad rows shown row by
+ * row. An existing cohort also shows its members and can be deleted.
  */
 import { useLocation, useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
@@ -14,8 +14,7 @@ import { projectApi, useProject } from '../../auth/project';
 import { PageHeader } from '../../components/shell';
 import { NameFields } from '../../components/name-fields';
 import { ErrorNotice, ObjectPending } from '../../components/status';
-import { PropertyFilterEditor } from '../persons/property-filter-editor';
-import { addBehaviour, BehaviourEditor } from './behaviour-editor';
+import { CohortConditions } from './cohort-conditions';
 import { CohortMembers } from './cohort-members';
 import { draftOf, filtersOf, NEW_COHORT, type CohortDraft } from './cohort-form';
 import { CohortCount, CohortState, usePollWhileCalculating } from './cohort-state';
@@ -154,33 +153,13 @@ function CohortEditor({ cohort, onSaved }: { cohort: Cohort | null; onSaved: () 
           <h2 id="definition-heading" class="section-title">
             Conditions
           </h2>
-          <p class="hint">This definition uses parts the editor does not offer (nested groups, negated person conditions, other cohorts, lists of values or date conditions); it is kept as stored. Change it through the API.</p>
+          <p class="hint">This definition uses parts the editor does not offer (groups inside groups, negated person conditions, other cohorts, lists of values or date conditions); it is kept as stored. Change it through the API.</p>
           <figure class="code-block">
             <pre>{JSON.stringify(draft.unsupported, null, 2)}</pre>
           </figure>
         </section>
       ) : (
-        <fieldset class="card filters">
-          <legend>Conditions</legend>
-          <label class="field field-inline">
-            <span>Persons must match</span>
-            <select value={draft.match} onChange={(e) => set({ match: (e.target as HTMLSelectElement).value as 'AND' | 'OR' })}>
-              <option value="AND">all conditions</option>
-              <option value="OR">any condition</option>
-            </select>
-          </label>
-          <PropertyFilterEditor filters={draft.persons} propertyNames={propertyNames} onChange={(persons) => set({ persons })} />
-          <BehaviourEditor behaviours={draft.behaviours} eventNames={eventNames} onChange={(behaviours) => set({ behaviours })} />
-          {draft.persons.length === 0 && draft.behaviours.length === 0 && <p class="hint">Without conditions the cohort holds every person of the project.</p>}
-          <div class="filter-actions">
-            <button type="button" class="button-secondary" onClick={() => set({ persons: [...draft.persons, { key: '', operator: 'exact', value: '', type: 'person' }] })}>
-              Add person property condition
-            </button>
-            <button type="button" class="button-secondary" onClick={() => set({ behaviours: addBehaviour(draft.behaviours) })}>
-              Add behaviour condition
-            </button>
-          </div>
-        </fieldset>
+        <CohortConditions draft={draft} lists={{ eventNames, propertyNames }} onChange={set} />
       )}
 
       {error instanceof ApiError && error.attr === 'csv' ? <CsvUploadError error={error} /> : <ErrorNotice error={error} />}

@@ -1,7 +1,8 @@
 /**
  * A cohort's definition as the editor shows it, and back: person property conditions and
- * "performed (or did not perform) event X at least N times in the last N days" conditions, all or any of them.
- * A stored definition the editor cannot show (nested groups, negated person conditions, cohort references,
+ * "performed (or did not perform) event X at least N times in the last N days" conditions, all or any of them,
+ * plus groups of such conditions inside the top group (one level: PostHog's editor nests no deeper).
+ * A stored definition the editor cannot show (deeper nesting, negated person conditions, cohort references,
  * list values) is kept whole and not offered for editing, so saving never loses part of it.
  */
 import type { Cohort, PropertyFilter } from '../../api/types.js';
@@ -34,20 +35,28 @@ export interface Behaviour {
   interval: Interval;
 }
 
-export interface CohortDraft {
-  name: string;
-  description: string;
-  isStatic: boolean;
+/** One group's conditions: persons must match all (AND) or any (OR) of them. */
+export interface Criteria {
   match: 'AND' | 'OR';
   persons: PropertyFilter[];
   behaviours: Behaviour[];
+}
+
+/** The top group's own conditions, then its groups (each one more condition of the top group). */
+export interface CohortDraft extends Criteria {
+  name: string;
+  description: string;
+  isStatic: boolean;
+  groups: Criteria[];
   /** The stored definition, when the editor cannot show it: kept as it is. */
   unsupported: unknown;
 }
 
 export const NEW_BEHAVIOUR: Behaviour = { negated: false, event: '', operator: 'gte', times: '1', within: '30', interval: 'day' };
 
-export const NEW_COHORT: CohortDraft = { name: '', description: '', isStatic: false, match: 'AND', persons: [], behaviours: [], unsupported: null };
+export const NEW_CRITERIA: Criteria = { match: 'AND', persons: [], behaviours: [] };
+
+export const NEW_COHORT: CohortDraft = { name: '', description: '', isStatic: false, ...NEW_CRITERIA, groups: [], unsupported: null };
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -74,11 +83,17 @@ export function behaviourFilter(b: Behaviour): Json {
   };
 }
 
+/** A group's conditions as the API's filters: persons first, then behaviours. */
+function leavesOf(criteria: Criteria): Json[] {
+  const persons = completeProperties(criteria.persons).map((p) => ({ ...p, type: 'person' }));
+  return [...persons, ...criteria.behaviours.map(behaviourFilter)];
+}
+
 /** The request body's `filters` for a dynamic cohort. */
 export function filtersOf(draft: CohortDraft): { properties: unknown } {
   if (draft.unsupported !== null) return { properties: draft.unsupported };
-  const persons = completeProperties(draft.persons).map((p) => ({ ...p, type: 'person' }));
-  return { properties: { type: draft.match, values: [...persons, ...draft.behaviours.map(behaviourFilter)] } };
+  const groups = draft.groups.map((g) => ({ type: g.match, values: leavesOf(g) }));
+  return { properties: { type: draft.match, values: [...leavesOf(draft), ...groups] } };
 }
 
 function personOf(leaf: Json): PropertyFilter | null {
@@ -100,24 +115,33 @@ function behaviourOf(leaf: Json): Behaviour | null {
   return { ...common, operator: leaf.operator as TimesOperator, times: String(leaf.operator_value) };
 }
 
-/** The conditions of a flat group (or of a group holding one flat group, as PostHog writes them). */
-function conditionsOf(properties: unknown): Pick<CohortDraft, 'match' | 'persons' | 'behaviours'> | null {
-  if (properties === undefined || properties === null) return { match: 'AND', persons: [], behaviours: [] };
-  if (!isObject(properties) || !Array.isArray(properties.values)) return null;
-  const only = properties.values.length === 1 ? properties.values[0] : undefined;
-  const group = isObject(only) && Array.isArray(only.values) ? only : properties;
+const isGroup = (value: unknown): value is Json & { values: unknown[] } => isObject(value) && Array.isArray(value.values);
+
+/** A group's own conditions and its subgroups; null when a part cannot be shown (or a subgroup nests deeper than `depth` allows). */
+function criteriaOf(group: Json & { values: unknown[] }, depth: number): (Criteria & { groups: Criteria[] }) | null {
   if (group.type !== 'AND' && group.type !== 'OR') return null;
-  const persons: PropertyFilter[] = [];
-  const behaviours: Behaviour[] = [];
-  for (const leaf of group.values as unknown[]) {
-    if (!isObject(leaf)) return null;
-    const person = leaf.type === 'person' ? personOf(leaf) : null;
-    const behaviour = leaf.type === 'behavioral' ? behaviourOf(leaf) : null;
-    if (person) persons.push(person);
-    else if (behaviour) behaviours.push(behaviour);
+  const criteria: Criteria & { groups: Criteria[] } = { match: group.type, persons: [], behaviours: [], groups: [] };
+  for (const value of group.values) {
+    if (!isObject(value)) return null;
+    if (isGroup(value)) {
+      const inner = depth > 0 ? criteriaOf(value, depth - 1) : null;
+      if (!inner) return null;
+      criteria.groups.push({ match: inner.match, persons: inner.persons, behaviours: inner.behaviours });
+      continue;
+    }
+    const person = value.type === 'person' ? personOf(value) : null;
+    const behaviour = value.type === 'behavioral' ? behaviourOf(value) : null;
+    if (person) criteria.persons.push(person);
+    else if (behaviour) criteria.behaviours.push(behaviour);
     else return null;
   }
-  return { match: group.type, persons, behaviours };
+  return criteria;
+}
+
+/** The top group's conditions and its groups of conditions (no deeper). */
+function conditionsOf(properties: unknown): Pick<CohortDraft, 'match' | 'persons' | 'behaviours' | 'groups'> | null {
+  if (properties === undefined || properties === null) return { ...NEW_CRITERIA, groups: [] };
+  return isGroup(properties) ? criteriaOf(properties, 1) : null;
 }
 
 export function draftOf(cohort: Cohort): CohortDraft {

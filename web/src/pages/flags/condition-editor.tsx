@@ -1,13 +1,13 @@
 /** One release condition: property filters, a rollout percentage and, for multivariate flags, a forced variant. */
 import type { PropertyFilter } from '../../api/types';
-import { BlastRadius } from './blast-radius';
+import { BlastRadius, type Aggregation } from './blast-radius';
 import { FLAG_OPERATORS, takesList, valueText, type ConditionDraft } from './flag-form';
 
 interface Props {
   index: number;
   condition: ConditionDraft;
-  /** Null for person flags; the group type's name for group flags. */
-  groupName: string | null;
+  /** Null for person flags; the group type's index and name for group flags. */
+  aggregation: Aggregation | null;
   variants: string[] | null;
   onChange: (condition: ConditionDraft) => void;
   onRemove: (() => void) | null;
@@ -15,8 +15,9 @@ interface Props {
 
 const takesValue = (operator: string | undefined) => operator !== 'is_set' && operator !== 'is_not_set';
 
-export function ConditionEditor({ index, condition, groupName, variants, onChange, onRemove }: Props) {
+export function ConditionEditor({ index, condition, aggregation, variants, onChange, onRemove }: Props) {
   const n = index + 1;
+  const groupName = aggregation?.name ?? null;
   const defaultType = groupName === null ? 'person' : 'group';
   const setFilter = (i: number, patch: Partial<PropertyFilter>) =>
     onChange({ ...condition, properties: condition.properties.map((p, j) => (j === i ? { ...p, ...patch } : p)) });
@@ -97,7 +98,7 @@ export function ConditionEditor({ index, condition, groupName, variants, onChang
             </select>
           </label>
         )}
-        {groupName === null && <BlastRadius index={index} condition={condition} />}
+        <BlastRadius index={index} condition={condition} aggregation={aggregation} />
         {onRemove && (
           <button type="button" class="button-danger button-small" onClick={onRemove}>
             Remove condition set {n}

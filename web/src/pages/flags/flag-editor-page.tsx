@@ -115,7 +115,7 @@ function FlagEditor({ flag }: { flag: FeatureFlag | null }) {
             key={i}
             index={i}
             condition={condition}
-            groupName={groupName}
+            aggregation={groupName === null ? null : { index: Number(draft.aggregation), name: groupName }}
             variants={draft.multivariate ? draft.variants.map((v) => v.key).filter(Boolean) : null}
             onChange={(next) => set({ conditions: draft.conditions.map((c, j) => (j === i ? next : c)) })}
             onRemove={draft.conditions.length > 1 ? () => set({ conditions: draft.conditions.filter((_, j) => j !== i) }) : null}
