@@ -112,7 +112,12 @@ export class ClickHouseEventStore implements EventStore {
         if (applied.has(migration.version)) continue;
         for (const statement of migration.statements) {
           if (typeof statement === 'string') await admin.command({ query: statement });
-          else if (!(await hasColumn(admin, target.database, statement.unlessColumn))) await admin.command({ query: statement.sql });
+          else if (!(await hasColumn(admin, target.database, statement.unlessColumn))) {
+            // A node starting at the same time may have added it between the check and the ALTER.
+            await admin.command({ query: statement.sql }).catch(async (error: unknown) => {
+              if (!(await hasColumn(admin, target.database, statement.unlessColumn))) throw error;
+            });
+          }
         }
         await admin.insert({
           table: `\`${target.database}\`.schema_migrations`,
