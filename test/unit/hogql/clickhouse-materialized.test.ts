@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ClickHouseDialect } from '../../../src/hogql/clickhouse/dialect.js';
+import { EventsScope, compileFilters } from '../../../src/hogql/compile.js';
 import type { IrSelect } from '../../../src/hogql/ir.js';
 import { parseSelect } from '../../../src/hogql/parser.js';
 import { StatementCompiler } from '../../../src/hogql/statement.js';
@@ -26,6 +27,19 @@ describe('materialized properties in the ClickHouse printer', () => {
     assert.match(sql, /`mat_\$session_id`/);
     assert.doesNotMatch(sql, /visitParam/);
     assert.match(sql, /project_id = toInt64\(1\)/);
+  });
+
+  it('reads the column for property filters of the events API and insights', () => {
+    const filters = [
+      { type: 'event', key: '$browser', operator: 'exact', value: ['Chrome', 'Safari'] },
+      { type: 'event', key: '$current_url', operator: 'icontains', value: 'pricing' },
+      { type: 'event', key: '$os', operator: 'is_set' },
+    ];
+    const where = compileFilters(filters, new EventsScope(ctx, 1));
+    assert.ok(where);
+    const { sql } = withColumns.print({ ...compile('select count() from events'), where });
+    for (const column of ['mat_$browser', 'mat_$current_url', 'mat_$os']) assert.ok(sql.includes(`\`${column}\``), `${column} in ${sql}`);
+    assert.doesNotMatch(sql, /visitParam/);
   });
 
   it('keeps the JSON for nested paths, other keys, person properties and JSON functions, and without the columns', () => {
