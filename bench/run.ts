@@ -18,6 +18,7 @@ import { benchWeb } from './web.js';
 import { benchDashboard } from './dashboard.js';
 import { benchMetadataPostgres } from './metadata-postgres.js';
 import { benchClickhouseFinal } from './clickhouse-final.js';
+import { benchClickhouseProps } from './clickhouse-props.js';
 import { benchNatsLog } from './natslog.js';
 import { benchTransfer } from './transfer.js';
 
@@ -37,12 +38,13 @@ const benchmarks: Record<string, () => Promise<string>> = {
   dashboard: benchDashboard,
   'metadata-postgres': benchMetadataPostgres,
   'clickhouse-final': benchClickhouseFinal,
+  'clickhouse-props': benchClickhouseProps,
   natslog: benchNatsLog,
   transfer: benchTransfer,
 };
 
 /** Run only when named: they make a data set of 10 million events first (minutes, gigabytes), or need the local cluster. */
-const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'metadata-postgres', 'clickhouse-final', 'natslog', 'transfer']);
+const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'metadata-postgres', 'clickhouse-final', 'clickhouse-props', 'natslog', 'transfer']);
 
 const wanted = process.argv.slice(2);
 const header = `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${new Date().toISOString()}`;

@@ -11,7 +11,7 @@
  * a joined subquery), and the groups table.
  */
 import type { PrintedQuery } from '../dialect.js';
-import type { IrCast, IrExpr, IrFromItem, IrJoin, IrOp, IrOrder, IrQuery, IrSelect, IrTable, IrWindow, TableName } from '../ir.js';
+import type { IrCast, IrExpr, IrFromItem, IrJoin, IrOp, IrOrder, IrProperty, IrQuery, IrSelect, IrTable, IrWindow, TableName } from '../ir.js';
 import type { HogQLType } from '../types.js';
 import { printFunction } from './functions.js';
 import { literal } from './values.js';
@@ -21,6 +21,8 @@ import { type SqlWriter, boolFromText, floatText, intFromFloat, propertyText, ti
 export interface ClickHouseTables {
   database: string;
   node: string;
+  /** Top-level event property keys kept in columns of their own → those columns (store/clickhouse/materialized.ts). */
+  materialized?: ReadonlyMap<string, string>;
 }
 
 /** Physical names of the logical columns that differ (store/clickhouse/schema.ts). */
@@ -226,7 +228,7 @@ export class Printer implements SqlWriter {
       case 'column':
         return this.column(e.table, e.base, e.name);
       case 'property':
-        return propertyText(this.column(e.table, e.base, e.column), e.path);
+        return this.materializedProperty(e) ?? propertyText(this.column(e.table, e.base, e.column), e.path);
       case 'call':
         return printFunction(this, e);
       case 'cast':
@@ -250,6 +252,16 @@ export class Printer implements SqlWriter {
       case 'window':
         throw unsupported('A window function');
     }
+  }
+
+  /**
+   * `properties.<key>` of an event, for a key with a column of its own: that column, which holds
+   * the same text (NULL when missing or JSON null) without reading the properties JSON.
+   */
+  private materializedProperty(e: IrProperty): string | null {
+    if (e.base !== 'events' || e.column !== 'properties' || e.path.length !== 1) return null;
+    const physical = this.tables.materialized?.get(e.path[0]);
+    return physical ? this.column(e.table, e.base, physical) : null;
   }
 
   column(table: string, base: TableName | null, name: string): string {

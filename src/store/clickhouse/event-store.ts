@@ -16,6 +16,7 @@ import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonEras
 import { getOrCreate } from '../../util/get-or-create.js';
 import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
+import { materializedColumns, materializedValues } from './materialized.js';
 import { clickhouseMigrations, migrationsTable, type SchemaTarget } from './schema.js';
 import { inProcessConnection } from './transport.js';
 
@@ -90,7 +91,7 @@ export class ClickHouseEventStore implements EventStore {
     private readonly settings: ClickHouseSettingsInput,
   ) {
     this.target = { database: settings.database, cluster: settings.cluster };
-    this.dialect = new ClickHouseDialect({ database: settings.database, node: settings.node });
+    this.dialect = new ClickHouseDialect({ database: settings.database, node: settings.node, materialized: materializedColumns() });
   }
 
   static async open(settings: ClickHouseSettingsInput, { migrate = true } = {}): Promise<ClickHouseEventStore> {
@@ -118,7 +119,15 @@ export class ClickHouseEventStore implements EventStore {
       const done: number[] = [];
       for (const migration of clickhouseMigrations(target)) {
         if (applied.has(migration.version)) continue;
-        for (const statement of migration.statements) await admin.command({ query: statement });
+        for (const statement of migration.statements) {
+          if (typeof statement === 'string') await admin.command({ query: statement });
+          else if (!(await hasColumn(admin, target.database, statement.unlessColumn))) {
+            // A node starting at the same time may have added it between the check and the ALTER.
+            await admin.command({ query: statement.sql }).catch(async (error: unknown) => {
+              if (!(await hasColumn(admin, target.database, statement.unlessColumn))) throw error;
+            });
+          }
+        }
         await admin.insert({
           table: `\`${target.database}\`.schema_migrations`,
           values: [{ version: migration.version, applied_at: Math.floor(Date.now() / 1000) }],
@@ -471,6 +480,15 @@ export class ClickHouseEventStore implements EventStore {
   }
 }
 
+async function hasColumn(client: ClickHouseClient, database: string, { table, column }: { table: string; column: string }): Promise<boolean> {
+  const result = await client.query({
+    query: `SELECT count() AS n FROM system.columns WHERE database = ${stringLiteral(database)} AND table = ${stringLiteral(table)} AND name = ${stringLiteral(column)}`,
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ n: string }>();
+  return Number(row?.n ?? 0) > 0;
+}
+
 function connect(settings: Pick<ClickHouseSettingsInput, 'urls' | 'queryTimeoutMs'>, database: string): ClickHouseClient {
   return createClient({
     url: settings.urls[0],
@@ -494,6 +512,7 @@ function eventLine(e: StoredEvent, flushSeq: number, node: string): string {
     timestamp: micros(e.timestamp),
     created_at: micros(e.created_at),
     properties: e.properties_json,
+    ...materializedValues(e.properties_json),
     elements_chain: e.elements_chain,
     $group_0: g0,
     $group_1: g1,

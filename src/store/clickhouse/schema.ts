@@ -12,7 +12,11 @@
  * De-duplication: ReplacingMergeTree on the event's uuid (the sorting key ends in it), read with
  * FINAL. Replicated inserts also drop a retried identical block. The mirror's rows carry a
  * version; a deletion is a row with is_deleted = 1.
+ *
+ * Hot properties have columns of their own (materialized.ts), added by migration 3.
  */
+import { MATERIALIZED_PROPERTIES, materializedColumn, materializedColumnDefinition } from './materialized.js';
+
 export interface SchemaTarget {
   database: string;
   /** remote_servers cluster name; null for one server. */
@@ -43,8 +47,14 @@ const EVENT_COLUMNS = `
   flush_seq UInt64,
   node String`;
 
-/** Each migration: statements run in order; every one is idempotent (IF NOT EXISTS). */
-export function clickhouseMigrations(target: SchemaTarget): { version: number; statements: string[] }[] {
+/**
+ * A statement of a migration. 18.16 has no `ADD COLUMN IF NOT EXISTS`: such a statement names the
+ * column, and is skipped where the server it runs from has it already.
+ */
+export type MigrationStatement = string | { sql: string; unlessColumn: { table: string; column: string } };
+
+/** Each migration: statements run in order; every one is idempotent (IF NOT EXISTS, or `unlessColumn`). */
+export function clickhouseMigrations(target: SchemaTarget): { version: number; statements: MigrationStatement[] }[] {
   const db = q(target.database);
   const local = target.cluster ? 'events_local' : 'events';
   const tbl = (name: string) => `${db}.${q(name)}`;
@@ -68,7 +78,30 @@ export function clickhouseMigrations(target: SchemaTarget): { version: number; s
     { version: 1, statements },
     // Cohort membership mirrored from the metadata store, for filters and breakdowns by cohort.
     { version: 2, statements: [mirror('cohort_people', 'project_id Int64, cohort_id Int64, person_id String', '(project_id, cohort_id, person_id)')] },
+    { version: 3, statements: materializedPropertyColumns(target, local) },
   ];
+}
+
+/**
+ * The hot properties' columns, on the events table and (with a cluster) under the Distributed
+ * table. 18.16 refuses `ALTER … ON CLUSTER` on a Distributed table of a cluster whose shards
+ * replicate internally; that table holds no rows (inserts are synchronous), so it is dropped and
+ * created again with the new columns, on every server at once.
+ */
+function materializedPropertyColumns(target: SchemaTarget, local: string): MigrationStatement[] {
+  const db = q(target.database);
+  const statements: MigrationStatement[] = MATERIALIZED_PROPERTIES.map((key) => ({
+    sql: `ALTER TABLE ${db}.${q(local)}${onCluster(target)} ADD COLUMN ${materializedColumnDefinition(key)}`,
+    unlessColumn: { table: local, column: materializedColumn(key) },
+  }));
+  if (target.cluster) {
+    const columns = `${EVENT_COLUMNS},\n  ${MATERIALIZED_PROPERTIES.map(materializedColumnDefinition).join(',\n  ')}`;
+    statements.push(
+      `DROP TABLE IF EXISTS ${db}.${q('events')}${onCluster(target)}`,
+      `CREATE TABLE IF NOT EXISTS ${db}.${q('events')}${onCluster(target)} (${columns}) ENGINE = Distributed(${q(target.cluster)}, ${db}, ${q(local)}, sipHash64(distinct_id))`,
+    );
+  }
+  return statements;
 }
 
 /** Where applied versions are recorded (one row per version, replicated like the mirror). */
