@@ -18,6 +18,7 @@ import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
 import { materializedColumns, materializedValues } from './materialized.js';
 import { clickhouseMigrations, migrationsTable, type SchemaTarget } from './schema.js';
+import { retryWhileQuorumBusy } from './quorum.js';
 import { inProcessConnection } from './transport.js';
 
 export interface ClickHouseSettingsInput {
@@ -162,6 +163,17 @@ export class ClickHouseEventStore implements EventStore {
     return this.settings.cluster ? { insert_quorum: String(this.settings.urls.length) } : {};
   }
 
+  /** Mirror writes wait for every replica, retried while another node's quorum insert runs (quorum.ts). */
+  private mirrorCommand(query: string): Promise<void> {
+    return retryWhileQuorumBusy(async () => {
+      await this.client.command({ query, clickhouse_settings: this.mirrorSettings });
+    });
+  }
+
+  private insertMirror(table: string, lines: string[]): Promise<void> {
+    return retryWhileQuorumBusy(() => this.insertText(table, lines, this.mirrorSettings));
+  }
+
   private async insertText(table: string, lines: string[], settings: ClickHouseSettings = {}): Promise<void> {
     if (lines.length === 0) return;
     await this.client.command({
@@ -213,7 +225,7 @@ export class ClickHouseEventStore implements EventStore {
 
   private async recordPosition(position: EventStorePosition): Promise<void> {
     const row = { node: this.settings.node, seq: position.seq, events: position.events, version: this.nextVersion() };
-    await this.insertText('sync_state', [JSON.stringify(row)], this.mirrorSettings);
+    await this.insertMirror('sync_state', [JSON.stringify(row)]);
   }
 
   followPersons(source: (persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>): void {
@@ -241,9 +253,9 @@ export class ClickHouseEventStore implements EventStore {
       ...state.persons.map((p) => personLine(p, 0, state.version)),
       ...gone.map((p) => personLine({ ...p, properties: {}, is_identified: false, created_at: new Date(0).toISOString() }, 1, state.version)),
     ];
-    await this.insertText('persons', persons, this.mirrorSettings);
+    await this.insertMirror('persons', persons);
     const ids = state.distinctIds.map((d) => JSON.stringify({ project_id: d.project_id, distinct_id: d.distinct_id, person_id: d.person_uuid.toLowerCase(), is_deleted: 0, version: state.version }));
-    await this.insertText('person_distinct_ids', ids, this.mirrorSettings);
+    await this.insertMirror('person_distinct_ids', ids);
   }
 
   /** Merges first (distinct ids of one person move to another), then deletions, upserts and assignments. */
@@ -256,14 +268,14 @@ export class ClickHouseEventStore implements EventStore {
       const version = this.nextVersion();
       for (const { distinct_id } of moved) ids.push(JSON.stringify({ project_id: r.project_id, distinct_id, person_id: r.to_person_uuid.toLowerCase(), is_deleted: 0, version }));
     }
-    await this.insertText('person_distinct_ids', ids, this.mirrorSettings);
+    await this.insertMirror('person_distinct_ids', ids);
     const persons: string[] = [];
     for (const p of batch.deletePersons) persons.push(personLine({ project_id: p.project_id, uuid: p.uuid, properties: {}, is_identified: false, created_at: new Date(0).toISOString() }, 1, this.nextVersion()));
     for (const p of batch.upsertPersons) persons.push(personLine(p, 0, this.nextVersion()));
-    await this.insertText('persons', persons, this.mirrorSettings);
+    await this.insertMirror('persons', persons);
     const version = this.nextVersion();
     const assigned = batch.setDistinctIds.map((d) => JSON.stringify({ project_id: d.project_id, distinct_id: d.distinct_id, person_id: d.person_uuid.toLowerCase(), is_deleted: 0, version }));
-    await this.insertText('person_distinct_ids', assigned, this.mirrorSettings);
+    await this.insertMirror('person_distinct_ids', assigned);
   }
 
   async position(): Promise<EventStorePosition> {
@@ -287,14 +299,8 @@ export class ClickHouseEventStore implements EventStore {
     return this.serial(async () => {
       // Everything there now is marked deleted first; the rebuilt rows come after, with newer versions.
       const version = this.nextVersion();
-      await this.client.command({
-        query: `INSERT INTO ${this.table('persons')} SELECT project_id, id, '{}', 0, 0, 1, ${version} FROM ${this.table('persons')} FINAL WHERE is_deleted = 0`,
-        clickhouse_settings: this.mirrorSettings,
-      });
-      await this.client.command({
-        query: `INSERT INTO ${this.table('person_distinct_ids')} SELECT project_id, distinct_id, person_id, 1, ${version} FROM ${this.table('person_distinct_ids')} FINAL WHERE is_deleted = 0`,
-        clickhouse_settings: this.mirrorSettings,
-      });
+      await this.mirrorCommand(`INSERT INTO ${this.table('persons')} SELECT project_id, id, '{}', 0, 0, 1, ${version} FROM ${this.table('persons')} FINAL WHERE is_deleted = 0`);
+      await this.mirrorCommand(`INSERT INTO ${this.table('person_distinct_ids')} SELECT project_id, distinct_id, person_id, 1, ${version} FROM ${this.table('person_distinct_ids')} FINAL WHERE is_deleted = 0`);
       const persons: string[] = [];
       const ids: string[] = [];
       for await (const { person, distinct_ids } of rows) {
@@ -302,8 +308,8 @@ export class ClickHouseEventStore implements EventStore {
         persons.push(personLine(person, 0, next));
         for (const distinctId of distinct_ids) ids.push(JSON.stringify({ project_id: person.project_id, distinct_id: distinctId, person_id: person.uuid.toLowerCase(), is_deleted: 0, version: next }));
       }
-      await this.insertText('persons', persons, this.mirrorSettings);
-      await this.insertText('person_distinct_ids', ids, this.mirrorSettings);
+      await this.insertMirror('persons', persons);
+      await this.insertMirror('person_distinct_ids', ids);
     });
   }
 
@@ -417,20 +423,11 @@ export class ClickHouseEventStore implements EventStore {
         if (deleted > 0) await this.deleteEvents(condition);
       }
       const version = this.nextVersion();
-      await this.client.command({
-        query: `INSERT INTO ${this.table('persons')} SELECT project_id, id, '{}', 0, 0, 1, ${version} FROM ${this.table('persons')} FINAL WHERE project_id = ${project} AND id = ${person}`,
-        clickhouse_settings: this.mirrorSettings,
-      });
-      await this.client.command({
-        query: `INSERT INTO ${this.table('person_distinct_ids')} SELECT project_id, distinct_id, person_id, 1, ${version} FROM ${this.table('person_distinct_ids')} FINAL
-                WHERE project_id = ${project} AND (person_id = ${person} OR distinct_id IN (${ids}))`,
-        clickhouse_settings: this.mirrorSettings,
-      });
-      await this.client.command({
-        query: `INSERT INTO ${this.table('cohort_people')} SELECT project_id, cohort_id, person_id, 1, ${version} FROM ${this.table('cohort_people')} FINAL
-                WHERE project_id = ${project} AND person_id = ${person} AND is_deleted = 0`,
-        clickhouse_settings: this.mirrorSettings,
-      });
+      await this.mirrorCommand(`INSERT INTO ${this.table('persons')} SELECT project_id, id, '{}', 0, 0, 1, ${version} FROM ${this.table('persons')} FINAL WHERE project_id = ${project} AND id = ${person}`);
+      await this.mirrorCommand(`INSERT INTO ${this.table('person_distinct_ids')} SELECT project_id, distinct_id, person_id, 1, ${version} FROM ${this.table('person_distinct_ids')} FINAL
+                WHERE project_id = ${project} AND (person_id = ${person} OR distinct_id IN (${ids}))`);
+      await this.mirrorCommand(`INSERT INTO ${this.table('cohort_people')} SELECT project_id, cohort_id, person_id, 1, ${version} FROM ${this.table('cohort_people')} FINAL
+                WHERE project_id = ${project} AND person_id = ${person} AND is_deleted = 0`);
       const persons: string[] = [];
       const kept: string[] = [];
       for (const { person: p, distinct_ids } of input.keep) {
@@ -438,8 +435,8 @@ export class ClickHouseEventStore implements EventStore {
         persons.push(personLine(p, 0, next));
         for (const distinctId of distinct_ids) kept.push(JSON.stringify({ project_id: p.project_id, distinct_id: distinctId, person_id: p.uuid.toLowerCase(), is_deleted: 0, version: next }));
       }
-      await this.insertText('persons', persons, this.mirrorSettings);
-      await this.insertText('person_distinct_ids', kept, this.mirrorSettings);
+      await this.insertMirror('persons', persons);
+      await this.insertMirror('person_distinct_ids', kept);
       return deleted;
     });
   }
@@ -448,14 +445,11 @@ export class ClickHouseEventStore implements EventStore {
   async replaceCohortMembers(projectId: number, cohortId: number, personUuids: string[]): Promise<void> {
     if (!Number.isSafeInteger(projectId) || !Number.isSafeInteger(cohortId)) throw new Error('invalid cohort');
     return this.serial(async () => {
-      await this.client.command({
-        query: `INSERT INTO ${this.table('cohort_people')} SELECT project_id, cohort_id, person_id, 1, ${this.nextVersion()} FROM ${this.table('cohort_people')} FINAL
-                WHERE project_id = ${projectId} AND cohort_id = ${cohortId} AND is_deleted = 0`,
-        clickhouse_settings: this.mirrorSettings,
-      });
+      await this.mirrorCommand(`INSERT INTO ${this.table('cohort_people')} SELECT project_id, cohort_id, person_id, 1, ${this.nextVersion()} FROM ${this.table('cohort_people')} FINAL
+                WHERE project_id = ${projectId} AND cohort_id = ${cohortId} AND is_deleted = 0`);
       const version = this.nextVersion();
       const lines = personUuids.map((uuid) => JSON.stringify({ project_id: projectId, cohort_id: cohortId, person_id: uuid.toLowerCase(), is_deleted: 0, version }));
-      for (let i = 0; i < lines.length; i += COHORT_LINES_PER_INSERT) await this.insertText('cohort_people', lines.slice(i, i + COHORT_LINES_PER_INSERT), this.mirrorSettings);
+      for (let i = 0; i < lines.length; i += COHORT_LINES_PER_INSERT) await this.insertMirror('cohort_people', lines.slice(i, i + COHORT_LINES_PER_INSERT));
     });
   }
 
