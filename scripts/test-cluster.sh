@@ -51,10 +51,15 @@ CLICKHOUSE_SUITES=(test/cluster/clickhouse-dialect.test.ts test/events/events-li
 SIGHTLINE_CLUSTER_TESTS=1 SIGHTLINE_TEST_EVENT_STORE=clickhouse node --import tsx --test --test-concurrency=1 "${CLICKHOUSE_SUITES[@]}"
 # Every node is equal: two nodes on the same PostgreSQL and ClickHouse behind a round-robin proxy
 # (test/helpers/round-robin-proxy.ts), so a test's consecutive requests land on different nodes.
-# Not here: suites that read a node's own files (capture, person deletion) or use insight
+# The SDK suites drive the unmodified posthog-node and posthog-js through the proxy.
+# Not here: suites that read a node's own files (person deletion's compaction) or use insight
 # statements 18.16 refuses (actions).
 TWO_NODE_SUITES=(
   test/cluster/two-nodes-events.test.ts
+  test/sdk/*.test.ts
+  test/capture/capture.test.ts
+  test/health/health.test.ts
+  test/robustness/cross-organization-isolation.test.ts
   test/tenancy/*.test.ts
   test/flags/management.test.ts test/flags/blast-radius.test.ts test/flags/decide.test.ts test/flags/evaluation.test.ts test/flags/local-evaluation.test.ts
   test/definitions/*.test.ts

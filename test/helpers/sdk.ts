@@ -98,9 +98,15 @@ export interface RequestCount {
   count: number;
 }
 
-/** Every `sightline_http_requests_total` series from /metrics. */
+/** Every node's /metrics text, one after another (each process counts only what it served). */
+async function metricsOfEveryNode(server: TestServer): Promise<string> {
+  const texts = await Promise.all(server.nodeUrls.map(async (url) => (await fetch(`${url}/metrics`)).text()));
+  return texts.join('\n');
+}
+
+/** Every `sightline_http_requests_total` series from /metrics (a series per node when there are two). */
 export async function requestCounts(server: TestServer): Promise<RequestCount[]> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const text = await metricsOfEveryNode(server);
   const out: RequestCount[] = [];
   for (const line of text.split('\n')) {
     const match = /^sightline_http_requests_total\{([^}]*)\} (\S+)$/.exec(line);
@@ -235,7 +241,7 @@ export async function waitForStored(server: TestServer, names: string[], diagnos
     );
     return;
   }
-  const ingested = async () => Number(/^sightline_events_ingested_total (\S+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1] ?? 0);
+  const ingested = async () => [...(await metricsOfEveryNode(server)).matchAll(/^sightline_events_ingested_total (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
   let last = await ingested();
   let stillSince = Date.now();
   await waitFor(

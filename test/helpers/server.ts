@@ -29,6 +29,8 @@ export const START_NODE_ARGS = ['--max-semi-space-size=2'];
 
 export interface TestServer {
   url: string;
+  /** Each node's own address (one; two with SIGHTLINE_TEST_NODES=2): per-process figures such as /metrics are read from every one. */
+  nodeUrls: string[];
   port: number;
   dataDir: string;
   /** The settings that name the server's stores: a CLI run with them works on the same data. */
@@ -117,6 +119,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     ...first,
     ...httpClient(proxy.url, first.personalKey),
     url: proxy.url,
+    nodeUrls: [first.url, second.url],
     port: proxy.port,
     output: () => `${first.output()}\n--- second node ---\n${second.output()}`,
     async stop() {
@@ -199,6 +202,7 @@ async function startNode(options: StartOptions): Promise<TestServer> {
 
   const server: TestServer = {
     url,
+    nodeUrls: [url],
     port: Number(new URL(url).port),
     dataDir,
     storeEnv: { SIGHTLINE_DATA_DIR: dataDir, ...postgresEnv, ...clickhouseEnv, ...natsEnv, ...pick(options.env, 'SIGHTLINE_POSTGRES_URL'), ...pick(options.env, 'SIGHTLINE_NATS_URL'), ...pick(options.env, 'SIGHTLINE_NATS_STREAM') },

@@ -2,11 +2,13 @@
  * Reads a stopped server's data dir through the real store implementations (the same code the
  * service uses), for tests that check what was stored before any API exists for it.
  */
+import { ClickHouseEventStore } from '../../src/store/clickhouse/event-store.js';
 import { DuckDbEventStore } from '../../src/store/duckdb/event-store.js';
 import { SqliteMetaStore } from '../../src/store/sqlite/meta-store.js';
 import { PostgresMetaStore } from '../../src/store/postgres/meta-store.js';
 import type { MetaStore } from '../../src/store/types.js';
 import pg from 'pg';
+import { clickhouseEnvFor } from './clickhouse-databases.js';
 import { clusterPostgresUrl } from './cluster.js';
 import { databaseUrlOf } from './postgres-databases.js';
 
@@ -20,8 +22,51 @@ export interface StoredSnapshot {
   eventProperties: { event: string; property: string }[];
 }
 
+type SnapshotEvent = StoredSnapshot['events'][number];
+
+/** The events where the server kept them: its ClickHouse database when the tests run on ClickHouse, else its DuckDB file. */
+async function readEvents(dataDir: string): Promise<SnapshotEvent[]> {
+  const clickhouse = clickhouseEnvFor(dataDir);
+  if (clickhouse.SIGHTLINE_CLICKHOUSE_URL) {
+    const settings = { urls: clickhouse.SIGHTLINE_CLICKHOUSE_URL.split(','), database: clickhouse.SIGHTLINE_CLICKHOUSE_DATABASE, cluster: clickhouse.SIGHTLINE_CLICKHOUSE_CLUSTER || null, node: 'test-reader', queryTimeoutMs: 60_000 };
+    const store = await ClickHouseEventStore.open(settings, { migrate: false });
+    try {
+      const events: SnapshotEvent[] = [];
+      for await (const chunk of store.exportEvents()) {
+        for (const e of chunk) {
+          const { properties_json, timestamp, project_id: _project, created_at: _created, ...rest } = e;
+          events.push({ ...rest, timestamp: timestamp.toISOString(), properties: JSON.parse(properties_json), groups: [...e.groups] });
+        }
+      }
+      return events.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+    } finally {
+      await store.close();
+    }
+  }
+  const store = await DuckDbEventStore.open(dataDir);
+  try {
+    const rows = await store.query({
+      sql: `SELECT uuid::VARCHAR AS uuid, event, distinct_id, person_id::VARCHAR AS person_id, strftime(timestamp, '%Y-%m-%dT%H:%M:%S.%gZ') AS timestamp,
+              properties::VARCHAR AS properties, elements_chain, "$group_0" AS g0, "$group_1" AS g1, "$group_2" AS g2, "$group_3" AS g3, "$group_4" AS g4
+            FROM events ORDER BY timestamp, uuid`,
+      params: [],
+    });
+    return rows.map((r) => ({
+      uuid: r.uuid as string,
+      event: r.event as string,
+      distinct_id: r.distinct_id as string,
+      person_id: r.person_id as string | null,
+      timestamp: r.timestamp as string,
+      properties: JSON.parse(r.properties as string),
+      elements_chain: r.elements_chain as string,
+      groups: [r.g0, r.g1, r.g2, r.g3, r.g4] as string[],
+    }));
+  } finally {
+    await store.close();
+  }
+}
+
 export async function readStores(dataDir: string): Promise<StoredSnapshot> {
-  const events = await DuckDbEventStore.open(dataDir);
   // The metadata where the server kept it: its PostgreSQL database in cluster mode.
   const postgresUrl = databaseUrlOf(clusterPostgresUrl(), dataDir);
   let meta: MetaStore;
@@ -40,27 +85,12 @@ export async function readStores(dataDir: string): Promise<StoredSnapshot> {
   }
   const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
   try {
-    const rows = await events.query({
-      sql: `SELECT uuid::VARCHAR AS uuid, event, distinct_id, person_id::VARCHAR AS person_id, strftime(timestamp, '%Y-%m-%dT%H:%M:%S.%gZ') AS timestamp,
-              properties::VARCHAR AS properties, elements_chain, "$group_0" AS g0, "$group_1" AS g1, "$group_2" AS g2, "$group_3" AS g3, "$group_4" AS g4
-            FROM events ORDER BY timestamp, uuid`,
-      params: [],
-    });
     const persons = [];
     for await (const { person, distinct_ids } of meta.ingest.allPersons()) {
       persons.push({ uuid: person.uuid, properties: person.properties, is_identified: person.is_identified, distinct_ids });
     }
     return {
-      events: rows.map((r) => ({
-        uuid: r.uuid as string,
-        event: r.event as string,
-        distinct_id: r.distinct_id as string,
-        person_id: r.person_id as string | null,
-        timestamp: r.timestamp as string,
-        properties: JSON.parse(r.properties as string),
-        elements_chain: r.elements_chain as string,
-        groups: [r.g0, r.g1, r.g2, r.g3, r.g4] as string[],
-      })),
+      events: await readEvents(dataDir),
       persons,
       groupTypes: await select('SELECT group_type, group_type_index FROM group_types ORDER BY group_type_index'),
       groups: (await select('SELECT group_type_index, group_key, properties FROM groups')).map((g) => ({ ...g, properties: json(g.properties) })),
@@ -72,7 +102,6 @@ export async function readStores(dataDir: string): Promise<StoredSnapshot> {
       eventProperties: await select('SELECT event, property FROM event_properties ORDER BY event, property'),
     };
   } finally {
-    await events.close();
     await meta.close();
     await closeSelect();
   }
