@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { expectOk, ingest, q } from '../helpers/api-fixtures.js';
-import { onClickHouse } from '../helpers/chdb.js';
+import { onClickHouse18 } from '../helpers/chdb.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -116,7 +116,7 @@ test('trends break down by cohort: one series per cohort and "all", people in se
 });
 
 // Funnels need window functions, which the ClickHouse 18.16 of the local cluster lacks (docs/scale-out-cluster.md).
-const withoutWindowFunctions = onClickHouse() && 'funnels need window functions (ClickHouse 18.16 has none, and the printer writes the SQL both servers run)';
+const withoutWindowFunctions = onClickHouse18() && 'funnels need window functions, which ClickHouse 18.16 lacks';
 
 test('funnels and retention break down by cohort: one funnel (rows) per cohort and "all", and the persons behind each number', { skip: withoutWindowFunctions }, async () => {
   const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();

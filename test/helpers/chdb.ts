@@ -14,8 +14,11 @@ const folders = new Map<string, string>();
 
 export const onChdb = () => process.env.SIGHTLINE_TEST_EVENT_STORE === 'chdb';
 
-/** Events in ClickHouse, on the cluster's 18.16 or in chdb's 26.7: the same printed SQL, so the same gaps. */
+/** Events in ClickHouse, on the cluster's 18.16 or in chdb's 26.7. */
 export const onClickHouse = () => process.env.SIGHTLINE_TEST_EVENT_STORE === 'clickhouse' || onChdb();
+
+/** Events on the cluster's ClickHouse 18.16, where the printer refuses what that server lacks (window functions, JSONExtract). */
+export const onClickHouse18 = () => process.env.SIGHTLINE_TEST_EVENT_STORE === 'clickhouse';
 
 /** The settings and node flags that put a server on `dataDir` on chdb; nothing unless the tests run on chdb. */
 export function chdbLaunchFor(dataDir: string): { env: Record<string, string>; nodeArgs: string[] } {

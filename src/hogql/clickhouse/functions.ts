@@ -4,7 +4,7 @@
  * A function 18.16 lacks, or one whose argument must be a constant there, is refused (400).
  */
 import type { IrCall, IrExpr } from '../ir.js';
-import { intFromFloat, jsonRaw, jsonText, roundHalfAway, unsupported, type SqlWriter } from './sql.js';
+import { intFromFloat, jsonRaw, jsonText, roundHalfAway, unsupported, withoutJsonSpaces, type SqlWriter } from './sql.js';
 import { stringLiteral } from './values.js';
 
 type Print = (p: SqlWriter, c: IrCall, args: string[]) => string;
@@ -141,13 +141,16 @@ const FUNCTIONS: Record<string, Print> = {
     constantPattern(c, 1);
     return `match(${s}, ${pattern})`;
   },
-  // 18.16 has no JSONExtract*: constant key paths through visitParam (any-depth caveat, printer.ts).
-  JSONExtractString: (_p, c, [j]) => `ifNull(${jsonString(j, keysOf(c))}, '')`,
-  JSONExtractRaw: (_p, c, [j]) => jsonRaw(j, keysOf(c)),
-  JSONExtractInt: (_p, c, [j]) => `ifNull(${intFromFloat(`toFloat64OrNull(${jsonRaw(j, keysOf(c))})`)}, 0)`,
-  JSONExtractFloat: (_p, c, [j]) => `ifNull(toFloat64OrNull(${jsonRaw(j, keysOf(c))}), 0)`,
-  JSONExtractBool: (_p, c, [j]) => `(${jsonRaw(j, keysOf(c))} = 'true')`,
-  JSONHas: (_p, c, [j]) => `(${jsonRaw(j, keysOf(c))} != '')`,
+  // Constant key paths through visitParam (any-depth caveat, printer.ts), on every server: 18.16 has
+  // no JSONExtract*, and a current server's answers '' and 0 for every key of a document holding a
+  // number past 64 bits, which the embedded mode reads. visitParam wants JSON without spaces, as
+  // Sightline stores it: a JSON literal is printed compacted.
+  JSONExtractString: (p, c) => `ifNull(${jsonString(jsonArg(p, c), keysOf(c))}, '')`,
+  JSONExtractRaw: (p, c) => jsonRaw(jsonArg(p, c), keysOf(c)),
+  JSONExtractInt: (p, c) => `ifNull(${intFromFloat(`toFloat64OrNull(${jsonRaw(jsonArg(p, c), keysOf(c))})`)}, 0)`,
+  JSONExtractFloat: (p, c) => `ifNull(toFloat64OrNull(${jsonRaw(jsonArg(p, c), keysOf(c))}), 0)`,
+  JSONExtractBool: (p, c) => `(${jsonRaw(jsonArg(p, c), keysOf(c))} = 'true')`,
+  JSONHas: (p, c) => `(${jsonRaw(jsonArg(p, c), keysOf(c))} != '')`,
 
   // --- logic and numbers
   coalesce: (_p, _c, args) => (args.length === 1 ? args[0] : `coalesce(${args.join(', ')})`),
@@ -171,8 +174,10 @@ const FUNCTIONS: Record<string, Print> = {
   indexOf: (_p, _c, [list, x]) => `toInt64(indexOf(${list}, ${x}))`,
   arrayDistinct: (_p, _c, [list]) => `arrayDistinct(${list})`,
   splitByChar: (_p, _c, [separator, s]) => `splitByChar(${separator}, ${s})`,
-  JSONExtractArrayRaw: () => {
-    throw unsupported('JSONExtractArrayRaw (ClickHouse 18.16 has no JSONExtract functions)');
+  JSONExtractArrayRaw: (p, _c, args) => {
+    const printed = native(p, 'JSONExtractArrayRaw', args);
+    if (printed === null) throw unsupported('JSONExtractArrayRaw (ClickHouse 18.16 has no JSONExtract functions)');
+    return printed;
   },
 
   // --- for the insights' own statements
@@ -195,6 +200,17 @@ const FUNCTIONS: Record<string, Print> = {
   __nullIfEmpty: (_p, _c, [s]) => `nullIf(${s}, '')`,
   __storeSeq: (p) => `(SELECT max(seq) FROM ${p.table('sync_state')} FINAL WHERE node = ${stringLiteral(p.tables.node)})`,
 };
+
+/** `fn(args…)` as written on a current server; null on 18.16. */
+function native(p: SqlWriter, fn: string, args: string[]): string | null {
+  return p.tables.current ? `${fn}(${args.join(', ')})` : null;
+}
+
+/** The JSON argument, printed; a constant one without the spaces between its tokens. */
+function jsonArg(p: SqlWriter, c: IrCall): string {
+  const json = c.args[0];
+  return json.kind === 'const' && typeof json.value === 'string' ? p.literal(withoutJsonSpaces(json.value), 'String') : p.expr(json);
+}
 
 function keysOf(c: IrCall): string[] {
   return c.args.slice(1).map((arg) => constText(arg, 'JSON key'));

@@ -8,7 +8,9 @@
  * What 18.16 cannot run is refused with a HogQLError (a 400 naming the gap), never printed:
  * window functions other than a whole-result `count() OVER ()` (printed as a scalar subquery),
  * more than one join unless it is the person lookup (pdi then persons, printed as one join of
- * a joined subquery), and the groups table.
+ * a joined subquery), and the groups table. A current server (22.1 and later,
+ * `ClickHouseTables.current`) gets window functions and any joins printed, so every insight
+ * kind runs there.
  */
 import type { PrintedQuery } from '../dialect.js';
 import type { IrCast, IrExpr, IrFromItem, IrJoin, IrOp, IrOrder, IrProperty, IrQuery, IrSelect, IrTable, IrWindow, TableName } from '../ir.js';
@@ -23,7 +25,20 @@ export interface ClickHouseTables {
   node: string;
   /** Top-level event property keys kept in columns of their own → those columns (store/clickhouse/materialized.ts). */
   materialized?: ReadonlyMap<string, string>;
+  /**
+   * A server of 22.1 or later (the store asks its version): window functions, several joins, other
+   * join conditions and the JSONExtract functions are printed; unset, the 18.16 subset.
+   */
+  current?: boolean;
 }
+
+/**
+ * Window functions whose ClickHouse spelling differs. lag/lead read their frame there, so they get
+ * the whole partition; the value is made Nullable so that a missing row is NULL, as in SQL, rather
+ * than the type's default.
+ */
+const SHIFTS: Record<string, string> = { lag: 'lagInFrame', lead: 'leadInFrame' };
+const RANKINGS = new Set(['row_number', 'rank', 'dense_rank']);
 
 /** Physical names of the logical columns that differ (store/clickhouse/schema.ts). */
 const EVENT_COLUMNS: Record<string, string> = { $stored_person_id: 'stored_person_id', $flush_seq: 'flush_seq', $row_key: 'uuid' };
@@ -101,11 +116,11 @@ export class Printer implements SqlWriter {
     const from: string[] = [];
     if (q.from) {
       from.push(`FROM ${this.fromItem(q.from, where, true)}`);
-      from.push(...this.joins(q.joins));
+      from.push(...this.joins(q.joins, where));
     } else if (q.joins.length > 0) {
       throw new Error('joins without a FROM item');
     }
-    const columns = q.columns.map((c) => `${c.expr.kind === 'window' ? this.wholeCount(c.expr, q) : this.expr(c.expr)} AS ${ident(prefix + c.name)}`).join(', ');
+    const columns = q.columns.map((c) => `${c.expr.kind === 'window' && !this.tables.current ? this.wholeCount(c.expr, q) : this.expr(c.expr)} AS ${ident(prefix + c.name)}`).join(', ');
     const parts = [`SELECT ${q.distinct ? 'DISTINCT ' : ''}${columns}`, ...from];
     if (q.where) where.push(this.expr(q.where));
     if (where.length > 0) parts.push(`WHERE ${where.join(' AND ')}`);
@@ -155,9 +170,11 @@ export class Printer implements SqlWriter {
     switch (item.kind) {
       case 'table':
         if (item.table === 'events' && where && first) {
-          // The events table itself (not a subquery), so that its sorting key prunes parts.
-          this.bare.add(item.alias);
-          where.push(`project_id = ${literal(item.projectId, 'Integer')}`);
+          // The events table itself (not a subquery), so that its sorting key prunes parts. Its
+          // columns are unqualified on 18.16 only: a current server finds them ambiguous beside
+          // a joined table's of the same name.
+          if (!this.tables.current) this.bare.add(item.alias);
+          where.push(`${this.tables.current ? `${ident(item.alias)}.` : ''}project_id = ${literal(item.projectId, 'Integer')}`);
           return `${this.table('events')} AS ${ident(item.alias)} FINAL`;
         }
         return `${this.baseTable(item)} AS ${ident(item.alias)}`;
@@ -175,27 +192,40 @@ export class Printer implements SqlWriter {
     }
   }
 
-  private joins(joins: IrJoin[]): string[] {
+  /** `where`: the statement's WHERE, which takes an inner join's conditions other than equalities. */
+  private joins(joins: IrJoin[], where: string[]): string[] {
     if (joins.length === 0) return [];
-    if (joins.length === 1) return [this.join(joins[0])];
+    if (joins.length === 1) return [this.join(joins[0], where)];
     const lookup = this.personLookup(joins);
-    if (!lookup) throw unsupported('A query with more than one join');
-    return [lookup];
+    if (lookup) return [lookup];
+    if (!this.tables.current) throw unsupported('A query with more than one join');
+    return joins.map((join) => this.join(join, where));
   }
 
-  private join(join: IrJoin): string {
+  private join(join: IrJoin, where: string[]): string {
     const { item } = join;
     if (join.type === 'CROSS') return `CROSS JOIN ${this.fromItem(item, null, false)}`;
     if (!join.on) throw unsupported('A join without a condition');
     const strictness = join.type === 'INNER' || join.type === 'LEFT' ? 'ALL ' : '';
-    return `${strictness}${join.type} JOIN ${this.fromItem(item, null, false)} ON ${this.joinCondition(join.on)}`;
+    const right = this.fromItem(item, null, false);
+    const { equalities, others } = this.splitCondition(join.on);
+    // An inner join's other conditions filter its result: the same rows from WHERE, which 18.16 takes.
+    if (join.type === 'INNER' && equalities.length > 0) where.push(...others.map((e) => this.expr(e)));
+    else if (others.length > 0 && this.tables.current) equalities.push(...others.map((e) => `(${this.expr(e)})`));
+    else if (others.length > 0 || equalities.length === 0) throw unsupported('A join condition other than equalities');
+    // 18.16 takes the equalities unparenthesised.
+    return `${strictness}${join.type} JOIN ${right} ON ${equalities.join(' AND ')}`;
   }
 
-  /** 18.16 takes equalities (and ANDs of them) in ON, unparenthesised. */
-  private joinCondition(on: IrExpr): string {
-    if (on.kind === 'op' && on.op === 'and') return on.args.map((arg) => this.joinCondition(arg)).join(' AND ');
-    if (on.kind === 'op' && on.op === '=') return `${this.expr(on.args[0])} = ${this.expr(on.args[1])}`;
-    throw unsupported('A join condition other than equalities');
+  /** A join condition's equalities, printed as 18.16 takes them (unparenthesised), and its other parts. */
+  private splitCondition(on: IrExpr): { equalities: string[]; others: IrExpr[] } {
+    const equalities: string[] = [];
+    const others: IrExpr[] = [];
+    for (const part of conjuncts(on)) {
+      if (part.kind === 'op' && part.op === '=') equalities.push(`${this.expr(part.args[0])} = ${this.expr(part.args[1])}`);
+      else others.push(part);
+    }
+    return { equalities, others };
   }
 
   /**
@@ -208,15 +238,16 @@ export class Printer implements SqlWriter {
     if (joins.length !== 2 || pdi.type !== 'LEFT' || person.type !== 'LEFT') return null;
     if (pdi.item.kind !== 'table' || pdi.item.table !== 'person_distinct_ids' || person.item.kind !== 'table' || person.item.table !== 'persons') return null;
     if (!pdi.on || !person.on) return null;
+    const { equalities, others } = this.splitCondition(pdi.on);
+    if (others.length > 0 || equalities.length === 0) return null;
     const pdiAlias = pdi.item.alias;
     const personAlias = person.item.alias;
     const personColumns = ['id', 'properties', 'is_identified', 'created_at'].map((c) => `p.${ident(c)} AS ${ident(`person__${c}`)}`).join(', ');
     const right =
       `(SELECT d.distinct_id AS distinct_id, d.person_id AS person_id, ${personColumns} ` +
       `FROM ${this.baseTable(pdi.item)} AS d ALL LEFT JOIN ${this.baseTable(person.item)} AS p ON p.id = d.person_id)`;
-    const on = this.joinCondition(pdi.on);
     this.merged.push({ pdiAlias, personAlias });
-    return `ALL LEFT JOIN ${right} AS ${ident(pdiAlias)} ON ${on}`;
+    return `ALL LEFT JOIN ${right} AS ${ident(pdiAlias)} ON ${equalities.join(' AND ')}`;
   }
 
   // --- expressions ----------------------------------------------------------------------------
@@ -250,8 +281,32 @@ export class Printer implements SqlWriter {
       case 'subquery':
         return `(${this.query(e.query)})`;
       case 'window':
-        throw unsupported('A window function');
+        if (!this.tables.current) throw unsupported('A window function');
+        return this.window(e);
     }
+  }
+
+  private window(w: IrWindow): string {
+    const over: string[] = [];
+    if (w.partitionBy.length > 0) over.push(`PARTITION BY ${w.partitionBy.map((e) => this.expr(e)).join(', ')}`);
+    if (w.orderBy.length > 0) over.push(`ORDER BY ${this.orderList(w.orderBy)}`);
+    const shift = SHIFTS[w.call.fn];
+    const frame = shift ? { unit: 'rows' as const, start: null, end: null } : w.frame;
+    if (frame) {
+      const bound = (n: number | null, side: 'start' | 'end') =>
+        n === null ? (side === 'start' ? 'UNBOUNDED PRECEDING' : 'UNBOUNDED FOLLOWING') : n === 0 ? 'CURRENT ROW' : n < 0 ? `${-n} PRECEDING` : `${n} FOLLOWING`;
+      over.push(`${frame.unit.toUpperCase()} BETWEEN ${bound(frame.start, 'start')} AND ${bound(frame.end, 'end')}`);
+    }
+    let call: string;
+    if (shift) {
+      const [value, offset] = w.call.args;
+      call = `${shift}(toNullable(${this.expr(value)})${offset ? `, ${this.expr(offset)}` : ''})`;
+    } else if (RANKINGS.has(w.call.fn)) {
+      call = `${w.call.fn}()`;
+    } else {
+      call = printFunction(this, w.call);
+    }
+    return `(${call} OVER (${over.join(' ')}))`;
   }
 
   /**
@@ -395,6 +450,11 @@ export class Printer implements SqlWriter {
 }
 
 const subqueryPrefix = (alias: string) => `${alias}_`;
+
+/** The parts of an AND (nested ANDs flattened). */
+function conjuncts(e: IrExpr): IrExpr[] {
+  return e.kind === 'op' && e.op === 'and' ? e.args.flatMap(conjuncts) : [e];
+}
 
 export function printQuery(query: IrQuery, tables: ClickHouseTables): PrintedQuery {
   return { sql: new Printer(tables).query(query), params: [] };

@@ -6,7 +6,7 @@ import { stringLiteral } from './values.js';
 
 /** What the function printers need from the statement printer. */
 export interface SqlWriter {
-  readonly tables: { database: string; node: string };
+  readonly tables: { database: string; node: string; current?: boolean };
   expr(e: IrExpr): string;
   table(name: string): string;
   literal(value: unknown, type: HogQLType): string;
@@ -88,3 +88,23 @@ export function propertyText(column: string, path: string[]): string {
   return `multiIf(${raw} = 'null', NULL, ${raw} != '' AND substring(${raw}, 1, 1) != '"', ${raw}, visitParamHas(${parent}, ${key}), visitParamExtractString(${parent}, ${key}), NULL)`;
 }
 
+
+/** JSON text without the whitespace between tokens (strings kept as they are). */
+export function withoutJsonSpaces(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      out += ch;
+      if (ch === '\\') out += text[++i] ?? '';
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') {
+      inString = true;
+      out += ch;
+    } else if (ch !== ' ' && ch !== '\t' && ch !== '\n' && ch !== '\r') {
+      out += ch;
+    }
+  }
+  return out;
+}

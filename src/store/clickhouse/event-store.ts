@@ -49,7 +49,7 @@ const MEMORY = new Set([241]);
 const UNREACHABLE = new Set([209, 210, 279, 519]);
 const UNREACHABLE_SYSTEM = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** Errors of evaluating a user's expression over the data: the request's fault (a 400). */
-const EVALUATION = new Set([6, 27, 38, 41, 43, 44, 53, 69, 70, 72, 76, 386, 427]);
+const EVALUATION = new Set([6, 27, 36, 38, 41, 42, 43, 44, 53, 69, 70, 72, 76, 184, 215, 386, 427]);
 
 function errorCode(error: unknown): number | null {
   const code = Number((error as { code?: unknown })?.code);
@@ -75,6 +75,14 @@ const firstLine = (message: string) => message.split('\n')[0].replace(/, e\.what
 
 const micros = (date: Date) => date.getTime() * 1000;
 
+/** 22.1 on: window functions on by default (21.x had them behind an experimental setting), JSONExtract, any joins. */
+async function isCurrentServer(client: ClickHouseClient): Promise<boolean> {
+  const result = await client.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' });
+  const [row] = await result.json<{ v: string }>();
+  const major = Number(/^(\d+)\./.exec(row?.v ?? '')?.[1] ?? 0);
+  return major >= 22;
+}
+
 export class ClickHouseEventStore implements EventStore {
   readonly writeUnit = WRITE_UNIT;
   readonly pageBytes = 64 * 2 ** 20;
@@ -90,16 +98,17 @@ export class ClickHouseEventStore implements EventStore {
   private constructor(
     private readonly client: ClickHouseClient,
     private readonly settings: ClickHouseSettingsInput,
+    current: boolean,
   ) {
     this.target = { database: settings.database, cluster: settings.cluster };
-    this.dialect = new ClickHouseDialect({ database: settings.database, node: settings.node, materialized: materializedColumns() });
+    this.dialect = new ClickHouseDialect({ database: settings.database, node: settings.node, materialized: materializedColumns(), current });
   }
 
   static async open(settings: ClickHouseSettingsInput, { migrate = true } = {}): Promise<ClickHouseEventStore> {
     const client = connect(settings, settings.database);
-    const store = new ClickHouseEventStore(client, settings);
     try {
       if (migrate) await ClickHouseEventStore.migrate(settings);
+      const store = new ClickHouseEventStore(client, settings, await isCurrentServer(client));
       return store;
     } catch (error) {
       await client.close();
