@@ -47,7 +47,7 @@ SIGHTLINE_CLUSTER_TESTS=1 node --import tsx --test --test-concurrency=1 "${SUITE
 # The events API and the cohort filters again with events in ClickHouse (two 18.16 shards under a Distributed table; the
 # store's own test ran above with test/cluster/),
 # a database per test server (test/helpers/clickhouse-databases.ts).
-CLICKHOUSE_SUITES=(test/cluster/clickhouse-dialect.test.ts test/events/events-list.test.ts test/events/events-hogql.test.ts test/insights/query-api.test.ts test/insights/hogql-functions.test.ts test/cohorts/cohort-filters.test.ts)
+CLICKHOUSE_SUITES=(test/cluster/clickhouse-dialect.test.ts test/events/events-list.test.ts test/events/events-hogql.test.ts test/insights/query-api.test.ts test/insights/hogql-functions.test.ts test/insights/retention.test.ts test/insights/events-query.test.ts test/cohorts/cohort-filters.test.ts)
 SIGHTLINE_CLUSTER_TESTS=1 SIGHTLINE_TEST_EVENT_STORE=clickhouse node --import tsx --test --test-concurrency=1 "${CLICKHOUSE_SUITES[@]}"
 # Every node is equal: two nodes on the same PostgreSQL and ClickHouse behind a round-robin proxy
 # (test/helpers/round-robin-proxy.ts), so a test's consecutive requests land on different nodes.
@@ -64,7 +64,7 @@ TWO_NODE_SUITES=(
   test/flags/management.test.ts test/flags/blast-radius.test.ts test/flags/decide.test.ts test/flags/evaluation.test.ts test/flags/local-evaluation.test.ts
   test/definitions/*.test.ts
   test/events/events-list.test.ts test/events/events-hogql.test.ts
-  test/insights/query-api.test.ts test/insights/hogql-functions.test.ts
+  test/insights/query-api.test.ts test/insights/hogql-functions.test.ts test/insights/retention.test.ts test/insights/events-query.test.ts
   test/persons/persons-api.test.ts test/persons/person-export.test.ts
   test/groups/*.test.ts
   test/dashboards/*.test.ts
