@@ -154,6 +154,36 @@ describe('FunnelsQuery', () => {
     assert.equal(body.results[0][1].order, 1);
   });
 
+  test('HogQL breakdown: the expression over the entry event (first touch), "" when null; a bad expression is a 400', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'h1', at: t0, properties: { plan: 'pro', seats: 3 } },
+      { event: n('B'), distinct_id: 'h1', at: t0 + HOUR },
+      { event: n('A'), distinct_id: 'h2', at: t0, properties: { plan: 'Pro', seats: 12 } },
+      { event: n('A'), distinct_id: 'h2', at: t0 + HOUR, properties: { plan: 'free' } },
+      { event: n('A'), distinct_id: 'h3', at: t0 },
+      { event: n('B'), distinct_id: 'h3', at: t0 + 2 * HOUR },
+    ]);
+    const funnel = (breakdownFilter: Record<string, unknown>) => query({ series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY), breakdownFilter });
+    const body = await expectOk(await funnel({ breakdown_type: 'hogql', breakdown: 'lower(properties.plan)' }));
+    const summary = body.results.map((steps: any[]) => [steps[0].breakdown_value, steps[0].breakdown, steps.map((s) => s.count)]);
+    assert.deepEqual(summary, [
+      [['pro'], ['pro'], [2, 1]],
+      [[''], [''], [1, 1]],
+    ]);
+    // Numbers become text; several breakdowns mix kinds.
+    const mixed = await expectOk(await funnel({ breakdowns: [{ type: 'hogql', property: 'toInt(properties.seats) > 10' }, { type: 'event', property: 'plan' }] }));
+    assert.deepEqual(mixed.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)]), [
+      [['', ''], [1, 1]],
+      [['false', 'pro'], [1, 1]],
+      [['true', 'Pro'], [1, 0]],
+    ]);
+    await expectError(await funnel({ breakdown_type: 'hogql', breakdown: 'nosuchfield' }), 400, 'invalid_input', 'breakdownFilter.breakdown');
+    await expectError(await funnel({ breakdown_type: 'hogql', breakdown: 'count()' }), 400, 'invalid_input', 'breakdownFilter.breakdown');
+    await expectError(await funnel({ breakdown_type: 'hogql', breakdown: 'lower(' }), 400, 'invalid_input', 'breakdownFilter.breakdown');
+    await expectError(await funnel({ breakdowns: [{ type: 'hogql', property: 'properties.plan +' }] }), 400, 'invalid_input', 'breakdownFilter.breakdowns.0.property');
+  });
+
   test('breakdown by a group property: read through each event\'s group key, a missing group is ""', async () => {
     const n = names();
     const company = (key: string) => ({ $groups: { company: key } });
@@ -234,7 +264,7 @@ describe('FunnelsQuery', () => {
     shape: fc.constantFrom('ABC', 'AB', 'AAB', 'ABA'),
     windowHours: fc.constantFrom(1, 6, 24, 48),
     exclusion: fc.option(fc.record({ fromStep: fc.integer({ min: 0, max: 1 }), span: fc.integer({ min: 1, max: 2 }) }), { nil: null }),
-    breakdown: fc.boolean(),
+    breakdown: fc.constantFrom(null, 'event', 'hogql'),
   });
 
   test('property: steps, trends and time to convert equal the reference (persons merged, DST, window edges, exclusions, breakdowns)', async () => {
@@ -243,6 +273,13 @@ describe('FunnelsQuery', () => {
       { numRuns: Number(process.env.FUNNEL_RUNS ?? 25), endOnFailure: true },
     );
   });
+
+  // A HogQL breakdown and what it computes: one value for x and y, the text otherwise, null when missing.
+  const HOGQL_BREAKDOWN = "if(properties.prop in ('x', 'y'), 'xy', properties.prop)";
+  const hogqlValue = (e: { properties: Record<string, unknown> }) => {
+    const prop = e.properties.prop;
+    return prop === 'x' || prop === 'y' ? 'xy' : prop;
+  };
 
   async function checkCase(c: CaseOf<typeof arbCase>) {
     const r = `p${run++}_`;
@@ -268,7 +305,7 @@ describe('FunnelsQuery', () => {
       windowMs: c.windowHours * HOUR,
       exclusions: exclusion ? [{ event: name(3), ...exclusion }] : [],
       range,
-      ...(c.breakdown && { breakdown: { property: 'prop', limit: 2 } }),
+      ...(c.breakdown && { breakdown: { value: c.breakdown === 'hogql' ? hogqlValue : (e) => e.properties.prop, limit: 2 } }),
     };
     const q = {
       series: series(...shapeSteps),
@@ -279,7 +316,7 @@ describe('FunnelsQuery', () => {
         funnelWindowIntervalUnit: 'hour',
         exclusions: exclusion ? [{ kind: 'EventsNode', event: name(3), funnelFromStep: exclusion.fromStep, funnelToStep: exclusion.toStep }] : [],
       },
-      ...(c.breakdown && { breakdownFilter: { breakdown_type: 'event', breakdown: 'prop', breakdown_limit: 2 } }),
+      ...(c.breakdown && { breakdownFilter: { breakdown_type: c.breakdown, breakdown: c.breakdown === 'hogql' ? HOGQL_BREAKDOWN : 'prop', breakdown_limit: 2 } }),
     };
 
     // steps

@@ -16,7 +16,7 @@
  * differences stay exact integers.
  */
 import { ir, lazyJoins } from '../../hogql/index.js';
-import { eventOrAction, groupPropertyText, insightEvents, instantConstant } from '../events-scope.js';
+import { eventOrAction, groupPropertyText, hogqlValueText, insightEvents, instantConstant } from '../events-scope.js';
 import type { HogQLType } from '../../hogql/index.js';
 import type { ResolvedDateRange } from '../time/index.js';
 import type { InsightContext } from '../types.js';
@@ -133,7 +133,12 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
   if (node.breakdown) {
     const sources = scope.filterSources();
     const items = node.breakdown.parts.map((part) => {
-      const text = part.type === 'group' ? groupPropertyText(ctx, part.property, part.groupTypeIndex!) : sources[part.type](part.property).text;
+      const text =
+        part.type === 'group'
+          ? groupPropertyText(ctx, part.property, part.groupTypeIndex!)
+          : part.type === 'hogql'
+            ? hogqlValueText(scope, part.property, part.attr)
+            : sources[part.type](part.property).text;
       return ir.call('coalesce', [text, ir.constant('', 'String')], 'String');
     });
     columns.push({ name: 'b', expr: { kind: 'array', items, type: 'Array', item: 'String' } });

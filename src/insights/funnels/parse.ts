@@ -41,8 +41,11 @@ export interface FunnelExclusion {
 }
 
 export interface BreakdownPart {
-  type: 'event' | 'person' | 'group';
+  /** `hogql`: `property` is a HogQL expression over the event. */
+  type: 'event' | 'person' | 'group' | 'hogql';
   property: string;
+  /** The request field naming it, for errors. */
+  attr: string;
   /** The group type of a `group` part. */
   groupTypeIndex?: number;
 }
@@ -108,7 +111,7 @@ function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
   if (!raw) return null;
   const attr = 'breakdownFilter';
   const limit = integerField(raw.breakdown_limit, BREAKDOWN_LIMIT, 1, 1000, `${attr}.breakdown_limit`)!;
-  const partType = (v: unknown, at: string) => choiceField(v, ['event', 'person', 'group'] as const, 'event', at);
+  const partType = (v: unknown, at: string) => choiceField(v, ['event', 'person', 'group', 'hogql'] as const, 'event', at);
   const groupIndex = (type: BreakdownPart['type'], v: unknown, at: string) => {
     if (type !== 'group') return {};
     const groupTypeIndex = integerField(v, null, 0, 4, at);
@@ -116,7 +119,7 @@ function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
     return { groupTypeIndex };
   };
   const property = (v: unknown, at: string) => {
-    if (typeof v !== 'string' || v === '' || v.length > 400) throw validationError(`${at} must be a property name.`, at);
+    if (typeof v !== 'string' || v === '' || v.length > 4000) throw validationError(`${at} must be a property name or HogQL expression.`, at);
     return v;
   };
   let parts: BreakdownPart[] = [];
@@ -129,14 +132,14 @@ function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
       const at = `${attr}.breakdowns.${i}`;
       if (!isObject(b)) throw validationError(`${at} must be an object.`, at);
       const type = partType(b.type, `${at}.type`);
-      return { type, property: property(b.property, `${at}.property`), ...groupIndex(type, b.group_type_index, `${at}.group_type_index`) };
+      return { type, property: property(b.property, `${at}.property`), attr: `${at}.property`, ...groupIndex(type, b.group_type_index, `${at}.group_type_index`) };
     });
   } else if (raw.breakdown !== undefined && raw.breakdown !== null) {
     const type = partType(raw.breakdown_type, `${attr}.breakdown_type`);
     const list = Array.isArray(raw.breakdown) ? raw.breakdown : [raw.breakdown];
     if (list.length === 0 || list.length > 3) throw validationError('breakdown must name 1 to 3 properties.', `${attr}.breakdown`);
     const index = groupIndex(type, raw.breakdown_group_type_index, `${attr}.breakdown_group_type_index`);
-    parts = list.map((p) => ({ type, property: property(p, `${attr}.breakdown`), ...index }));
+    parts = list.map((p) => ({ type, property: property(p, `${attr}.breakdown`), attr: `${attr}.breakdown`, ...index }));
   } else {
     return null;
   }

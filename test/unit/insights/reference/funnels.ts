@@ -20,8 +20,8 @@ export interface RefFunnel {
   windowMs: number;
   exclusions: Array<{ event: string; fromStep: number; toStep: number }>;
   range: ResolvedDateRange;
-  /** Event property broken down by (first touch). */
-  breakdown?: { property: string; limit: number };
+  /** The breakdown value of an event (a property's text, a HogQL expression's), first touch; null or undefined is "". */
+  breakdown?: { value: (e: RefEvent) => unknown; limit: number };
 }
 
 interface Attempt {
@@ -110,7 +110,7 @@ function byPerson(f: RefFunnel, events: RefEvent[]): Map<string, RefEvent[]> {
 
 function firstTouch(f: RefFunnel, events: RefEvent[]): string {
   const entry = events.find((e) => (f.order === 'unordered' ? f.steps.some((_, m) => matchesStep(f, m, e)) : matchesStep(f, 0, e)));
-  const value = entry?.properties[f.breakdown!.property];
+  const value = entry ? f.breakdown!.value(entry) : undefined;
   return value === undefined || value === null ? '' : String(value);
 }
 
