@@ -6,7 +6,7 @@
  */
 import { validationError } from '../../kernel/errors.js';
 import { type DateRangeInput, type Interval, INTERVALS } from '../time/index.js';
-import { type Obj, choiceField, cohortBreakdownIds, integerField, isObject } from '../node-fields.js';
+import { type Obj, type PropertyBreakdown, choiceField, integerField, isObject, parsePropertyBreakdown } from '../node-fields.js';
 import { actionOfNode, type ResolvedAction } from '../series/node.js';
 
 export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
@@ -40,22 +40,7 @@ export interface FunnelExclusion {
   toStep: number;
 }
 
-export interface BreakdownPart {
-  /** `hogql`: `property` is a HogQL expression over the event. */
-  type: 'event' | 'person' | 'group' | 'hogql';
-  property: string;
-  /** The request field naming it, for errors. */
-  attr: string;
-  /** The group type of a `group` part. */
-  groupTypeIndex?: number;
-}
-
-export interface FunnelBreakdown {
-  parts: BreakdownPart[];
-  limit: number;
-  /** A cohort breakdown (no parts): one funnel per cohort, `all` for everyone. */
-  cohorts?: (number | 'all')[];
-}
+export type FunnelBreakdown = PropertyBreakdown;
 
 export interface FunnelsNode {
   kind: 'FunnelsQuery';
@@ -78,7 +63,6 @@ export interface FunnelsNode {
 
 export const MAX_STEPS = 20;
 const MAX_EXCLUSIONS = 20;
-const BREAKDOWN_LIMIT = 25;
 /** The value of the funnel that merges the breakdown values past the limit (not trends' marker). */
 export const OTHER_BREAKDOWN = 'Other';
 
@@ -105,45 +89,6 @@ function parseStep(raw: unknown, index: number): FunnelStep {
   if (customName !== null && typeof customName !== 'string') throw validationError(`${attr}.custom_name must be a string.`, `${attr}.custom_name`);
   if (raw.kind === 'ActionsNode') return { event: null, action: actionOfNode(raw, attr), customName, properties: raw.properties ?? [] };
   return { event: eventName(raw.event, `${attr}.event`), customName, properties: raw.properties ?? [] };
-}
-
-function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
-  if (!raw) return null;
-  const attr = 'breakdownFilter';
-  const limit = integerField(raw.breakdown_limit, BREAKDOWN_LIMIT, 1, 1000, `${attr}.breakdown_limit`)!;
-  const partType = (v: unknown, at: string) => choiceField(v, ['event', 'person', 'group', 'hogql'] as const, 'event', at);
-  const groupIndex = (type: BreakdownPart['type'], v: unknown, at: string) => {
-    if (type !== 'group') return {};
-    const groupTypeIndex = integerField(v, null, 0, 4, at);
-    if (groupTypeIndex === null) throw validationError('A group breakdown needs the group type index, 0 to 4.', at);
-    return { groupTypeIndex };
-  };
-  const property = (v: unknown, at: string) => {
-    if (typeof v !== 'string' || v === '' || v.length > 4000) throw validationError(`${at} must be a property name or HogQL expression.`, at);
-    return v;
-  };
-  let parts: BreakdownPart[] = [];
-  if (raw.breakdown_type === 'cohort' && raw.breakdown !== undefined && raw.breakdown !== null) {
-    return { parts, limit, cohorts: cohortBreakdownIds(raw.breakdown, `${attr}.breakdown`) };
-  }
-  if (Array.isArray(raw.breakdowns) && raw.breakdowns.length > 0) {
-    if (raw.breakdowns.length > 3) throw validationError('At most 3 breakdowns.', `${attr}.breakdowns`);
-    parts = raw.breakdowns.map((b, i) => {
-      const at = `${attr}.breakdowns.${i}`;
-      if (!isObject(b)) throw validationError(`${at} must be an object.`, at);
-      const type = partType(b.type, `${at}.type`);
-      return { type, property: property(b.property, `${at}.property`), attr: `${at}.property`, ...groupIndex(type, b.group_type_index, `${at}.group_type_index`) };
-    });
-  } else if (raw.breakdown !== undefined && raw.breakdown !== null) {
-    const type = partType(raw.breakdown_type, `${attr}.breakdown_type`);
-    const list = Array.isArray(raw.breakdown) ? raw.breakdown : [raw.breakdown];
-    if (list.length === 0 || list.length > 3) throw validationError('breakdown must name 1 to 3 properties.', `${attr}.breakdown`);
-    const index = groupIndex(type, raw.breakdown_group_type_index, `${attr}.breakdown_group_type_index`);
-    parts = list.map((p) => ({ type, property: property(p, `${attr}.breakdown`), attr: `${attr}.breakdown`, ...index }));
-  } else {
-    return null;
-  }
-  return { parts, limit };
 }
 
 function parseExclusion(raw: unknown, index: number, steps: FunnelStep[], order: FunnelOrder): FunnelExclusion {
@@ -201,7 +146,7 @@ export function parseFunnelsQuery(node: Obj): FunnelsNode {
     properties: node.properties ?? [],
     filterTestAccounts: node.filterTestAccounts === true,
     groupTypeIndex: integerField(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
-    breakdown: parseBreakdown(optionalObject(node.breakdownFilter, 'breakdownFilter')),
+    breakdown: parsePropertyBreakdown(optionalObject(node.breakdownFilter, 'breakdownFilter'), ['event', 'person', 'group', 'hogql'], 3),
     order,
     viz,
     windowSeconds: windowInterval * WINDOW_UNIT_SECONDS[unit],
