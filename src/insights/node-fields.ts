@@ -35,6 +35,15 @@ export function cohortBreakdownIds(raw: unknown, attr: string): (number | 'all')
   return [...new Set(cohorts)];
 }
 
+/**
+ * How PostHog shows a cohort breakdown value (funnels' `breakdown`, trends' `label`): the
+ * cohort's name, "all users" for everyone; the id when the name is unknown (a deleted cohort).
+ */
+export function cohortDisplayName(cohort: number | 'all', names: ReadonlyMap<number, string> | null | undefined): string {
+  if (cohort === 'all') return 'all users';
+  return names?.get(cohort) ?? String(cohort);
+}
+
 /** The property filter that keeps one cohort's members (nothing for `all`), AND-ed to a query's own. */
 export function withCohort(properties: unknown, cohort: number | 'all'): unknown {
   if (cohort === 'all') return properties;

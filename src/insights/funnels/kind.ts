@@ -8,7 +8,7 @@ import { validationError } from '../../kernel/errors.js';
 import { type ResolvedDateRange, buckets, describeRange, resolveDateRange } from '../time/index.js';
 import { bucketExpr, bucketWall } from '../series/bucket.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
-import { withCohort } from '../node-fields.js';
+import { cohortDisplayName, withCohort } from '../node-fields.js';
 import { bestAttempts } from './attempts.js';
 import { funnelActors } from './actors.js';
 import { type FunnelsNode, OTHER_BREAKDOWN, parseFunnelsQuery, previousRequired } from './parse.js';
@@ -33,20 +33,20 @@ async function runFunnel(node: FunnelsNode, ctx: InsightContext): Promise<KindRe
   const run = (query: ir.IrQuery) => ctx.run(query, options);
   const view = (of: FunnelsNode) => (of.viz === 'steps' ? steps(of, range, ctx, run) : of.viz === 'trends' ? trends(of, range, ctx, run) : timeToConvert(of, range, ctx, run));
   const cohorts = node.viz === 'time_to_convert' ? undefined : node.breakdown?.cohorts;
-  const results = cohorts ? await byCohort(node, cohorts, view) : await view(node);
+  const results = cohorts ? await byCohort(node, cohorts, view, ctx) : await view(node);
   return { results, resolved_date_range: describeRange(range) };
 }
 
 /**
  * A cohort breakdown: the view once per cohort, over its members only (a person may be in
  * several cohorts, so the values cannot come from one grouped statement), each result tagged
- * with the cohort id as its breakdown value. Funnels of steps are ordered as other breakdowns'.
+ * with the cohort id as its breakdown value and, in the steps view, its name as `breakdown`. Funnels of steps are ordered as other breakdowns'.
  */
-async function byCohort(node: FunnelsNode, cohorts: (number | 'all')[], view: (of: FunnelsNode) => Promise<unknown>): Promise<unknown> {
+async function byCohort(node: FunnelsNode, cohorts: (number | 'all')[], view: (of: FunnelsNode) => Promise<unknown>, ctx: InsightContext): Promise<unknown> {
   const tagged: Array<Array<Record<string, unknown>>> = [];
   for (const cohort of cohorts) {
     const results = (await view({ ...node, breakdown: null, properties: withCohort(node.properties, cohort) })) as Array<Record<string, unknown>>;
-    const tag = node.viz === 'steps' ? { breakdown: String(cohort), breakdown_value: cohort } : { breakdown_value: cohort };
+    const tag = node.viz === 'steps' ? { breakdown: cohortDisplayName(cohort, ctx.cohortNames), breakdown_value: cohort } : { breakdown_value: cohort };
     tagged.push(results.map((item) => ({ ...item, ...tag })));
   }
   if (node.viz !== 'steps') return tagged.flat();
