@@ -156,12 +156,18 @@ export function insightProjectOf(project: Project): InsightProject {
   };
 }
 
-/** Names of the cohorts a cohort breakdown lists (the kind's parser has checked the list), or null. */
+/** Names of the cohorts a cohort breakdown lists, or null. */
 async function loadCohortNames(node: Record<string, unknown>, projectId: number, cohorts: Pick<CohortStore, 'get'> | null): Promise<Map<number, string> | null> {
   const filter = node.breakdownFilter;
   if (!cohorts || !isObject(filter) || filter.breakdown_type !== 'cohort' || filter.breakdown === undefined || filter.breakdown === null) return null;
+  let ids: (number | 'all')[];
+  try {
+    ids = cohortBreakdownIds(filter.breakdown, 'breakdownFilter.breakdown');
+  } catch {
+    return null; // a kind without cohort breakdowns ignores the field
+  }
   const names = new Map<number, string>();
-  for (const id of cohortBreakdownIds(filter.breakdown, 'breakdownFilter.breakdown')) {
+  for (const id of ids) {
     if (id === 'all') continue;
     const cohort = await cohorts.get(projectId, id);
     if (cohort) names.set(id, cohort.name);

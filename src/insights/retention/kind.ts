@@ -209,10 +209,9 @@ async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<
   const index = new Map(periods.rows.map((row, i) => [row.wall, i]));
   const rowOf = (v: unknown) => index.get(bucketWall(v, ctx.project.timeZone));
   const byValue = new Map<string, number[][]>();
-  if (!split) byValue.set('', []);
   const matrix = (key: string) => {
     let values = byValue.get(key);
-    if (!values || values.length === 0) byValue.set(key, (values = periods.rows.map(() => new Array<number>(node.totalIntervals).fill(0))));
+    if (!values) byValue.set(key, (values = periods.rows.map(() => new Array<number>(node.totalIntervals).fill(0))));
     return values;
   };
   for (const row of rows) {
@@ -225,7 +224,7 @@ async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<
     else if (node.cumulative) for (let m = 1; m <= Math.min(k, node.totalIntervals - 1); m++) values[i][m] += Number(row.n);
     else if (k >= 1 && k < node.totalIntervals) values[i][k] += Number(row.n);
   }
-  if (!split) matrix('');
+  if (!split) matrix(''); // the rows even when nobody did anything
   const shaped = (values: number[][]): RetentionRow[] =>
     periods.rows.map((row, i) => ({
       date: isoWithOffset(row.start, ctx.project.timeZone),
