@@ -183,7 +183,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
   await personDeletions.resume();
   const actions = new Actions(stores.meta.actions);
-  const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: (projectId, id) => actions.resolve(projectId, id), groups: stores.meta.groups });
+  const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: (projectId, id) => actions.resolve(projectId, id), groups: stores.meta.groups, cohorts: stores.meta.cohorts });
   const cohortStore = stores.meta.cohorts;
   const cohortCalculations = new CohortCalculations({
     store: cohortStore,

@@ -4,7 +4,7 @@
  * the values the query service loaded) whose errors become 400s naming the request field, and
  * instants as DateTime constants.
  */
-import { EventsScope, HogQLError, compileFilters, ir } from '../hogql/index.js';
+import { EventsScope, HogQLError, compileFilters, ir, parseExpression as parseHogQL } from '../hogql/index.js';
 import { validationError } from '../kernel/errors.js';
 import { actionCondition } from '../actions/condition.js';
 import { groupReader } from '../events/group-filters.js';
@@ -31,6 +31,22 @@ export function insightEvents(ctx: InsightContext): InsightEvents {
       }
     },
   };
+}
+
+/**
+ * A HogQL expression over the event as text (HogQL breakdowns), compared as text like a property;
+ * an aggregate or a bad expression is a 400 naming `attr`.
+ */
+export function hogqlValueText(scope: EventsScope, text: string, attr: string): ir.IrExpr {
+  try {
+    const resolver = scope.resolver();
+    const expr = resolver.resolve(parseHogQL(text));
+    if (resolver.hasAggregate) throw new HogQLError('An aggregate function is not allowed here');
+    return expr.type === 'String' ? expr : ir.cast(expr, 'String');
+  } catch (error) {
+    if (error instanceof HogQLError) throw validationError(error.message, error.attr && error.attr !== 'properties' ? `${attr}.${error.attr}` : attr);
+    throw error;
+  }
 }
 
 /** A group's property through the event's `$group_N` key, from the values the query service loaded (events/group-filters.ts). */

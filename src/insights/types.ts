@@ -26,6 +26,8 @@ export interface InsightContext {
   now: Date;
   /** The group properties the query's filters and breakdowns read (events/group-filters.ts), or null. */
   groupValues?: GroupValues | null;
+  /** Names of the cohorts a cohort breakdown lists (loaded by the query service), by id. */
+  cohortNames?: ReadonlyMap<number, string> | null;
   /** Runs one statement on the event store; rows decoded (hogql/dialect.ts RowValue). */
   run(query: ir.IrQuery, options?: PrintOptions): Promise<Row[]>;
 }

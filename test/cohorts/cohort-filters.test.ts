@@ -111,6 +111,8 @@ test('trends break down by cohort: one series per cohort and "all", people in se
   const counts = Object.fromEntries(results.map((r: any) => [String(r.breakdown_value), r.count]));
   // pro is {ben} since the previous test; ann (2 views) and ben (1) are both in the static cohort.
   assert.deepEqual(counts, { [String(pro.id)]: 1, [String(everyoneCohort.id)]: 3, all: 5 });
+  // Labels are the cohorts' names, as PostHog's ("all users" for everyone); the value stays the id.
+  assert.deepEqual(Object.fromEntries(results.map((r: any) => [String(r.breakdown_value), r.label])), { [String(pro.id)]: 'pro', [String(everyoneCohort.id)]: 'ann and ben', all: 'all users' });
   const bad = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { ...query, breakdownFilter: { breakdown_type: 'cohort', breakdown: ['nope'] } } } });
   assert.equal(bad.status, 400);
 });
@@ -142,6 +144,8 @@ test('funnels and retention break down by cohort: one funnel (rows) per cohort a
   const counts = Object.fromEntries(results.map((f) => [String(f[0].breakdown_value), f.map((step: any) => step.count)]));
   assert.deepEqual(counts, { [String(annAndCat.id)]: [2, 1], all: [3, 1] });
   assert.deepEqual(results.map((f) => f[0].breakdown_value), ['all', annAndCat.id], 'ordered by the last step, then the earlier ones');
+  // `breakdown` is the display value: the cohort's name, "all users" for everyone (PostHog's get_breakdown_cohort_name).
+  assert.deepEqual(results.map((f) => f[1].breakdown), ['all users', 'ann and cat']);
   const persons = async (funnelStep: number) => {
     const body = await query({ kind: 'ActorsQuery', select: ['person'], source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep, funnelStepBreakdown: annAndCat.id } });
     return body.results.map((row: any[]) => row[0].distinct_ids[0]).sort();
@@ -166,8 +170,10 @@ test('funnels and retention break down by cohort: one funnel (rows) per cohort a
   const interval = rows.filter((row: any) => row.breakdown_value === annAndCat.id).findIndex((row: any) => row.values[0].count === 2);
   const members = await query({ kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', source: retention, interval, breakdown: annAndCat.id } });
   assert.deepEqual(members.results.map((row: any[]) => row[0].distinct_ids[0]).sort(), ['ann', 'cat']);
-  const byProperty = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { ...retention, breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' } } } });
-  assert.equal(byProperty.status, 400);
+  // By a person property: the three who opened, under their plans.
+  const byProperty = (await query({ ...retention, breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' } })).results;
+  assert.deepEqual([...new Set(byProperty.map((row: any) => row.breakdown_value))].sort(), ['free', 'pro']);
+  assert.equal(byProperty.reduce((sum: number, row: any) => sum + row.values[0].count, 0), 3);
 });
 
 test('a deleted person leaves every cohort: membership, the persons list and the events filter', async () => {

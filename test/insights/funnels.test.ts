@@ -154,6 +154,76 @@ describe('FunnelsQuery', () => {
     assert.equal(body.results[0][1].order, 1);
   });
 
+  test('HogQL breakdown: the expression over the entry event (first touch), "" when null; a bad expression is a 400', async () => {
+    const n = names();
+    await send([
+      { event: n('A'), distinct_id: 'h1', at: t0, properties: { plan: 'pro', seats: 3 } },
+      { event: n('B'), distinct_id: 'h1', at: t0 + HOUR },
+      { event: n('A'), distinct_id: 'h2', at: t0, properties: { plan: 'Pro', seats: 12 } },
+      { event: n('A'), distinct_id: 'h2', at: t0 + HOUR, properties: { plan: 'free' } },
+      { event: n('A'), distinct_id: 'h3', at: t0 },
+      { event: n('B'), distinct_id: 'h3', at: t0 + 2 * HOUR },
+    ]);
+    const funnel = (breakdownFilter: Record<string, unknown>) => query({ series: series(n('A'), n('B')), dateRange: range(t0 - DAY, t0 + DAY), breakdownFilter });
+    const body = await expectOk(await funnel({ breakdown_type: 'hogql', breakdown: 'lower(properties.plan)' }));
+    const summary = body.results.map((steps: any[]) => [steps[0].breakdown_value, steps[0].breakdown, steps.map((s) => s.count)]);
+    assert.deepEqual(summary, [
+      [['pro'], ['pro'], [2, 1]],
+      [[''], [''], [1, 1]],
+    ]);
+    // Numbers become text; several breakdowns mix kinds.
+    const mixed = await expectOk(await funnel({ breakdowns: [{ type: 'hogql', property: 'toInt(properties.seats) > 10' }, { type: 'event', property: 'plan' }] }));
+    assert.deepEqual(mixed.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)]), [
+      [['', ''], [1, 1]],
+      [['false', 'pro'], [1, 1]],
+      [['true', 'Pro'], [1, 0]],
+    ]);
+    await expectError(await funnel({ breakdown_type: 'hogql', breakdown: 'nosuchfield' }), 400, 'invalid_input', 'breakdownFilter.breakdown');
+    await expectError(await funnel({ breakdown_type: 'hogql', breakdown: 'count()' }), 400, 'invalid_input', 'breakdownFilter.breakdown');
+    await expectError(await funnel({ breakdown_type: 'hogql', breakdown: 'lower(' }), 400, 'invalid_input', 'breakdownFilter.breakdown');
+    await expectError(await funnel({ breakdowns: [{ type: 'hogql', property: 'properties.plan +' }] }), 400, 'invalid_input', 'breakdownFilter.breakdowns.0.property');
+  });
+
+  test('optional steps: skipping one still counts the later steps; its count is who did it, before the next required step', async () => {
+    const n = names();
+    const at = (who: string, event: string, hours: number) => ({ event: n(event), distinct_id: n(who), at: t0 + hours * HOUR });
+    await send([
+      at('p1', 'A', 0), at('p1', 'B', 1), at('p1', 'C', 2), // every step
+      at('p2', 'A', 0), at('p2', 'C', 1), // skipped B
+      at('p3', 'A', 0), at('p3', 'C', 1), at('p3', 'B', 2), // B after C: not done
+      at('p4', 'A', 0), at('p4', 'B', 1), // B but not C
+      at('p5', 'A', 0),
+    ]);
+    const funnel = { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: n('A') }, { kind: 'EventsNode', event: n('B'), optionalInFunnel: true }, { kind: 'EventsNode', event: n('C') }], dateRange: range(t0 - DAY, t0 + DAY) };
+    const body = await expectOk(await query(funnel));
+    assert.deepEqual(counts(body), [5, 2, 3]);
+    assert.equal(body.results[1].average_conversion_time, null);
+    // C's conversion time runs from A (2 h, 1 h, 1 h).
+    assert.equal(body.results[2].average_conversion_time, 4800);
+    assert.equal(body.results[2].median_conversion_time, 3600);
+    const persons = async (funnelStep: number) => {
+      const listed = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'ActorsQuery', select: ['person'], source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep } } } }));
+      return listed.results.map((row: any[]) => row[0].distinct_ids[0].slice(-2)).sort();
+    };
+    assert.deepEqual(await persons(2), ['p1', 'p4']);
+    assert.deepEqual(await persons(3), ['p1', 'p2', 'p3']);
+    assert.deepEqual(await persons(-3), ['p4', 'p5']);
+    const actors = (funnelStep: number) => server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep } } } });
+    await expectError(await actors(-2), 400, 'invalid_input', 'source.funnelStep');
+    // Bad optional steps.
+    const [a, b, c] = funnel.series;
+    await expectError(await query({ ...funnel, series: [{ ...a, optionalInFunnel: true }, b, c] }), 400, 'invalid_input', 'series.0.optionalInFunnel');
+    await expectError(await query({ ...funnel, funnelsFilter: { funnelOrderType: 'strict' } }), 400, 'invalid_choice', 'series.1.optionalInFunnel');
+    await expectError(await query({ ...funnel, funnelsFilter: { funnelVizType: 'trends' } }), 400, 'invalid_choice', 'funnelsFilter.funnelVizType');
+    await expectError(await query({ ...funnel, series: [a, b, { ...b, optionalInFunnel: false }] }), 400, 'invalid_input', 'series.1.optionalInFunnel');
+    await expectError(
+      await query({ ...funnel, funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: n('X'), funnelFromStep: 1, funnelToStep: 2 }] } }),
+      400,
+      'invalid_input',
+      'funnelsFilter.exclusions.0.funnelFromStep',
+    );
+  });
+
   test('breakdown by a group property: read through each event\'s group key, a missing group is ""', async () => {
     const n = names();
     const company = (key: string) => ({ $groups: { company: key } });
@@ -234,15 +304,23 @@ describe('FunnelsQuery', () => {
     shape: fc.constantFrom('ABC', 'AB', 'AAB', 'ABA'),
     windowHours: fc.constantFrom(1, 6, 24, 48),
     exclusion: fc.option(fc.record({ fromStep: fc.integer({ min: 0, max: 1 }), span: fc.integer({ min: 1, max: 2 }) }), { nil: null }),
-    breakdown: fc.boolean(),
+    breakdown: fc.constantFrom(null, 'event', 'hogql'),
+    optionalStep: fc.constantFrom(null, null, 1, 2),
   });
 
-  test('property: steps, trends and time to convert equal the reference (persons merged, DST, window edges, exclusions, breakdowns)', async () => {
+  test('property: steps, trends and time to convert equal the reference (persons merged, DST, window edges, exclusions, breakdowns, optional steps)', async () => {
     await fc.assert(
       fc.asyncProperty(arbCase, reportingFailures(checkCase)),
       { numRuns: Number(process.env.FUNNEL_RUNS ?? 25), endOnFailure: true },
     );
   });
+
+  // A HogQL breakdown and what it computes: one value for x and y, the text otherwise, null when missing.
+  const HOGQL_BREAKDOWN = "if(properties.prop in ('x', 'y'), 'xy', properties.prop)";
+  const hogqlValue = (e: { properties: Record<string, unknown> }) => {
+    const prop = e.properties.prop;
+    return prop === 'x' || prop === 'y' ? 'xy' : prop;
+  };
 
   async function checkCase(c: CaseOf<typeof arbCase>) {
     const r = `p${run++}_`;
@@ -250,6 +328,8 @@ describe('FunnelsQuery', () => {
     const shapeSteps = [...c.shape].map((letter) => r + letter);
     const n = shapeSteps.length;
     const exclusion = c.exclusion && c.order !== 'unordered' ? { fromStep: Math.min(c.exclusion.fromStep, n - 2), toStep: Math.min(n - 1, Math.min(c.exclusion.fromStep, n - 2) + c.exclusion.span) } : c.order === 'unordered' && c.exclusion ? { fromStep: 0, toStep: n - 1 } : null;
+    // An optional step of an ordered funnel, not where an exclusion starts or ends.
+    const optional = c.order === 'ordered' && c.optionalStep !== null && c.optionalStep < n && exclusion?.fromStep !== c.optionalStep && exclusion?.toStep !== c.optionalStep ? c.optionalStep : null;
     const base = DST_MOMENTS[c.zone];
     const persons = generatedPersons(r, c.persons, c.merged);
     const sent = c.events.map((e) => eventAt(name(e.step), persons.distinct(e.who), base + e.slot * 1_800_000, e.prop === null ? {} : { prop: e.prop }));
@@ -263,15 +343,15 @@ describe('FunnelsQuery', () => {
     const range = resolveDateRange(dateRange, { interval: 'day', timeZone: c.zone, weekStartDay: 0, now: new Date(base) });
     const events = asReferenceEvents([...sent, ...merges], persons.personOf);
     const f: RefFunnel = {
-      steps: shapeSteps.map((event) => ({ event })),
+      steps: shapeSteps.map((event, k) => ({ event, optional: k === optional })),
       order: c.order,
       windowMs: c.windowHours * HOUR,
       exclusions: exclusion ? [{ event: name(3), ...exclusion }] : [],
       range,
-      ...(c.breakdown && { breakdown: { property: 'prop', limit: 2 } }),
+      ...(c.breakdown && { breakdown: { value: c.breakdown === 'hogql' ? hogqlValue : (e) => e.properties.prop, limit: 2 } }),
     };
     const q = {
-      series: series(...shapeSteps),
+      series: series(...shapeSteps).map((step, k) => (k === optional ? { ...step, optionalInFunnel: true } : step)),
       dateRange,
       funnelsFilter: {
         funnelOrderType: c.order,
@@ -279,7 +359,7 @@ describe('FunnelsQuery', () => {
         funnelWindowIntervalUnit: 'hour',
         exclusions: exclusion ? [{ kind: 'EventsNode', event: name(3), funnelFromStep: exclusion.fromStep, funnelToStep: exclusion.toStep }] : [],
       },
-      ...(c.breakdown && { breakdownFilter: { breakdown_type: 'event', breakdown: 'prop', breakdown_limit: 2 } }),
+      ...(c.breakdown && { breakdownFilter: { breakdown_type: c.breakdown, breakdown: c.breakdown === 'hogql' ? HOGQL_BREAKDOWN : 'prop', breakdown_limit: 2 } }),
     };
 
     // steps
@@ -295,6 +375,12 @@ describe('FunnelsQuery', () => {
         close(got[k].average_conversion_time, s.average, `average ${key} ${k}`);
         close(got[k].median_conversion_time, s.median, `median ${key} ${k}`);
       });
+    }
+
+    if (optional !== null) {
+      // Optional steps are for the steps view only.
+      await expectError(await query({ ...q, funnelsFilter: { ...q.funnelsFilter, funnelVizType: 'trends' } }), 400, 'invalid_choice', 'funnelsFilter.funnelVizType');
+      return;
     }
 
     // trends (conversion per entry day, first to last step)

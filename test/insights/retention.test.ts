@@ -18,7 +18,7 @@ import {
   type SentEvent,
 } from '../helpers/insights.js';
 import { type Interval, addUnits, resolveDateRange, startOf, toInstant, toWall, wallDate, DAY_MS, HOUR_MS } from '../../src/insights/time/index.js';
-import { referenceRetention } from '../unit/insights/reference/retention.js';
+import { referenceRetention, referenceRetentionByValue } from '../unit/insights/reference/retention.js';
 
 describe('RetentionQuery', () => {
   let server: TestServer;
@@ -33,6 +33,7 @@ describe('RetentionQuery', () => {
   const send = (batch: SentEvent[]) => sendEvents(server, batch);
   const query = (q: Record<string, unknown>) => queryOf(server, 'RetentionQuery')(q);
   const counts = (row: any) => row.values.map((v: any) => v.count);
+  const OTHER = '$$_posthog_breakdown_other_$$';
 
   test('vector: recurring Day, target and return on day 0, return on day 2 → [1, 0, 1, 0, …]', async () => {
     const p = `v${run++}_`;
@@ -67,6 +68,74 @@ describe('RetentionQuery', () => {
     assert.deepEqual(counts(cumulative.results[1]), [1, 1, 1, 1, 0]);
   });
 
+  test('property breakdowns: rows per value ranked by cohort size, "" for a missing value, an actor apart under each event value, other beyond the limit', async () => {
+    const p = `v${run++}_`;
+    const d0 = Date.UTC(2025, 2, 3, 10);
+    const T = `${p}T`;
+    const R = `${p}R`;
+    await send([
+      // a: Chrome on day 0, returns on day 1 with Chrome and on day 2 with Safari (not a Chrome return).
+      event(T, `${p}a`, d0, { $browser: 'Chrome' }),
+      event(R, `${p}a`, d0 + DAY_MS, { $browser: 'Chrome' }),
+      event(R, `${p}a`, d0 + 2 * DAY_MS, { $browser: 'Safari' }),
+      // b: Chrome on day 1, no return; c: no browser on day 0, returns day 1 without one.
+      event(T, `${p}b`, d0 + DAY_MS, { $browser: 'Chrome' }),
+      event(T, `${p}c`, d0, {}),
+      event(R, `${p}c`, d0 + DAY_MS, {}),
+      // d: Firefox on day 0, Safari on day 0 too: in both values' cohorts.
+      event(T, `${p}d`, d0, { $browser: 'Firefox' }),
+      event(T, `${p}d`, d0 + 3600_000, { $browser: 'Safari' }),
+      event('$set', `${p}a`, d0 - DAY_MS, { $set: { plan: 'pro' } }),
+    ]);
+    const base = {
+      dateRange: { date_from: '2025-03-03', date_to: '2025-03-05' },
+      retentionFilter: { period: 'Day', totalIntervals: 3, targetEntity: { id: T, type: 'events' }, returningEntity: { id: R, type: 'events' } },
+    };
+    const summary = (body: any) => body.results.map((row: any) => [row.breakdown_value, row.label, counts(row)]);
+    const byEvent = await expectOk(await query({ ...base, breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' } }));
+    assert.deepEqual(summary(byEvent), [
+      ['Chrome', 'Day 0', [1, 1, 0]],
+      ['Chrome', 'Day 1', [1, 0, 0]],
+      ['Chrome', 'Day 2', [0, 0, 0]],
+      ['', 'Day 0', [1, 1, 0]],
+      ['', 'Day 1', [0, 0, 0]],
+      ['', 'Day 2', [0, 0, 0]],
+      ['Firefox', 'Day 0', [1, 0, 0]],
+      ['Firefox', 'Day 1', [0, 0, 0]],
+      ['Firefox', 'Day 2', [0, 0, 0]],
+      ['Safari', 'Day 0', [1, 0, 0]],
+      ['Safari', 'Day 1', [0, 0, 0]],
+      ['Safari', 'Day 2', [0, 0, 0]],
+    ]);
+    assert.equal(byEvent.results[0].date, '2025-03-03T00:00:00+00:00');
+    // Past the limit the rest are summed (counts, not distinct actors) into "other", last.
+    const limited = await expectOk(await query({ ...base, breakdownFilter: { breakdown: '$browser', breakdown_limit: 2 } }));
+    assert.deepEqual(limited.results.filter((row: any) => row.label === 'Day 0').map((row: any) => [row.breakdown_value, counts(row)]), [
+      ['Chrome', [1, 1, 0]],
+      ['', [1, 1, 0]],
+      [OTHER, [2, 0, 0]],
+    ]);
+    const byPerson = await expectOk(await query({ ...base, breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' } }));
+    assert.deepEqual(byPerson.results.filter((row: any) => row.label === 'Day 0').map((row: any) => [row.breakdown_value, counts(row)]), [
+      ['', [2, 1, 0]],
+      ['pro', [1, 1, 1]],
+    ]);
+    // The persons of a row of one value.
+    const retention = { kind: 'RetentionQuery', ...base, breakdownFilter: { breakdown: '$browser' } };
+    const actors = (source: Record<string, unknown>) => server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', source: retention, ...source } } } });
+    const safari = await expectOk(await actors({ interval: 0, breakdown: 'Safari' }));
+    assert.deepEqual(safari.results.map((row: any) => row[0].distinct_ids), [[`${p}d`]]);
+    assert.equal((await expectOk(await actors({ interval: 0, breakdown: ['Chrome'] }))).results.length, 1);
+    await expectError(await actors({ interval: 0, breakdown: OTHER }), 400, 'invalid_input', 'source.breakdown');
+    // Bad breakdowns.
+    await expectError(await query({ ...base, breakdownFilter: { breakdown_type: 'hogql', breakdown: 'event' } }), 400, 'invalid_choice', 'breakdownFilter.breakdown_type');
+    await expectError(await query({ ...base, breakdownFilter: { breakdown: ['$browser', '$os'] } }), 400, 'invalid_input', 'breakdownFilter.breakdown');
+    await expectError(await query({ ...base, breakdownFilter: { breakdowns: [{ property: 'a' }, { property: 'b' }] } }), 400, 'invalid_input', 'breakdownFilter.breakdowns');
+    await expectError(await query({ ...base, breakdownFilter: { breakdown_type: 'group', breakdown: 'plan' } }), 400, 'invalid_input', 'breakdownFilter.breakdown_group_type_index');
+    await expectError(await query({ ...base, breakdownFilter: { breakdown: '$browser', breakdown_limit: 0 } }), 400, 'invalid_input', 'breakdownFilter.breakdown_limit');
+    await expectError(await query({ ...base, breakdownFilter: 'browser' }), 400, 'invalid_input', 'breakdownFilter');
+  });
+
   test('without a date range: 7 rows ending today; weeks start on the project week start', async () => {
     const body = await expectOk(await query({ retentionFilter: {} }));
     assert.equal(body.results.length, 7);
@@ -97,12 +166,13 @@ describe('RetentionQuery', () => {
     period: fc.constantFrom<keyof typeof PERIODS>('Hour', 'Day', 'Week', 'Month'),
     persons: fc.integer({ min: 1, max: 4 }),
     merged: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-    events: fc.array(fc.record({ returning: fc.boolean(), who: fc.integer({ min: 0, max: 7 }), slot: fc.integer({ min: -60, max: 60 }) }), { maxLength: 40 }),
+    events: fc.array(fc.record({ returning: fc.boolean(), who: fc.integer({ min: 0, max: 7 }), slot: fc.integer({ min: -60, max: 60 }), prop: fc.constantFrom('x', 'y', 'z', null) }), { maxLength: 40 }),
     sameEvent: fc.boolean(),
     firstTime: fc.boolean(),
     cumulative: fc.boolean(),
     minimumOccurrences: fc.constantFrom(1, 1, 2),
     totalIntervals: fc.integer({ min: 1, max: 9 }),
+    breakdown: fc.boolean(),
   });
 
   test('property: cohorts and returns equal the reference (persons merged, DST, every period, first time, cumulative)', async () => {
@@ -118,7 +188,7 @@ describe('RetentionQuery', () => {
     const returning = c.sameEvent ? target : `${r}R`;
     const base = DST_MOMENTS[c.zone];
     const persons = generatedPersons(r, c.persons, c.merged);
-    const sent = c.events.map((e) => event(e.returning ? returning : target, persons.distinct(e.who), base + e.slot * STEP_MS[c.period]));
+    const sent = c.events.map((e) => event(e.returning ? returning : target, persons.distinct(e.who), base + e.slot * STEP_MS[c.period], e.prop === null ? {} : { prop: e.prop }));
     await setTimeZone(server, c.zone);
     await send(sent);
     const merges = persons.identifies(base - 400 * DAY_MS);
@@ -140,6 +210,7 @@ describe('RetentionQuery', () => {
           targetEntity: { id: target, type: 'events' },
           returningEntity: { id: returning, type: 'events' },
         },
+        ...(c.breakdown && { breakdownFilter: { breakdown_type: 'event', breakdown: 'prop', breakdown_limit: 2 } }),
       }),
     );
 
@@ -150,21 +221,26 @@ describe('RetentionQuery', () => {
     const rowWalls: number[] = [];
     for (let wall = firstWall; wall <= lastWall; wall = addUnits(interval, 1, wall)) if (toWall(toInstant(wall, c.zone), c.zone) === wall) rowWalls.push(wall);
     const events = asReferenceEvents([...sent, ...merges], persons.personOf);
-    const expected = referenceRetention(
-      {
-        target,
-        returning,
-        firstTime: c.firstTime,
-        totalIntervals: c.totalIntervals,
-        minimumOccurrences: c.minimumOccurrences,
-        cumulative: c.cumulative,
-        bucketing,
-        rowWalls,
-        start: toInstant(firstWall, c.zone),
-        end: toInstant(addUnits(interval, 1, lastWall), c.zone),
-      },
-      events,
-    );
+    const spec = {
+      target,
+      returning,
+      firstTime: c.firstTime,
+      totalIntervals: c.totalIntervals,
+      minimumOccurrences: c.minimumOccurrences,
+      cumulative: c.cumulative,
+      bucketing,
+      rowWalls,
+      start: toInstant(firstWall, c.zone),
+      end: toInstant(addUnits(interval, 1, lastWall), c.zone),
+    };
+    if (c.breakdown) {
+      const expected = referenceRetentionByValue(spec, events, (e) => String(e.properties.prop ?? ''), 2, OTHER);
+      const values = [...new Set(body.results.map((row: any) => row.breakdown_value))];
+      assert.deepEqual(values, [...expected.keys()], 'breakdown values in order');
+      for (const [value, rows] of expected) assert.deepEqual(body.results.filter((row: any) => row.breakdown_value === value).map(counts), rows, `counts of ${value}`);
+      return;
+    }
+    const expected = referenceRetention(spec, events);
     assert.equal(body.results.length, rowWalls.length, 'rows');
     assert.deepEqual(body.results.map(counts), expected);
   }

@@ -1,7 +1,7 @@
 /**
  * The persons behind one number of a funnel's steps (PostHog's FunnelsActorsQuery): `funnelStep`
- * N > 0 lists those whose counted attempt reached step N; −N those who reached step N−1 but not
- * step N, i.e. dropped off before it. With a breakdown, `breakdown` names one value. The counted
+ * N > 0 lists those whose counted attempt reached step N (did it, when optional); −N those who
+ * reached the step before N (the required one, past optional steps) but not step N. With a breakdown, `breakdown` names one value. The counted
  * attempt is the steps view's, so the list has exactly as many persons as the number it explains.
  * A cohort breakdown's value is a cohort id: its members' funnel.
  */
@@ -12,7 +12,7 @@ import { bucketIndexOf, buckets, resolveDateRange } from '../time/index.js';
 import { instantConstant } from '../events-scope.js';
 import type { ActorsPoint, InsightContext } from '../types.js';
 import { bestAttempts } from './attempts.js';
-import { type FunnelsNode, OTHER_BREAKDOWN } from './parse.js';
+import { type FunnelsNode, OTHER_BREAKDOWN, previousRequired } from './parse.js';
 
 export function funnelActors(node: FunnelsNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
   if (node.groupTypeIndex !== null) throw validationError('A funnel of groups has groups behind its numbers, not persons.', 'source.aggregation_group_type_index', 'invalid_choice');
@@ -25,8 +25,7 @@ export function funnelActors(node: FunnelsNode, point: ActorsPoint, ctx: Insight
   const values = breakdownValues(point.breakdown, node);
   const range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
   const best = bestAttempts(values ? node : { ...node, breakdown: null }, range, ctx, { perPeriod: false });
-  const steps = ir.column('p', null, 'steps', 'Integer');
-  const reached = step > 0 ? ir.op('>=', [steps, ir.constant(step, 'Integer')]) : ir.op('=', [steps, ir.constant(-step - 1, 'Integer')]);
+  const reached = stepCondition(node, step);
   const text = (value: string) => ir.constant(value, 'String');
   const sameValue = values ? ir.op('=', [{ ...ir.column('p', null, 'bd', 'Array'), item: 'String' }, { kind: 'array', items: values.map(text), type: 'Array', item: 'String' }]) : null;
   return ir.select({
@@ -34,6 +33,21 @@ export function funnelActors(node: FunnelsNode, point: ActorsPoint, ctx: Insight
     from: { kind: 'subquery', query: best, alias: 'p' },
     where: ir.allOf([reached, sameValue]),
   });
+}
+
+/**
+ * Step N > 0: reached it (did it, for an optional step); −N: reached the required step before N
+ * but not N (an optional step has no drop-off: skipping it is allowed).
+ */
+function stepCondition(node: FunnelsNode, step: number): ir.IrExpr {
+  const steps = ir.column('p', null, 'steps', 'Integer');
+  const k = Math.abs(step) - 1;
+  if (node.steps[k].optional) {
+    if (step < 0) throw validationError('An optional step has no drop-off: list who did it with a positive funnelStep.', 'source.funnelStep');
+    return ir.column('p', null, `d${k}`, 'Boolean');
+  }
+  if (step > 0) return ir.op('>=', [steps, ir.constant(step, 'Integer')]);
+  return ir.op('=', [steps, ir.constant(previousRequired(node.steps, k) + 1, 'Integer')]);
 }
 
 function reachedStep(value: number | null | undefined, steps: number): number {

@@ -16,11 +16,11 @@
  * differences stay exact integers.
  */
 import { ir, lazyJoins } from '../../hogql/index.js';
-import { eventOrAction, groupPropertyText, insightEvents, instantConstant } from '../events-scope.js';
+import { eventOrAction, groupPropertyText, hogqlValueText, insightEvents, instantConstant } from '../events-scope.js';
 import type { HogQLType } from '../../hogql/index.js';
 import type { ResolvedDateRange } from '../time/index.js';
 import type { InsightContext } from '../types.js';
-import type { FunnelExclusion, FunnelStep, FunnelsNode } from './parse.js';
+import { type FunnelExclusion, type FunnelStep, type FunnelsNode, nextRequired, previousRequired } from './parse.js';
 import { bucketExpr } from '../series/bucket.js';
 
 type Expr = ir.IrExpr;
@@ -86,7 +86,9 @@ export interface AttemptsOptions {
 
 /**
  * Columns: `a` actor, `bd` breakdown (list of texts; only with a breakdown), `ts0` entry time,
- * `t0`…`t{n−1}` step times in µs (NULL when not reached), `steps` reached, `period` (perPeriod).
+ * `t0`…`t{n−1}` step times in µs (NULL when not reached or not done), `steps` reached (1 + the
+ * index of the furthest required step reached), `d{m}` whether optional step m was done,
+ * `period` (perPeriod).
  */
 export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightContext, options: AttemptsOptions): ir.IrQuery {
   const n = node.steps.length;
@@ -97,11 +99,14 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
   const attempts = node.order === 'ordered' ? orderedAttempts(node, attributed, timeColumns) : node.order === 'strict' ? strictAttempts(node, attributed, timeColumns) : unorderedAttempts(node, attributed, timeColumns);
 
   const times = Array.from({ length: n }, (_, k) => `t${k}`);
-  const carried = ['a', ...(node.breakdown ? ['bd'] : []), ...(options.perPeriod ? ['ts0'] : []), ...times, 'steps'];
-  const withPeriod = options.perPeriod ? attempts.next([...carried, 'excluded'], (c) => [['period', bucketExpr(range.interval, range.timeZone, range.weekStartDay, c('ts0'))]]) : attempts;
+  const done = node.steps.flatMap((step, m) => (step.optional ? [`d${m}`] : []));
+  const carried = ['a', ...(node.breakdown ? ['bd'] : []), ...(options.perPeriod ? ['ts0'] : []), ...times, 'steps', ...done];
+  // The furthest step first (with optional steps, a done optional step counts), then the earliest entry.
+  const furthest = done.length > 0 ? 'far' : 'steps';
+  const withPeriod = options.perPeriod ? attempts.next([...carried, 'excluded', ...(done.length > 0 ? ['far'] : [])], (c) => [['period', bucketExpr(range.interval, range.timeZone, range.weekStartDay, c('ts0'))]]) : attempts;
   const partition = options.perPeriod ? ['a', 'period'] : ['a'];
   const ranked = withPeriod.next([...carried, 'excluded', ...(options.perPeriod ? ['period'] : [])], (c) => [
-    ['rn', window(ir.call('row_number', [], 'Integer'), partition.map(c), [{ expr: c('steps'), desc: true }, { expr: c('t0'), desc: false }])],
+    ['rn', window(ir.call('row_number', [], 'Integer'), partition.map(c), [{ expr: c(furthest), desc: true }, { expr: c('t0'), desc: false }])],
   ]);
   return ranked.next([...carried, ...(options.perPeriod ? ['period'] : [])], () => [], (c) => and(ir.op('=', [c('rn'), int(1)]), not(c('excluded')))).query;
 }
@@ -133,7 +138,12 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
   if (node.breakdown) {
     const sources = scope.filterSources();
     const items = node.breakdown.parts.map((part) => {
-      const text = part.type === 'group' ? groupPropertyText(ctx, part.property, part.groupTypeIndex!) : sources[part.type](part.property).text;
+      const text =
+        part.type === 'group'
+          ? groupPropertyText(ctx, part.property, part.groupTypeIndex!)
+          : part.type === 'hogql'
+            ? hogqlValueText(scope, part.property, part.attr)
+            : sources[part.type](part.property).text;
       return ir.call('coalesce', [text, ir.constant('', 'String')], 'String');
     });
     columns.push({ name: 'b', expr: { kind: 'array', items, type: 'Array', item: 'String' } });
@@ -184,27 +194,57 @@ function orderedAttempts(node: FunnelsNode, rows: Relation, timeColumns: string[
   const n = node.steps.length;
   const window_ = int(node.windowSeconds * 1_000_000);
   const common = ['a', ...timeColumns, 'us', ...stepFlags(rows), ...(node.breakdown ? ['bd'] : [])];
-  // Level j: for each step-j row, `c{m}` = the chain's step-m time (m > j), `e{i}` = the first
-  // exclusion-i event after the chain's step fromStep event (for fromStep >= j).
+  const optional = (m: number) => node.steps[m].optional;
+  // Level j (a required step, from the last one with steps after it back to the entry): for each
+  // step-j row, `c{m}` = the chain's time of required step m > j, `o{m}` = the first event of
+  // optional step m after the chain's step previousRequired(m) event, `e{i}` = the first
+  // exclusion-i event after the chain's step fromStep event (for fromStep >= j). Optional steps
+  // are not links of the chain: a required step follows the required one before it.
   let level = rows;
   for (let j = n - 2; j >= 0; j--) {
-    const start = sameEventPossible(node, j, j + 1) ? 1 : 0;
-    const fromNext = (c: (name: string) => Expr, value: Expr) => minFrom(c('a'), c('us'), when(c(`s${j + 1}`), value), start);
+    if (optional(j)) continue;
+    const next = nextRequired(node.steps, j);
+    const start = next !== null && sameEventPossible(node, j, next) ? 1 : 0;
+    const fromNext = (c: (name: string) => Expr, value: Expr) => minFrom(c('a'), c('us'), when(c(`s${next}`), value), start);
     level = level.next(common, (c) => {
       const added: Array<[string, Expr]> = [];
-      for (let m = j + 1; m < n; m++) added.push([`c${m}`, fromNext(c, m === j + 1 ? c('us') : c(`c${m}`))]);
+      for (let m = j + 1; m < n; m++) {
+        if (optional(m)) {
+          const before = previousRequired(node.steps, m);
+          if (before === j) added.push([`o${m}`, minFrom(c('a'), c('us'), when(c(`s${m}`), c('us')), sameEventPossible(node, j, m) ? 1 : 0)]);
+          else if (next !== null) added.push([`o${m}`, fromNext(c, c(`o${m}`))]);
+        } else if (next !== null) {
+          added.push([`c${m}`, fromNext(c, m === next ? c('us') : c(`c${m}`))]);
+        }
+      }
       node.exclusions.forEach((x, i) => {
         if (x.fromStep === j) added.push([`e${i}`, minFrom(c('a'), c('us'), when(c(`x${i}`), c('us')), 1)]);
-        else if (x.fromStep > j) added.push([`e${i}`, fromNext(c, c(`e${i}`))]);
+        else if (x.fromStep > j && next !== null) added.push([`e${i}`, fromNext(c, c(`e${i}`))]);
       });
       return added;
     });
   }
   return level.next([], (c) => {
-    const reached = (k: number): Expr => (k === 0 ? ir.TRUE : and(isSet(c(`c${k}`)), ir.op('<=', [minus(c(`c${k}`), c('us')), window_])));
-    const time = (k: number): Expr => (k === 0 ? c('us') : when(reached(k), c(`c${k}`)));
+    const inWindow = (t: Expr) => ir.op('<=', [minus(t, c('us')), window_]);
+    const requiredReached = (k: number): Expr => (k === 0 ? ir.TRUE : and(isSet(c(`c${k}`)), inWindow(c(`c${k}`))));
+    // An optional step is done when its event comes within the window, and before the next
+    // required step's event when that step was reached.
+    const done = (m: number): Expr => {
+      const next = nextRequired(node.steps, m);
+      const o = c(`o${m}`);
+      const beforeNext = next === null ? ir.TRUE : or(not(requiredReached(next)), ir.op('<=', [o, c(`c${next}`)]));
+      return and(requiredReached(previousRequired(node.steps, m)), isSet(o), inWindow(o), beforeNext);
+    };
+    // For the step counts an optional step counts as reached when the next required step is.
+    const reached = (k: number): Expr => (!optional(k) ? requiredReached(k) : nextRequired(node.steps, k) === null ? ir.constant(false, 'Boolean') : requiredReached(nextRequired(node.steps, k)!));
+    const time = (k: number): Expr => (k === 0 ? c('us') : optional(k) ? when(done(k), c(`o${k}`)) : when(requiredReached(k), c(`c${k}`)));
     const excluded = node.exclusions.map((x, i) => exclusionMet(x, c(`e${i}`), c('us'), window_, reached, (k) => c(`c${k}`)));
-    return attemptColumns(node, c, time, reached, or(...excluded), timeColumns.length > 0);
+    const columns = attemptColumns(node, c, time, reached, or(...excluded), timeColumns.length > 0);
+    const optionals = node.steps.flatMap((step, m) => (step.optional ? [m] : []));
+    if (optionals.length === 0) return columns;
+    // Optional steps done, and the furthest step the attempt got to (done optional steps count).
+    const far = Array.from({ length: n }, (_, k) => k).reduce<Expr>((deeper, k) => when(optional(k) ? done(k) : requiredReached(k), int(k), deeper), int(0));
+    return [...columns, ...optionals.map((m) => [`d${m}`, done(m)] as [string, Expr]), ['far', far]];
   }, (c) => c('s0'));
 }
 

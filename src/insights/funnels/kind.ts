@@ -8,10 +8,10 @@ import { validationError } from '../../kernel/errors.js';
 import { type ResolvedDateRange, buckets, describeRange, resolveDateRange } from '../time/index.js';
 import { bucketExpr, bucketWall } from '../series/bucket.js';
 import type { InsightContext, KindResponse, QueryKind, Row } from '../types.js';
-import { withCohort } from '../node-fields.js';
+import { cohortDisplayName, withCohort } from '../node-fields.js';
 import { bestAttempts } from './attempts.js';
 import { funnelActors } from './actors.js';
-import { type FunnelsNode, OTHER_BREAKDOWN, parseFunnelsQuery } from './parse.js';
+import { type FunnelsNode, OTHER_BREAKDOWN, parseFunnelsQuery, previousRequired } from './parse.js';
 
 type Expr = ir.IrExpr;
 
@@ -33,20 +33,20 @@ async function runFunnel(node: FunnelsNode, ctx: InsightContext): Promise<KindRe
   const run = (query: ir.IrQuery) => ctx.run(query, options);
   const view = (of: FunnelsNode) => (of.viz === 'steps' ? steps(of, range, ctx, run) : of.viz === 'trends' ? trends(of, range, ctx, run) : timeToConvert(of, range, ctx, run));
   const cohorts = node.viz === 'time_to_convert' ? undefined : node.breakdown?.cohorts;
-  const results = cohorts ? await byCohort(node, cohorts, view) : await view(node);
+  const results = cohorts ? await byCohort(node, cohorts, view, ctx) : await view(node);
   return { results, resolved_date_range: describeRange(range) };
 }
 
 /**
  * A cohort breakdown: the view once per cohort, over its members only (a person may be in
  * several cohorts, so the values cannot come from one grouped statement), each result tagged
- * with the cohort id as its breakdown value. Funnels of steps are ordered as other breakdowns'.
+ * with the cohort id as its breakdown value and, in the steps view, its name as `breakdown`. Funnels of steps are ordered as other breakdowns'.
  */
-async function byCohort(node: FunnelsNode, cohorts: (number | 'all')[], view: (of: FunnelsNode) => Promise<unknown>): Promise<unknown> {
+async function byCohort(node: FunnelsNode, cohorts: (number | 'all')[], view: (of: FunnelsNode) => Promise<unknown>, ctx: InsightContext): Promise<unknown> {
   const tagged: Array<Array<Record<string, unknown>>> = [];
   for (const cohort of cohorts) {
     const results = (await view({ ...node, breakdown: null, properties: withCohort(node.properties, cohort) })) as Array<Record<string, unknown>>;
-    const tag = node.viz === 'steps' ? { breakdown: String(cohort), breakdown_value: cohort } : { breakdown_value: cohort };
+    const tag = node.viz === 'steps' ? { breakdown: cohortDisplayName(cohort, ctx.cohortNames), breakdown_value: cohort } : { breakdown_value: cohort };
     tagged.push(results.map((item) => ({ ...item, ...tag })));
   }
   if (node.viz !== 'steps') return tagged.flat();
@@ -106,6 +106,10 @@ function aggregate(node: FunnelsNode, best: ir.IrQuery, periodType: HogQLType | 
 const reachedCount = (p: string, k: number): Expr =>
   ir.call('sum', [{ kind: 'case', branches: [[ir.op('>=', [ref(p, 'steps', 'Integer'), int(k + 1)]), int(1)]], otherwise: int(0), type: 'Integer' }], 'Integer');
 
+/** Actors of the group whose best attempt did optional step k. */
+const doneCount = (p: string, k: number): Expr =>
+  ir.call('sum', [{ kind: 'case', branches: [[ref(p, `d${k}`, 'Boolean'), int(1)]], otherwise: int(0), type: 'Integer' }], 'Integer');
+
 /** Seconds from step `from` to step `to` of an actor's attempt; NULL when `to` was not reached. */
 const secondsBetween = (p: string, from: number, to: number): Expr =>
   ir.op('/', [ir.cast(ir.op('-', [ref(p, `t${to}`, 'Integer'), ref(p, `t${from}`, 'Integer')], 'Integer'), 'Float'), ir.constant(1_000_000, 'Float')], 'Float');
@@ -121,8 +125,12 @@ async function steps(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCo
     aggregate(node, best, null, (p) => {
       const out: Array<[string, Expr]> = [];
       for (let k = 0; k < n; k++) {
-        out.push([`c${k}`, reachedCount(p, k)]);
-        if (k > 0) out.push([`avg${k}`, ir.call('avg', [secondsBetween(p, k - 1, k)], 'Float')], [`med${k}`, ir.call('quantile', [secondsBetween(p, k - 1, k)], 'Float', { params: [ir.constant(0.5, 'Float')] })]);
+        // An optional step counts those who did it; conversion times run between required steps.
+        const optional = node.steps[k].optional;
+        out.push([`c${k}`, optional ? doneCount(p, k) : reachedCount(p, k)]);
+        if (k === 0 || optional) continue;
+        const since = secondsBetween(p, previousRequired(node.steps, k), k);
+        out.push([`avg${k}`, ir.call('avg', [since], 'Float')], [`med${k}`, ir.call('quantile', [since], 'Float', { params: [ir.constant(0.5, 'Float')] })]);
       }
       return out;
     }),

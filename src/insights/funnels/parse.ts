@@ -1,12 +1,12 @@
 /**
  * A FunnelsQuery node (query-api.md §1.8.1) checked and given its defaults. Every refusal is a
  * 400 whose attr names the field (`series.1.event`, `funnelsFilter.exclusions.0.funnelToStep`).
- * What Sightline does not compute yet (optional steps, first-time math, other
- * attributions) is refused by name rather than silently answered differently.
+ * What Sightline does not compute yet (first-time math, other attributions, optional steps
+ * outside ordered steps views) is refused by name rather than silently answered differently.
  */
 import { validationError } from '../../kernel/errors.js';
 import { type DateRangeInput, type Interval, INTERVALS } from '../time/index.js';
-import { type Obj, choiceField, cohortBreakdownIds, integerField, isObject } from '../node-fields.js';
+import { type Obj, type PropertyBreakdown, choiceField, integerField, isObject, parsePropertyBreakdown } from '../node-fields.js';
 import { actionOfNode, type ResolvedAction } from '../series/node.js';
 
 export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
@@ -30,6 +30,8 @@ export interface FunnelStep {
   action?: ResolvedAction | null;
   customName: string | null;
   properties: unknown;
+  /** optionalInFunnel: the step may be skipped (never the first). */
+  optional: boolean;
 }
 
 export interface FunnelExclusion {
@@ -40,19 +42,7 @@ export interface FunnelExclusion {
   toStep: number;
 }
 
-export interface BreakdownPart {
-  type: 'event' | 'person' | 'group';
-  property: string;
-  /** The group type of a `group` part. */
-  groupTypeIndex?: number;
-}
-
-export interface FunnelBreakdown {
-  parts: BreakdownPart[];
-  limit: number;
-  /** A cohort breakdown (no parts): one funnel per cohort, `all` for everyone. */
-  cohorts?: (number | 'all')[];
-}
+export type FunnelBreakdown = PropertyBreakdown;
 
 export interface FunnelsNode {
   kind: 'FunnelsQuery';
@@ -75,7 +65,6 @@ export interface FunnelsNode {
 
 export const MAX_STEPS = 20;
 const MAX_EXCLUSIONS = 20;
-const BREAKDOWN_LIMIT = 25;
 /** The value of the funnel that merges the breakdown values past the limit (not trends' marker). */
 export const OTHER_BREAKDOWN = 'Other';
 
@@ -97,50 +86,35 @@ function parseStep(raw: unknown, index: number): FunnelStep {
   if (raw.kind !== 'EventsNode' && raw.kind !== 'ActionsNode') throw validationError(`${attr}.kind must be EventsNode or ActionsNode.`, `${attr}.kind`, 'invalid_choice');
   const math = raw.math ?? 'total';
   if (math !== 'total') throw validationError('Funnel steps count every matching event (math "total"); first-time math is not supported yet.', `${attr}.math`, 'invalid_choice');
-  if (raw.optionalInFunnel === true) throw validationError('Optional funnel steps are not supported yet.', `${attr}.optionalInFunnel`, 'invalid_choice');
+  const optional = raw.optionalInFunnel === true;
+  if (optional && index === 0) throw validationError('The first step of a funnel cannot be optional.', `${attr}.optionalInFunnel`);
   const customName = raw.custom_name ?? null;
   if (customName !== null && typeof customName !== 'string') throw validationError(`${attr}.custom_name must be a string.`, `${attr}.custom_name`);
-  if (raw.kind === 'ActionsNode') return { event: null, action: actionOfNode(raw, attr), customName, properties: raw.properties ?? [] };
-  return { event: eventName(raw.event, `${attr}.event`), customName, properties: raw.properties ?? [] };
+  if (raw.kind === 'ActionsNode') return { event: null, action: actionOfNode(raw, attr), customName, properties: raw.properties ?? [], optional };
+  return { event: eventName(raw.event, `${attr}.event`), customName, properties: raw.properties ?? [], optional };
 }
 
-function parseBreakdown(raw: Obj | null): FunnelBreakdown | null {
-  if (!raw) return null;
-  const attr = 'breakdownFilter';
-  const limit = integerField(raw.breakdown_limit, BREAKDOWN_LIMIT, 1, 1000, `${attr}.breakdown_limit`)!;
-  const partType = (v: unknown, at: string) => choiceField(v, ['event', 'person', 'group'] as const, 'event', at);
-  const groupIndex = (type: BreakdownPart['type'], v: unknown, at: string) => {
-    if (type !== 'group') return {};
-    const groupTypeIndex = integerField(v, null, 0, 4, at);
-    if (groupTypeIndex === null) throw validationError('A group breakdown needs the group type index, 0 to 4.', at);
-    return { groupTypeIndex };
-  };
-  const property = (v: unknown, at: string) => {
-    if (typeof v !== 'string' || v === '' || v.length > 400) throw validationError(`${at} must be a property name.`, at);
-    return v;
-  };
-  let parts: BreakdownPart[] = [];
-  if (raw.breakdown_type === 'cohort' && raw.breakdown !== undefined && raw.breakdown !== null) {
-    return { parts, limit, cohorts: cohortBreakdownIds(raw.breakdown, `${attr}.breakdown`) };
-  }
-  if (Array.isArray(raw.breakdowns) && raw.breakdowns.length > 0) {
-    if (raw.breakdowns.length > 3) throw validationError('At most 3 breakdowns.', `${attr}.breakdowns`);
-    parts = raw.breakdowns.map((b, i) => {
-      const at = `${attr}.breakdowns.${i}`;
-      if (!isObject(b)) throw validationError(`${at} must be an object.`, at);
-      const type = partType(b.type, `${at}.type`);
-      return { type, property: property(b.property, `${at}.property`), ...groupIndex(type, b.group_type_index, `${at}.group_type_index`) };
-    });
-  } else if (raw.breakdown !== undefined && raw.breakdown !== null) {
-    const type = partType(raw.breakdown_type, `${attr}.breakdown_type`);
-    const list = Array.isArray(raw.breakdown) ? raw.breakdown : [raw.breakdown];
-    if (list.length === 0 || list.length > 3) throw validationError('breakdown must name 1 to 3 properties.', `${attr}.breakdown`);
-    const index = groupIndex(type, raw.breakdown_group_type_index, `${attr}.breakdown_group_type_index`);
-    parts = list.map((p) => ({ type, property: property(p, `${attr}.breakdown`), ...index }));
-  } else {
-    return null;
-  }
-  return { parts, limit };
+/** Do two nodes match the same events: the same event name (or action) and the same filters? */
+function sameMatch(a: Pick<FunnelStep, 'event' | 'action' | 'properties'>, b: Pick<FunnelStep, 'event' | 'action' | 'properties'>): boolean {
+  const sameMatcher = a.action === undefined ? b.action === undefined && b.event === a.event : b.action?.id === a.action?.id;
+  return sameMatcher && JSON.stringify(a.properties) === JSON.stringify(b.properties);
+}
+
+/**
+ * Optional steps (PostHog: ordered or strict steps views only; Sightline: ordered so far), none
+ * identical to the next required step, which would always take its events.
+ */
+function checkOptionalSteps(steps: FunnelStep[], order: FunnelOrder, viz: FunnelViz): void {
+  const first = steps.findIndex((step) => step.optional);
+  if (first < 0) return;
+  const attr = `series.${first}.optionalInFunnel`;
+  if (order !== 'ordered') throw validationError('Optional steps are supported in ordered funnels only.', attr, 'invalid_choice');
+  if (viz !== 'steps') throw validationError('Optional steps are shown by the steps view only.', 'funnelsFilter.funnelVizType', 'invalid_choice');
+  steps.forEach((step, i) => {
+    if (!step.optional) return;
+    const next = steps.findIndex((later, j) => j > i && !later.optional);
+    if (next >= 0 && sameMatch(step, steps[next])) throw validationError('An optional step cannot be the same as the next required step.', `series.${i}.optionalInFunnel`);
+  });
 }
 
 function parseExclusion(raw: unknown, index: number, steps: FunnelStep[], order: FunnelOrder): FunnelExclusion {
@@ -156,9 +130,11 @@ function parseExclusion(raw: unknown, index: number, steps: FunnelStep[], order:
   const action = raw.kind === 'ActionsNode' ? actionOfNode(raw, attr) : undefined;
   const event = action === undefined ? eventName(raw.event, `${attr}.event`) : null;
   const properties = raw.properties ?? [];
-  const sameMatcher = (step: FunnelStep) => (action === undefined ? step.action === undefined && step.event === event : step.action?.id === action?.id);
+  for (const [at, end] of [[fromStep, 'funnelFromStep'], [toStep, 'funnelToStep']] as const) {
+    if (steps[at].optional) throw validationError('An exclusion must start and end at required (not optional) steps.', `${attr}.${end}`);
+  }
   for (let i = fromStep; i <= toStep; i++) {
-    if (sameMatcher(steps[i]) && JSON.stringify(steps[i].properties) === JSON.stringify(properties)) {
+    if (sameMatch({ event, action, properties }, steps[i])) {
       throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", `${attr}.${action === undefined ? 'event' : 'id'}`);
     }
   }
@@ -189,6 +165,7 @@ export function parseFunnelsQuery(node: Obj): FunnelsNode {
   if (!Array.isArray(rawExclusions) || rawExclusions.length > MAX_EXCLUSIONS) {
     throw validationError(`funnelsFilter.exclusions must be a list of at most ${MAX_EXCLUSIONS} EventsNodes.`, 'funnelsFilter.exclusions');
   }
+  checkOptionalSteps(steps, order, viz);
   const dateRange = optionalObject(node.dateRange, 'dateRange') as DateRangeInput | null;
   return {
     kind: 'FunnelsQuery',
@@ -198,7 +175,7 @@ export function parseFunnelsQuery(node: Obj): FunnelsNode {
     properties: node.properties ?? [],
     filterTestAccounts: node.filterTestAccounts === true,
     groupTypeIndex: integerField(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
-    breakdown: parseBreakdown(optionalObject(node.breakdownFilter, 'breakdownFilter')),
+    breakdown: parsePropertyBreakdown(optionalObject(node.breakdownFilter, 'breakdownFilter'), ['event', 'person', 'group', 'hogql'], 3),
     order,
     viz,
     windowSeconds: windowInterval * WINDOW_UNIT_SECONDS[unit],
@@ -214,4 +191,17 @@ function binCount(v: unknown): number | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw validationError('funnelsFilter.binCount must be a number.', 'funnelsFilter.binCount');
   return Math.min(90, Math.max(1, Math.round(v)));
+}
+
+/** The required step before step k (k > 0): optional steps are skipped. */
+export function previousRequired(steps: FunnelStep[], k: number): number {
+  let j = k - 1;
+  while (j > 0 && steps[j].optional) j--;
+  return j;
+}
+
+/** The required step after step k, or null. */
+export function nextRequired(steps: FunnelStep[], k: number): number | null {
+  for (let j = k + 1; j < steps.length; j++) if (!steps[j].optional) return j;
+  return null;
 }

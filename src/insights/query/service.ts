@@ -7,7 +7,8 @@ import type { FastifyReply } from 'fastify';
 import { clientGone } from '../../http/client-gone.js';
 import { ApiError, validationError } from '../../kernel/errors.js';
 import { runner } from '../../events/run.js';
-import type { EventStore, GroupStore, Project } from '../../store/types.js';
+import type { CohortStore, EventStore, GroupStore, Project } from '../../store/types.js';
+import { cohortBreakdownIds, isObject } from '../node-fields.js';
 import { groupPropertiesOf, loadGroupProperties } from '../../events/group-filters.js';
 import { queryKinds } from '../kinds.js';
 import type { InsightProject, QueryKind } from '../types.js';
@@ -30,6 +31,8 @@ export interface QueryServiceOptions {
   actions?: ActionLookup;
   /** Reads group properties for group filters and breakdowns; absent where the metadata store has no groups. */
   groups?: Pick<GroupStore, 'propertyOfGroups'>;
+  /** Reads the names of a cohort breakdown's cohorts (its labels); absent: labels are the ids. */
+  cohorts?: Pick<CohortStore, 'get'>;
 }
 
 export class QueryService {
@@ -38,6 +41,7 @@ export class QueryService {
   private readonly now: () => Date;
   private readonly actions: ActionLookup | null;
   private readonly groups: Pick<GroupStore, 'propertyOfGroups'> | null;
+  private readonly cohorts: Pick<CohortStore, 'get'> | null;
 
   constructor(options: QueryServiceOptions) {
     this.cache = new ResultCache(options.cacheBytes);
@@ -45,6 +49,7 @@ export class QueryService {
     this.now = options.now ?? (() => new Date());
     this.actions = options.actions ?? null;
     this.groups = options.groups ?? null;
+    this.cohorts = options.cohorts ?? null;
   }
 
   /** The reply's body as JSON text (cached results are kept as text), or the results as CSV. */
@@ -74,7 +79,9 @@ export class QueryService {
     // come with them) make every cached result stale; so do changed group properties it read.
     const position = await events.position();
     const groupsRead = groupValues ? [...groupValues].map(([name, values]) => [name, [...values]]) : null;
-    const key = cacheKey(kind.kind, parsed, insightProject, `${position.seq}.${position.events}`, groupsRead);
+    // A renamed cohort changes labels: the names read are part of the key too.
+    const cohortNames = await loadCohortNames(node, project.id, this.cohorts);
+    const key = cacheKey(kind.kind, parsed, insightProject, `${position.seq}.${position.events}`, [groupsRead, cohortNames ? [...cohortNames] : null]);
     const now = this.now();
 
     const cached = policy.useCache ? this.cache.get(key) : undefined;
@@ -83,7 +90,7 @@ export class QueryService {
     }
 
     const started = performance.now();
-    const computed = await kind.run(parsed, { project: insightProject, now, groupValues, run: runner(events, 'query', signal) });
+    const computed = await kind.run(parsed, { project: insightProject, now, groupValues, cohortNames, run: runner(events, 'query', signal) });
     const seconds = (performance.now() - started) / 1000;
     const freshFor = kind.freshForSeconds?.(parsed) ?? DEFAULT_FRESH_SECONDS;
     const body = {
@@ -147,6 +154,25 @@ export function insightProjectOf(project: Project): InsightProject {
     weekStartDay: project.week_start_day === 1 ? 1 : 0,
     testAccountFilters: project.test_account_filters ?? [],
   };
+}
+
+/** Names of the cohorts a cohort breakdown lists, or null. */
+async function loadCohortNames(node: Record<string, unknown>, projectId: number, cohorts: Pick<CohortStore, 'get'> | null): Promise<Map<number, string> | null> {
+  const filter = node.breakdownFilter;
+  if (!cohorts || !isObject(filter) || filter.breakdown_type !== 'cohort' || filter.breakdown === undefined || filter.breakdown === null) return null;
+  let ids: (number | 'all')[];
+  try {
+    ids = cohortBreakdownIds(filter.breakdown, 'breakdownFilter.breakdown');
+  } catch {
+    return null; // a kind without cohort breakdowns ignores the field
+  }
+  const names = new Map<number, string>();
+  for (const id of ids) {
+    if (id === 'all') continue;
+    const cohort = await cohorts.get(projectId, id);
+    if (cohort) names.set(id, cohort.name);
+  }
+  return names;
 }
 
 function cacheKey(kind: string, node: unknown, project: InsightProject, dataVersion: string, groupsRead: unknown): string {

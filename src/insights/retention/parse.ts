@@ -2,7 +2,7 @@
 import { validationError } from '../../kernel/errors.js';
 import { actionOfNode, type ResolvedAction } from '../series/node.js';
 import type { DateRangeInput, Interval } from '../time/index.js';
-import { type Obj, cohortBreakdownIds, integerField, isObject } from '../node-fields.js';
+import { type Obj, type PropertyBreakdown, isObject, integerField, parsePropertyBreakdown } from '../node-fields.js';
 
 export type RetentionPeriod = 'Hour' | 'Day' | 'Week' | 'Month';
 export const PERIOD_INTERVAL: Record<RetentionPeriod, Interval> = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' };
@@ -30,6 +30,8 @@ export interface RetentionNode {
   groupTypeIndex: number | null;
   /** A cohort breakdown: the rows once per cohort (`all`: everyone), or null. */
   cohorts: (number | 'all')[] | null;
+  /** A property breakdown (one event, person or group property; `parts` has one item), or null. */
+  breakdown: PropertyBreakdown | null;
 }
 
 /** What the runner uses when totalIntervals is absent (the UI always sends it). */
@@ -56,7 +58,9 @@ export function parseRetentionQuery(node: Obj): RetentionNode {
   if (type !== 'retention_recurring' && type !== 'retention_first_time') {
     throw validationError('retentionFilter.retentionType must be retention_recurring or retention_first_time.', 'retentionFilter.retentionType', 'invalid_choice');
   }
-  const cohorts = cohortBreakdown(node.breakdownFilter);
+  if (node.breakdownFilter !== undefined && node.breakdownFilter !== null && !isObject(node.breakdownFilter)) throw validationError('breakdownFilter must be an object.', 'breakdownFilter');
+  // One property at a time, as PostHog's runner; HogQL breakdowns are not among its retention breakdowns.
+  const breakdown = parsePropertyBreakdown((node.breakdownFilter as Obj | undefined) ?? null, ['event', 'person', 'group'], 1);
   const dateRange = node.dateRange ?? null;
   if (dateRange !== null && !isObject(dateRange)) throw validationError('dateRange must be an object.', 'dateRange');
   return {
@@ -72,13 +76,7 @@ export function parseRetentionQuery(node: Obj): RetentionNode {
     properties: node.properties ?? [],
     filterTestAccounts: node.filterTestAccounts === true,
     groupTypeIndex: integerField(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
-    cohorts,
+    cohorts: breakdown?.cohorts ?? null,
+    breakdown: breakdown && !breakdown.cohorts ? breakdown : null,
   };
-}
-
-/** Only cohort breakdowns so far: property breakdowns are a 400. */
-function cohortBreakdown(filter: unknown): (number | 'all')[] | null {
-  if (!isObject(filter) || (filter.breakdown ?? null) === null) return null;
-  if (filter.breakdown_type !== 'cohort') throw validationError('Retention breaks down by cohort only so far (breakdown_type "cohort").', 'breakdownFilter.breakdown_type', 'invalid_choice');
-  return cohortBreakdownIds(filter.breakdown, 'breakdownFilter.breakdown');
 }

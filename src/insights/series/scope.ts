@@ -11,7 +11,7 @@ import { timestampText } from '../../hogql/dates.js';
 import { checkAggregateFields } from '../../hogql/compile.js';
 import type { InsightContext } from '../types.js';
 import type { SeriesNode } from './node.js';
-import { eventOrAction, groupPropertyText } from '../events-scope.js';
+import { eventOrAction, groupPropertyText, hogqlValueText } from '../events-scope.js';
 import { groupReader } from '../../events/group-filters.js';
 
 type IrExpr = ir.IrExpr;
@@ -74,14 +74,9 @@ export class InsightScope {
     return asRequestError(attr, () => compilePropertyFilters(json, this.sources(), attr));
   }
 
-  /** A HogQL expression over the event (breakdowns of type hogql). */
-  hogql(text: string, attr: string): IrExpr {
-    return asRequestError(attr, () => {
-      const resolver = this.events.resolver();
-      const expr = resolver.resolve(parseHogQL(text));
-      if (resolver.hasAggregate) throw new HogQLError('An aggregate function is not allowed here');
-      return expr;
-    });
+  /** A HogQL expression over the event as text (breakdowns of type hogql). */
+  hogqlText(text: string, attr: string): IrExpr {
+    return hogqlValueText(this.events, text, attr);
   }
 
   /** An aggregate HogQL expression over the events (math hogql: `sum(properties.price)`). */

@@ -16,7 +16,7 @@ export function breakdownExpr(scope: InsightScope, breakdown: Breakdown, attr: s
   if (breakdown.type === 'cohort') throw new Error('a cohort breakdown has no value per event (cohortCondition)');
   const raw =
     breakdown.type === 'hogql'
-      ? castText(scope.hogql(breakdown.property, attr))
+      ? scope.hogqlText(breakdown.property, attr)
       : breakdown.type === 'group'
         ? scope.groupPropertyText(breakdown.property, breakdown.groupTypeIndex!)
         : scope.propertyText(breakdown.type, breakdown.property);
@@ -31,10 +31,6 @@ export function cohortCondition(scope: InsightScope, value: string, attr: string
 
 /** `breakdown_value` as PostHog gives it for a cohort: the id as a number, or "all". */
 export const cohortValue = (value: string): number | string => (value === 'all' ? 'all' : Number(value));
-
-function castText(expr: ir.IrExpr): ir.IrExpr {
-  return expr.type === 'String' ? expr : ir.cast(expr, 'String');
-}
 
 export interface Ranked<T> {
   values: string[];

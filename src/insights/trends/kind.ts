@@ -7,7 +7,7 @@ import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { timestampMs } from '../../hogql/dates.js';
 import type { InsightContext, KindResponse, QueryKind } from '../types.js';
-import { withCohort } from '../node-fields.js';
+import { cohortDisplayName, withCohort } from '../node-fields.js';
 import { bucketCount, MAX_BUCKETS, buckets, describeRange, resolveDateRange, startOf, toWall, wantsEarliest, type Bucket, type ResolvedDateRange } from '../time/index.js';
 import { bucketWall } from '../series/bucket.js';
 import { InsightScope } from '../series/scope.js';
@@ -63,10 +63,10 @@ async function runTrends(node: TrendsNode, ctx: InsightContext): Promise<KindRes
   if (bucketCount(range) > MAX_BUCKETS) {
     throw validationError(`The range holds more than ${MAX_BUCKETS} ${interval} intervals; use a longer interval or a shorter range.`, 'interval');
   }
-  const periods: PeriodContext[] = [{ node, range, buckets: buckets(range), totalValue, compareLabel: node.compare ? 'current' : null }];
+  const periods: PeriodContext[] = [{ node, range, buckets: buckets(range), totalValue, compareLabel: node.compare ? 'current' : null, cohortNames: ctx.cohortNames }];
   if (node.compare) {
     const previous = previousRange(range, node.compare.compareTo);
-    periods.push({ node, range: previous, buckets: buckets(previous), totalValue, compareLabel: 'previous' });
+    periods.push({ node, range: previous, buckets: buckets(previous), totalValue, compareLabel: 'previous', cohortNames: ctx.cohortNames });
   }
   let hasMore = false;
   const results: Record<string, unknown>[] = [];
@@ -183,6 +183,13 @@ function shaped(node: TrendsNode, data: number[]): number[] {
   return node.display === 'ActionsLineGraphCumulative' ? cumulative(smoothed) : smoothed;
 }
 
+/** A breakdown value's label: its text (parts joined), or a cohort's name. */
+function valueLabel(period: PeriodContext, values: string[]): string {
+  if (period.node.breakdowns[0]?.type !== 'cohort') return breakdownLabel(values);
+  const value = cohortValue(values[0]);
+  return cohortDisplayName(value === 'all' ? 'all' : Number(value), period.cohortNames);
+}
+
 function seriesResults(period: PeriodContext, perSeries: SeriesValues[][]): Record<string, unknown>[] {
   const { node } = period;
   return perSeries.flatMap((groups, order) =>
@@ -190,7 +197,7 @@ function seriesResults(period: PeriodContext, perSeries: SeriesValues[][]): Reco
       const series = node.series[order];
       const name = series.custom_name ?? seriesName(series);
       const hasBreakdown = node.breakdowns.length > 0;
-      const label = !hasBreakdown ? name : node.series.length === 1 ? breakdownLabel(g.values) : `${name} - ${breakdownLabel(g.values)}`;
+      const label = !hasBreakdown ? name : node.series.length === 1 ? valueLabel(period, g.values) : `${name} - ${valueLabel(period, g.values)}`;
       return resultObject(period, {
         label,
         order,
@@ -220,7 +227,7 @@ function formulaResults(period: PeriodContext, perSeries: SeriesValues[][]): Rec
     });
     return rows.map((r) =>
       resultObject(period, {
-        label: node.breakdowns.length > 0 ? breakdownLabel(r.values) : name,
+        label: node.breakdowns.length > 0 ? valueLabel(period, r.values) : name,
         order,
         action: null,
         ...(node.breakdowns.length > 0 && { breakdownValue: valueOf(node, r.values) }),

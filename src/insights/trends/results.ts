@@ -18,6 +18,8 @@ export interface PeriodContext {
   totalValue: boolean;
   /** 'current' | 'previous' when comparing. */
   compareLabel: 'current' | 'previous' | null;
+  /** Names of the cohorts of a cohort breakdown, for labels. */
+  cohortNames?: ReadonlyMap<number, string> | null;
 }
 
 export function actionOf(series: SeriesNode, order: number, buckets: Bucket[]) {

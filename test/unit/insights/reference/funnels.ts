@@ -15,19 +15,27 @@ export interface RefEvent {
 }
 
 export interface RefFunnel {
-  steps: Array<{ event: string; where?: (e: RefEvent) => boolean }>;
+  /** `optional`: the step may be skipped (ordered funnels). */
+  steps: Array<{ event: string; where?: (e: RefEvent) => boolean; optional?: boolean }>;
   order: 'ordered' | 'strict' | 'unordered';
   windowMs: number;
   exclusions: Array<{ event: string; fromStep: number; toStep: number }>;
   range: ResolvedDateRange;
-  /** Event property broken down by (first touch). */
-  breakdown?: { property: string; limit: number };
+  /** The breakdown value of an event (a property's text, a HogQL expression's), first touch; null or undefined is "". */
+  breakdown?: { value: (e: RefEvent) => unknown; limit: number };
 }
 
 interface Attempt {
   entry: number;
-  /** Step times reached, in step order. */
-  times: number[];
+  /**
+   * Step times up to the furthest required step reached, by step index (an optional step not
+   * done is null); its length is what the step counts see.
+   */
+  times: Array<number | null>;
+  /** Optional steps done, and when. */
+  done: Map<number, number>;
+  /** The furthest step got to (a done optional step counts). */
+  far: number;
   excluded: boolean;
 }
 
@@ -47,23 +55,45 @@ function attemptsOf(f: RefFunnel, events: RefEvent[]): Attempt[] {
     if (x === null) return false;
     return times.length > toStep ? x < times[toStep] : x - entry <= f.windowMs;
   };
+  const firstAfter = (k: number, t: number, strictly: boolean) => {
+    let next: number | null = null;
+    for (const e of events) if ((strictly ? e.ts > t : e.ts >= t) && matchesStep(f, k, e) && (next === null || e.ts < next)) next = e.ts;
+    return next;
+  };
   const excludedBy = (times: number[], entry: number) => f.exclusions.some((x, i) => exclusionHit(times, entry, x.fromStep, x.toStep, [i]));
 
   events.forEach((start, i) => {
     if (f.order === 'ordered') {
       if (!matchesStep(f, 0, start)) return;
-      const times = [start.ts];
-      for (let k = 1; k < n; k++) {
-        const same = f.steps[k].event === f.steps[k - 1].event;
-        let next: number | null = null;
-        for (const e of events) {
-          const after = same ? e.ts > times[k - 1] : e.ts >= times[k - 1];
-          if (after && matchesStep(f, k, e) && (next === null || e.ts < next)) next = e.ts;
-        }
+      // Required steps chain (each the first event at or after the required one before it);
+      // an optional step is done by its first event after that required step, within the
+      // window and no later than the next required step's event when that was reached.
+      const required = f.steps.flatMap((s, k) => (s.optional ? [] : [k]));
+      const times: Array<number | null> = [start.ts];
+      let last = 0;
+      for (const k of required.slice(1)) {
+        const same = f.steps[k].event === f.steps[last].event;
+        const next = firstAfter(k, times[last]!, same);
         if (next === null || next - start.ts > f.windowMs) break;
+        for (let m = last + 1; m < k; m++) times.push(null);
         times.push(next);
+        last = k;
       }
-      out.push({ entry: start.ts, times, excluded: excludedBy(times, start.ts) });
+      const done = new Map<number, number>();
+      f.steps.forEach((s, m) => {
+        if (!s.optional) return;
+        let before = m - 1;
+        while (f.steps[before].optional) before--;
+        if (times.length <= before) return;
+        const at = firstAfter(m, times[before]!, f.steps[m].event === f.steps[before].event);
+        let after = m + 1;
+        while (after < n && f.steps[after].optional) after++;
+        const nextTime = after < n && times.length > after ? times[after]! : null;
+        if (at !== null && at - start.ts <= f.windowMs && (nextTime === null || at <= nextTime)) done.set(m, at);
+      });
+      for (const [m, at] of done) if (m < times.length) times[m] = at;
+      const far = Math.max(times.length - 1, ...done.keys());
+      out.push({ entry: start.ts, times, done, far, excluded: excludedBy(times as number[], start.ts) });
     } else if (f.order === 'strict') {
       if (!matchesStep(f, 0, start)) return;
       const times = [start.ts];
@@ -72,7 +102,7 @@ function attemptsOf(f: RefFunnel, events: RefEvent[]): Attempt[] {
         if (!e || !matchesStep(f, k, e) || e.ts - start.ts > f.windowMs) break;
         times.push(e.ts);
       }
-      out.push({ entry: start.ts, times, excluded: excludedBy(times, start.ts) });
+      out.push({ entry: start.ts, times, done: new Map(), far: times.length - 1, excluded: excludedBy(times, start.ts) });
     } else {
       if (!f.steps.some((_, m) => matchesStep(f, m, start))) return;
       const times: number[] = [];
@@ -83,7 +113,7 @@ function attemptsOf(f: RefFunnel, events: RefEvent[]): Attempt[] {
       }
       times.sort((a, b) => a - b);
       const all = f.exclusions.map((_, x) => x);
-      out.push({ entry: start.ts, times, excluded: all.length > 0 && exclusionHit(times, start.ts, 0, n - 1, all) });
+      out.push({ entry: start.ts, times, done: new Map(), far: times.length - 1, excluded: all.length > 0 && exclusionHit(times, start.ts, 0, n - 1, all) });
     }
   });
   return out;
@@ -92,7 +122,7 @@ function attemptsOf(f: RefFunnel, events: RefEvent[]): Attempt[] {
 /** The counted attempt: furthest step, earliest entry among equals. */
 function best(attempts: Attempt[]): Attempt | null {
   let chosen: Attempt | null = null;
-  for (const a of attempts) if (!chosen || a.times.length > chosen.times.length || (a.times.length === chosen.times.length && a.entry < chosen.entry)) chosen = a;
+  for (const a of attempts) if (!chosen || a.far > chosen.far || (a.far === chosen.far && a.entry < chosen.entry)) chosen = a;
   return chosen;
 }
 
@@ -110,7 +140,7 @@ function byPerson(f: RefFunnel, events: RefEvent[]): Map<string, RefEvent[]> {
 
 function firstTouch(f: RefFunnel, events: RefEvent[]): string {
   const entry = events.find((e) => (f.order === 'unordered' ? f.steps.some((_, m) => matchesStep(f, m, e)) : matchesStep(f, 0, e)));
-  const value = entry?.properties[f.breakdown!.property];
+  const value = entry ? f.breakdown!.value(entry) : undefined;
   return value === undefined || value === null ? '' : String(value);
 }
 
@@ -129,9 +159,12 @@ const median = (xs: number[]) => {
 const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 function stepsOf(f: RefFunnel, chosen: Attempt[]): RefStep[] {
-  return f.steps.map((_, k) => {
+  return f.steps.map((step, k) => {
+    if (step.optional) return { count: chosen.filter((a) => a.done.has(k)).length, average: null, median: null };
+    let before = k - 1;
+    while (before > 0 && f.steps[before].optional) before--;
     const reached = chosen.filter((a) => a.times.length > k);
-    const durations = k === 0 ? [] : reached.map((a) => (a.times[k] - a.times[k - 1]) / 1000);
+    const durations = k === 0 ? [] : reached.map((a) => (a.times[k]! - a.times[before]!) / 1000);
     return { count: reached.length, average: k === 0 ? null : mean(durations), median: k === 0 ? null : median(durations) };
   });
 }
@@ -181,7 +214,7 @@ export function referenceTimeToConvert(f: RefFunnel, events: RefEvent[], fromSte
   const values: number[] = [];
   for (const list of byPerson(f, events).values()) {
     const chosen = best(attemptsOf(f, list));
-    if (chosen && !chosen.excluded && chosen.times.length > toStep) values.push((chosen.times[toStep] - chosen.times[fromStep]) / 1000);
+    if (chosen && !chosen.excluded && chosen.times.length > toStep) values.push((chosen.times[toStep]! - chosen.times[fromStep]!) / 1000);
   }
   if (values.length === 0) return { average_conversion_time: null, bins: [] as number[][] };
   const lo = Math.floor(Math.min(...values));

@@ -52,3 +52,20 @@ export function referenceRetention(spec: RefRetention, events: RefEvent[]): numb
   }
   return values;
 }
+
+/**
+ * With a property breakdown: the retention of each value over the events carrying it (an actor
+ * counts apart under each value, as PostHog groups by actor and value; a missing value is ""),
+ * values ranked by total cohort size then value, those past `limit` summed into `other`.
+ */
+export function referenceRetentionByValue(spec: RefRetention, events: RefEvent[], valueOf: (e: RefEvent) => string, limit: number, other: string): Map<string, number[][]> {
+  const byValue = new Map<string, RefEvent[]>();
+  for (const e of events) byValue.set(valueOf(e), [...(byValue.get(valueOf(e)) ?? []), e]);
+  const size = (values: number[][]) => values.reduce((sum, row) => sum + row[0], 0);
+  const all = [...byValue].map(([value, list]) => [value, referenceRetention(spec, list)] as const).filter(([, values]) => size(values) > 0);
+  all.sort(([a, x], [b, y]) => size(y) - size(x) || (a < b ? -1 : a > b ? 1 : 0));
+  const out = new Map(all.slice(0, limit));
+  const rest = all.slice(limit);
+  if (rest.length > 0) out.set(other, rest[0][1].map((row, i) => row.map((_, k) => rest.reduce((sum, [, values]) => sum + values[i][k], 0))));
+  return out;
+}
