@@ -4,8 +4,9 @@
  * (PostHog's materialized columns; docs/scale-out-cluster.md, "Materialized properties").
  *
  * The set (materialized-keys.ts) is fixed in code and added by a versioned migration (schema.ts),
- * so every node writes and reads the same columns: 18.16 fills a column left out of a JSONEachRow row with NULL, not
- * with its DEFAULT, so a node that did not know a column would store wrong values in it.
+ * so every node writes and reads the same columns: 18.16 fills a column left out of a JSONEachRow
+ * row with NULL, not with its DEFAULT, so a node that did not know a column would store wrong
+ * values in it.
  */
 import { propertyText } from '../../hogql/clickhouse/sql.js';
 import { MATERIALIZED_PROPERTIES, materializedColumn } from '../materialized-keys.js';

@@ -1,7 +1,7 @@
 /**
  * The embedded store's materialized properties: a VARCHAR column `mat_<key>` per hot key
  * (materialized-keys.ts) that the printer reads for `properties.<key>` instead of parsing every
- * event's JSON (docs/architecture.md, "Materialized properties").
+ * event's JSON (docs/ingestion.md, "Materialized properties").
  *
  * The columns are filled by DuckDB itself, with the very function the JSON path prints
  * (`json_extract_string`), so a column holds exactly what extraction would read: a string as it
@@ -10,9 +10,9 @@
  * to a temporary table of the stored columns and copied into `events` with the extracted values.
  */
 import { MATERIALIZED_PROPERTIES, materializedColumn } from '../materialized-keys.js';
+import { jsonPointer } from '../../hogql/duckdb/writer.js';
 
 export { materializedColumns } from '../materialized-keys.js';
-import { jsonPointer } from '../../hogql/duckdb/writer.js';
 
 /** The temporary table events are appended to before `INSERT_PENDING_EVENTS`. */
 export const PENDING_EVENTS = 'pending_events';
@@ -42,24 +42,10 @@ export const INSERT_PENDING_EVENTS = `INSERT INTO events BY NAME ${withMateriali
  * replaces it. One JSON parse per event and freshly compressed row groups, where `ADD COLUMN` and an
  * `UPDATE` would parse once per key and keep every updated value in memory until the commit. The
  * file needs room for a second copy of the events meanwhile; it runs once, at the first start.
+ * `storedColumns`: the columns of migration 1, with their constraints.
  */
-export const ADD_MATERIALIZED_COLUMNS = `
-  CREATE TABLE events_materialized (
-    project_id INTEGER NOT NULL,
-    uuid UUID NOT NULL,
-    event VARCHAR NOT NULL,
-    distinct_id VARCHAR NOT NULL,
-    person_id UUID,
-    timestamp TIMESTAMP NOT NULL,
-    created_at TIMESTAMP NOT NULL,
-    properties JSON NOT NULL,
-    elements_chain VARCHAR NOT NULL,
-    "$group_0" VARCHAR NOT NULL,
-    "$group_1" VARCHAR NOT NULL,
-    "$group_2" VARCHAR NOT NULL,
-    "$group_3" VARCHAR NOT NULL,
-    "$group_4" VARCHAR NOT NULL,
-    flush_seq BIGINT NOT NULL,
+export const addMaterializedColumns = (storedColumns: string) => `
+  CREATE TABLE events_materialized (${storedColumns},
     ${COLUMNS.map((column) => `${column} VARCHAR`).join(',\n    ')}
   );
   INSERT INTO events_materialized BY NAME ${withMaterialized('events')};
