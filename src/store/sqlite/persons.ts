@@ -88,18 +88,20 @@ export class SqlitePersonStore implements PersonStore {
         `SELECT uuid FROM (SELECT uuid, properties FROM persons INDEXED BY persons_created WHERE project_id = ? ORDER BY created_at DESC, uuid DESC LIMIT ?) WHERE ${on.sql.join(' AND ')}`,
         [],
       );
-      // A term the trigram index finds in few persons skips the window: it would read it for nothing.
-      const rare = query.search !== null && [...query.search].length >= 3 && this.fewIndexHits(query.search, window);
-      rows = rare ? [] : this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
+      // A term the trigram index finds in few persons skips the window (it would read it for
+      // nothing), and the probe's ids are its candidates: the index is not asked twice.
+      const indexable = query.search !== null && [...query.search].length >= 3;
+      const fewHits = indexable ? this.indexHitsBelow(query.search!, window) : null;
+      rows = fewHits ? [] : this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
       if (rows.length < wanted) {
-        if (query.search !== null && [...query.search].length >= 3) {
+        if (indexable) {
           const onPerson = personConditions(projectId, query, 'p.');
-          const indexed = overCandidates(
-            'SELECT i.uuid FROM persons_search s CROSS JOIN person_ids i ON i.id = s.rowid WHERE persons_search MATCH ? AND i.project_id = ? ' +
-              'UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?',
-            onPerson.sql,
-          );
-          rows = this.pageOf(indexed, [ftsPhrase(query.search), projectId, projectId, query.search, projectId, ...onPerson.params], query, wanted);
+          const hits = fewHits
+            ? 'SELECT i.uuid FROM json_each(?) j CROSS JOIN person_ids i ON i.id = j.value WHERE i.project_id = ?'
+            : 'SELECT i.uuid FROM persons_search s CROSS JOIN person_ids i ON i.id = s.rowid WHERE persons_search MATCH ? AND i.project_id = ?';
+          const indexed = overCandidates(`${hits} UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?`, onPerson.sql);
+          const hitsParam = fewHits ? JSON.stringify(fewHits) : ftsPhrase(query.search!);
+          rows = this.pageOf(indexed, [hitsParam, projectId, projectId, query.search, projectId, ...onPerson.params], query, wanted);
         } else {
           const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
           rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
@@ -114,10 +116,10 @@ export class SqlitePersonStore implements PersonStore {
     return { results: page.map((row) => personOf(row, ids.get(row.uuid as string) ?? [])), more };
   }
 
-  /** Whether the trigram index has fewer than `bound` rows for `search` (a bounded probe, never a count of all). */
-  private fewIndexHits(search: string, bound: number): boolean {
-    const row = this.db.prepare('SELECT count(*) AS n FROM (SELECT rowid FROM persons_search WHERE persons_search MATCH ? LIMIT ?)').get(ftsPhrase(search), bound) as { n: number };
-    return row.n < bound;
+  /** The trigram index's ids for `search` if there are fewer than `bound` (a bounded probe, never a count of all), else null. */
+  private indexHitsBelow(search: string, bound: number): number[] | null {
+    const ids = this.db.prepare('SELECT rowid FROM persons_search WHERE persons_search MATCH ? LIMIT ?').pluck().all(ftsPhrase(search), bound) as number[];
+    return ids.length < bound ? ids : null;
   }
 
   /** One page of `sql`'s rows; with property filters, tested here with the flag engine's matcher (RE2 regexes and all). */
