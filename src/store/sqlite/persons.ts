@@ -9,6 +9,7 @@ import type { ActivityEntry, PersonDeletion, PersonListQuery, PersonStore, Store
 import { activityFromRow, deletionFromRow as deletionOf, distinctIdsByPerson, personFromRow as personOf, WINDOW_PER_PAGE } from '../person-rows.js';
 import { cohortsKey, distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, type Sqlite } from './database.js';
+import { OUT_OF_ORDER, SLOTS } from './person-search-keys.js';
 
 type Row = Record<string, unknown>;
 
@@ -27,6 +28,9 @@ const NEWEST_FIRST = 'ORDER BY p.created_at DESC, p.uuid DESC';
 function likeInJson(text: string): string {
   return /["\\\u0000-\u001f]/.test(text) ? '%' : `%${text.replace(/[%_]/g, (c) => `\\${c}`)}%`;
 }
+
+/** Text order, largest first, as SQLite's BINARY collation orders ASCII. */
+const descending = (a: string, b: string) => (a === b ? 0 : a < b ? 1 : -1);
 
 /** `text` as one FTS5 phrase: with the trigram tokenizer, it matches where `text` is a substring. */
 const ftsPhrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
@@ -77,11 +81,12 @@ export class SqlitePersonStore implements PersonStore {
       const sql = overCandidates('SELECT person_uuid AS uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?', on.sql);
       rows = this.pageOf(sql, [projectId, query.distinctId, projectId, ...on.params], query, wanted);
     } else if (query.search !== null || query.email !== null) {
-      // Filters most persons pass are answered from the newest persons alone (a window of them,
-      // walked by the created_at index). Otherwise a search of 3 characters or more takes its
-      // candidates from the trigram index (migration 8: at least every person the exact
-      // conditions then keep), and anything else is one pass over the table, then sorted: walking
-      // the index for a rare match costs a table lookup per person, for all of them.
+      // A search of 3 characters or more reads the trigram index (migrations 8 and 9: at least
+      // every person the exact conditions then keep). A term with few hits takes them as its
+      // candidates; filters most persons pass are answered from the newest persons alone (a
+      // window of them, walked by the created_at index); a term with many hits but none among the
+      // newest reads the index newest first. Anything else is one pass over the table, then
+      // sorted: walking the created_at index for a rare match costs a table lookup per person.
       const on = personConditions(projectId, query, '');
       const window = WINDOW_PER_PAGE * wanted + query.offset;
       const newest = overCandidates(
@@ -94,14 +99,16 @@ export class SqlitePersonStore implements PersonStore {
       const fewHits = indexable ? this.indexHitsBelow(query.search!, window) : null;
       rows = fewHits ? [] : this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
       if (rows.length < wanted) {
-        if (indexable) {
+        if (fewHits) {
           const onPerson = personConditions(projectId, query, 'p.');
-          const hits = fewHits
-            ? 'SELECT i.uuid FROM json_each(?) j CROSS JOIN person_ids i ON i.id = j.value WHERE i.project_id = ?'
-            : 'SELECT i.uuid FROM persons_search s CROSS JOIN person_ids i ON i.id = s.rowid WHERE persons_search MATCH ? AND i.project_id = ?';
-          const indexed = overCandidates(`${hits} UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?`, onPerson.sql);
-          const hitsParam = fewHits ? JSON.stringify(fewHits) : ftsPhrase(query.search!);
-          rows = this.pageOf(indexed, [hitsParam, projectId, projectId, query.search, projectId, ...onPerson.params], query, wanted);
+          const indexed = overCandidates(
+            'SELECT k.uuid FROM json_each(?) j CROSS JOIN person_search_keys k ON k.key = CAST(j.value AS INTEGER) WHERE k.project_id = ? ' +
+              'UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?',
+            onPerson.sql,
+          );
+          rows = this.pageOf(indexed, [JSON.stringify(fewHits), projectId, projectId, query.search, projectId, ...onPerson.params], query, wanted);
+        } else if (indexable) {
+          rows = this.newestHits(query, wanted);
         } else {
           const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
           rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
@@ -116,9 +123,44 @@ export class SqlitePersonStore implements PersonStore {
     return { results: page.map((row) => personOf(row, ids.get(row.uuid as string) ?? [])), more };
   }
 
-  /** The trigram index's ids for `search` if there are fewer than `bound` (a bounded probe, never a count of all), else null. */
-  private indexHitsBelow(search: string, bound: number): number[] | null {
-    const ids = this.db.prepare('SELECT rowid FROM persons_search WHERE persons_search MATCH ? LIMIT ?').pluck().all(ftsPhrase(search), bound) as number[];
+  /**
+   * A page of a search that many persons match, none of them among the newest: the trigram
+   * index's hits read newest first (its keys are in the list's order, person-search-keys.ts) down
+   * to the millisecond that completes the page, then sorted; and the person whose distinct id
+   * the search is. Never more hits than the page needs, plus the rest of that millisecond.
+   */
+  private newestHits(query: PersonListQuery, wanted: number): Row[] {
+    const { projectId } = query;
+    const on = personConditions(projectId, query, 'p.');
+    const hits = this.db.prepare(
+      `SELECT ${PERSON_COLUMNS}, s.rowid >= ${OUT_OF_ORDER} AS unordered, s.rowid / ${SLOTS} AS ms, ${on.sql.join(' AND ')} AS passes ` +
+        'FROM persons_search s CROSS JOIN person_search_keys k ON k.key = s.rowid CROSS JOIN persons p ON p.project_id = k.project_id AND p.uuid = k.uuid ' +
+        'CROSS JOIN person_ids i ON i.project_id = p.project_id AND i.uuid = p.uuid WHERE persons_search MATCH ? AND k.project_id = ? ORDER BY s.rowid DESC',
+    );
+    const passes = (row: Row) => query.matches === null || query.matches(parseJson<JsonObject>(row.properties, {}));
+    const needed = query.offset + wanted;
+    const found: Row[] = [];
+    let inOrder = 0;
+    let lastMillisecond: number | null = null;
+    for (const row of hits.iterate(...on.params, ftsPhrase(query.search!), projectId) as Iterable<Row>) {
+      // Keys out of order come first (the highest); after them, stop past the page's last millisecond.
+      if (!row.unordered && lastMillisecond !== null && row.ms !== lastMillisecond) break;
+      if (!row.passes || !passes(row)) continue;
+      found.push(row);
+      if (!row.unordered && ++inOrder >= needed) lastMillisecond ??= row.ms as number;
+    }
+    const byDistinctId = overCandidates('SELECT person_uuid AS uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?', on.sql);
+    for (const row of this.db.prepare(byDistinctId).all(projectId, query.search, projectId, ...on.params) as Row[]) {
+      if (passes(row) && !found.some((other) => other.uuid === row.uuid)) found.push(row);
+    }
+    found.sort((a, b) => descending(a.created_at as string, b.created_at as string) || descending(a.uuid as string, b.uuid as string));
+    return found.slice(query.offset, needed);
+  }
+
+  /** The trigram index's keys for `search` if there are fewer than `bound` (a bounded probe, never a count of all), else null. */
+  private indexHitsBelow(search: string, bound: number): string[] | null {
+    // As text: keys go beyond 2^53.
+    const ids = this.db.prepare('SELECT CAST(rowid AS TEXT) FROM persons_search WHERE persons_search MATCH ? LIMIT ?').pluck().all(ftsPhrase(search), bound) as string[];
     return ids.length < bound ? ids : null;
   }
 
