@@ -25,11 +25,13 @@ const millisecond = (createdAt: string) =>
 /** SQL: the next free key above every key out of order. */
 const nextOutOfOrder = `(SELECT max(coalesce(max(key), 0) + 1, ${OUT_OF_ORDER}) FROM person_search_keys)`;
 
-/** SQL: a new person's key, from its `created_at` text: the next free slot of its millisecond, else out of order. */
+/** SQL: a new person's key, from its `created_at` (read once): the next free slot of its millisecond, else out of order. */
 function newKey(createdAt: string): string {
-  const first = `(${millisecond(createdAt)} * ${SLOTS})`;
-  const taken = `(SELECT max(key) FROM person_search_keys WHERE key BETWEEN ${first} AND ${first} + ${SLOTS - 1})`;
-  return `(CASE WHEN ${first} IS NULL THEN ${nextOutOfOrder} WHEN ${taken} IS NULL THEN ${first} WHEN ${taken} < ${first} + ${SLOTS - 1} THEN ${taken} + 1 ELSE ${nextOutOfOrder} END)`;
+  const inOrder =
+    `(SELECT CASE WHEN taken IS NULL THEN first WHEN taken < first + ${SLOTS - 1} THEN taken + 1 END FROM ` +
+    `(SELECT first, (SELECT max(key) FROM person_search_keys WHERE key BETWEEN first AND first + ${SLOTS - 1}) AS taken ` +
+    `FROM (SELECT ${millisecond('c')} * ${SLOTS} AS first FROM (SELECT ${createdAt} AS c)) WHERE first IS NOT NULL))`;
+  return `coalesce(${inOrder}, ${nextOutOfOrder})`;
 }
 
 const keyOf = (projectId: string, uuid: string) => `(SELECT key FROM person_search_keys WHERE project_id = ${projectId} AND uuid = ${uuid})`;

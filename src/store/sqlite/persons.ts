@@ -80,39 +80,22 @@ export class SqlitePersonStore implements PersonStore {
       const on = personConditions(projectId, query, 'p.');
       const sql = overCandidates('SELECT person_uuid AS uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?', on.sql);
       rows = this.pageOf(sql, [projectId, query.distinctId, projectId, ...on.params], query, wanted);
+    } else if (query.search !== null && [...query.search].length >= 3) {
+      rows = this.newestHits(query, wanted);
     } else if (query.search !== null || query.email !== null) {
-      // A search of 3 characters or more reads the trigram index (migrations 8 and 9: at least
-      // every person the exact conditions then keep). A term with few hits takes them as its
-      // candidates; filters most persons pass are answered from the newest persons alone (a
-      // window of them, walked by the created_at index); a term with many hits but none among the
-      // newest reads the index newest first. Anything else is one pass over the table, then
-      // sorted: walking the created_at index for a rare match costs a table lookup per person.
+      // Filters most persons pass are answered from the newest persons alone (a window of them,
+      // walked by the created_at index); otherwise one pass over the table, then sorted: walking
+      // the created_at index for a rare match costs a table lookup per person, for all of them.
       const on = personConditions(projectId, query, '');
       const window = WINDOW_PER_PAGE * wanted + query.offset;
       const newest = overCandidates(
         `SELECT uuid FROM (SELECT uuid, properties FROM persons INDEXED BY persons_created WHERE project_id = ? ORDER BY created_at DESC, uuid DESC LIMIT ?) WHERE ${on.sql.join(' AND ')}`,
         [],
       );
-      // A term the trigram index finds in few persons skips the window (it would read it for
-      // nothing), and the probe's ids are its candidates: the index is not asked twice.
-      const indexable = query.search !== null && [...query.search].length >= 3;
-      const fewHits = indexable ? this.indexHitsBelow(query.search!, window) : null;
-      rows = fewHits ? [] : this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
+      rows = this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
       if (rows.length < wanted) {
-        if (fewHits) {
-          const onPerson = personConditions(projectId, query, 'p.');
-          const indexed = overCandidates(
-            'SELECT k.uuid FROM json_each(?) j CROSS JOIN person_search_keys k ON k.key = CAST(j.value AS INTEGER) WHERE k.project_id = ? ' +
-              'UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?',
-            onPerson.sql,
-          );
-          rows = this.pageOf(indexed, [JSON.stringify(fewHits), projectId, projectId, query.search, projectId, ...onPerson.params], query, wanted);
-        } else if (indexable) {
-          rows = this.newestHits(query, wanted);
-        } else {
-          const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
-          rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
-        }
+        const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
+        rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
       }
     } else {
       rows = this.pageOf(`SELECT ${PERSON_COLUMNS} FROM ${PERSON_FROM} WHERE p.project_id = ? ${NEWEST_FIRST}`, [projectId], query, wanted);
@@ -124,10 +107,11 @@ export class SqlitePersonStore implements PersonStore {
   }
 
   /**
-   * A page of a search that many persons match, none of them among the newest: the trigram
-   * index's hits read newest first (its keys are in the list's order, person-search-keys.ts) down
-   * to the millisecond that completes the page, then sorted; and the person whose distinct id
-   * the search is. Never more hits than the page needs, plus the rest of that millisecond.
+   * A page of a search of 3 characters or more: the trigram index's hits (at least every person
+   * the exact conditions then keep) read newest first (its keys are in the list's order,
+   * person-search-keys.ts) down to the millisecond that completes the page, then sorted; and the
+   * person whose distinct id the search is. A rare term reads its few hits, a common one the
+   * page's and the rest of that millisecond: never every hit to sort them.
    */
   private newestHits(query: PersonListQuery, wanted: number): Row[] {
     const { projectId } = query;
@@ -155,13 +139,6 @@ export class SqlitePersonStore implements PersonStore {
     }
     found.sort((a, b) => descending(a.created_at as string, b.created_at as string) || descending(a.uuid as string, b.uuid as string));
     return found.slice(query.offset, needed);
-  }
-
-  /** The trigram index's keys for `search` if there are fewer than `bound` (a bounded probe, never a count of all), else null. */
-  private indexHitsBelow(search: string, bound: number): string[] | null {
-    // As text: keys go beyond 2^53.
-    const ids = this.db.prepare('SELECT CAST(rowid AS TEXT) FROM persons_search WHERE persons_search MATCH ? LIMIT ?').pluck().all(ftsPhrase(search), bound) as string[];
-    return ids.length < bound ? ids : null;
   }
 
   /** One page of `sql`'s rows; with property filters, tested here with the flag engine's matcher (RE2 regexes and all). */
