@@ -20,6 +20,8 @@ const PERSON_FROM = 'persons p JOIN person_ids i ON i.project_id = p.project_id 
  * created_at index (a WITHOUT ROWID table's indexes end with its key), so a page reads only its rows.
  */
 const NEWEST_FIRST = 'ORDER BY p.created_at DESC, p.uuid DESC';
+/** A search with fewer trigram-index hits than this many per row it needs sorts them all. */
+const FEW_HITS_PER_ROW = 2;
 
 /**
  * A LIKE pattern (ASCII case-insensitive in SQLite) for `text` inside the properties' JSON text, or '%' where JSON
@@ -81,7 +83,21 @@ export class SqlitePersonStore implements PersonStore {
       const sql = overCandidates('SELECT person_uuid AS uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?', on.sql);
       rows = this.pageOf(sql, [projectId, query.distinctId, projectId, ...on.params], query, wanted);
     } else if (query.search !== null && [...query.search].length >= 3) {
-      rows = this.newestHits(query, wanted);
+      // A term with few hits in the trigram index takes them as its candidates (the index read
+      // oldest first stops at the bound, and reading it newest first costs several times more for a
+      // rare term); a term with more reads the index newest first and stops at its page.
+      const few = this.indexHitsBelow(query.search, FEW_HITS_PER_ROW * (query.offset + wanted));
+      if (few) {
+        const on = personConditions(projectId, query, 'p.');
+        const indexed = overCandidates(
+          'SELECT k.uuid FROM json_each(?) j CROSS JOIN person_search_keys k ON k.key = CAST(j.value AS INTEGER) WHERE k.project_id = ? ' +
+            'UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?',
+          on.sql,
+        );
+        rows = this.pageOf(indexed, [JSON.stringify(few), projectId, projectId, query.search, projectId, ...on.params], query, wanted);
+      } else {
+        rows = this.newestHits(query, wanted);
+      }
     } else if (query.search !== null || query.email !== null) {
       // Filters most persons pass are answered from the newest persons alone (a window of them,
       // walked by the created_at index); otherwise one pass over the table, then sorted: walking
@@ -107,11 +123,11 @@ export class SqlitePersonStore implements PersonStore {
   }
 
   /**
-   * A page of a search of 3 characters or more: the trigram index's hits (at least every person
-   * the exact conditions then keep) read newest first (its keys are in the list's order,
+   * A page of a search with many hits: the trigram index's hits (at least every person the exact
+   * conditions then keep) read newest first (its keys are in the list's order,
    * person-search-keys.ts) down to the millisecond that completes the page, then sorted; and the
-   * person whose distinct id the search is. A rare term reads its few hits, a common one the
-   * page's and the rest of that millisecond: never every hit to sort them.
+   * person whose distinct id the search is. The page's hits and the rest of that millisecond,
+   * never every hit to sort them.
    */
   private newestHits(query: PersonListQuery, wanted: number): Row[] {
     const { projectId } = query;
@@ -139,6 +155,12 @@ export class SqlitePersonStore implements PersonStore {
     }
     found.sort((a, b) => descending(a.created_at as string, b.created_at as string) || descending(a.uuid as string, b.uuid as string));
     return found.slice(query.offset, needed);
+  }
+
+  /** The trigram index's keys for `search` (as text: they go beyond 2^53) if there are fewer than `bound`, else null. */
+  private indexHitsBelow(search: string, bound: number): string[] | null {
+    const keys = this.db.prepare('SELECT CAST(rowid AS TEXT) FROM persons_search WHERE persons_search MATCH ? LIMIT ?').pluck().all(ftsPhrase(search), bound) as string[];
+    return keys.length < bound ? keys : null;
   }
 
   /** One page of `sql`'s rows; with property filters, tested here with the flag engine's matcher (RE2 regexes and all). */
