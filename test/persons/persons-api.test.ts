@@ -94,6 +94,21 @@ test('pages of 100, newest first, with next and previous', async () => {
   assert.deepEqual(filtered.results.map((p: any) => p.properties.n).sort((a: number, b: number) => a - b), Array.from({ length: 20 }, (_, i) => i));
 });
 
+test('search pages followed by next links give the unfiltered list filtered by hand', async () => {
+  // 60 persons a search matches, in three ingest requests (so several created_at), behind newer ones it does not.
+  for (let batch = 0; batch < 3; batch++) {
+    await ingest(server, Array.from({ length: 20 }, (_, i) => ({ event: '$identify', distinct_id: `walker-${batch * 20 + i}`, properties: { $set: { email: `walker${batch * 20 + i}@Paging.test` } } })));
+  }
+  await ingest(server, Array.from({ length: 30 }, (_, i) => ({ event: '$identify', distinct_id: `later-${i}`, properties: { $set: { email: `later${i}@elsewhere.test` } } })));
+  const everyone = (await walk(server, `${BASE}?limit=1000`)).results;
+  for (const [search, limit] of [['paging.test', 7], ['walker1', 3], ['WALKER', 25], ['r5@paging', 2]] as const) {
+    const expected = everyone.filter((p: any) => typeof p.properties.email === 'string' && p.properties.email.toLowerCase().includes(search.toLowerCase()));
+    const { results, pages } = await walk(server, `${BASE}?search=${q(search)}&limit=${limit}`);
+    assert.deepEqual(results.map((p: any) => p.uuid), expected.map((p: any) => p.uuid), `search ${search} limit ${limit}`);
+    assert.equal(pages.length, Math.max(1, Math.ceil(expected.length / limit)), `search ${search}: pages`);
+  }
+});
+
 test('update_property, PATCH and delete_property change the person through ingestion', async () => {
   const [bob] = await list('distinct_id=bob');
   let response = await server.api(`${BASE}${bob.id}/update_property/`, { method: 'POST', body: { key: 'plan', value: 'enterprise' } });

@@ -2,6 +2,8 @@
  * Versioned schema of the SQLite metadata store. Migrations are append-only: a released
  * migration is never edited, a change is a new entry. Each runs in its own transaction.
  */
+import { personSearchKeysMigration } from './person-search-keys.js';
+
 export interface Migration {
   version: number;
   name: string;
@@ -376,5 +378,10 @@ export const migrations: Migration[] = [
           FROM person_ids WHERE project_id = new.project_id AND uuid = new.uuid;
       END;
     `,
+  },
+  {
+    version: 9,
+    name: 'the persons search index keyed in the list order',
+    sql: personSearchKeysMigration,
   },
 ];

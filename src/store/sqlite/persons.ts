@@ -9,6 +9,7 @@ import type { ActivityEntry, PersonDeletion, PersonListQuery, PersonStore, Store
 import { activityFromRow, deletionFromRow as deletionOf, distinctIdsByPerson, personFromRow as personOf, WINDOW_PER_PAGE } from '../person-rows.js';
 import { cohortsKey, distinctIdKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { parseJson, type Sqlite } from './database.js';
+import { OUT_OF_ORDER, SLOTS } from './person-search-keys.js';
 
 type Row = Record<string, unknown>;
 
@@ -19,6 +20,8 @@ const PERSON_FROM = 'persons p JOIN person_ids i ON i.project_id = p.project_id 
  * created_at index (a WITHOUT ROWID table's indexes end with its key), so a page reads only its rows.
  */
 const NEWEST_FIRST = 'ORDER BY p.created_at DESC, p.uuid DESC';
+/** A search with fewer trigram-index hits than this many per row it needs sorts them all. */
+const FEW_HITS_PER_ROW = 2;
 
 /**
  * A LIKE pattern (ASCII case-insensitive in SQLite) for `text` inside the properties' JSON text, or '%' where JSON
@@ -27,6 +30,9 @@ const NEWEST_FIRST = 'ORDER BY p.created_at DESC, p.uuid DESC';
 function likeInJson(text: string): string {
   return /["\\\u0000-\u001f]/.test(text) ? '%' : `%${text.replace(/[%_]/g, (c) => `\\${c}`)}%`;
 }
+
+/** Text order, largest first, as SQLite's BINARY collation orders ASCII. */
+const descending = (a: string, b: string) => (a === b ? 0 : a < b ? 1 : -1);
 
 /** `text` as one FTS5 phrase: with the trigram tokenizer, it matches where `text` is a substring. */
 const ftsPhrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
@@ -76,34 +82,36 @@ export class SqlitePersonStore implements PersonStore {
       const on = personConditions(projectId, query, 'p.');
       const sql = overCandidates('SELECT person_uuid AS uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?', on.sql);
       rows = this.pageOf(sql, [projectId, query.distinctId, projectId, ...on.params], query, wanted);
+    } else if (query.search !== null && [...query.search].length >= 3) {
+      // A term with few hits in the trigram index takes them as its candidates (the index read
+      // oldest first stops at the bound, and reading it newest first costs several times more for a
+      // rare term); a term with more reads the index newest first and stops at its page.
+      const few = this.indexHitsBelow(query.search, FEW_HITS_PER_ROW * (query.offset + wanted));
+      if (few) {
+        const on = personConditions(projectId, query, 'p.');
+        const indexed = overCandidates(
+          'SELECT k.uuid FROM json_each(?) j CROSS JOIN person_search_keys k ON k.key = CAST(j.value AS INTEGER) WHERE k.project_id = ? ' +
+            'UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?',
+          on.sql,
+        );
+        rows = this.pageOf(indexed, [JSON.stringify(few), projectId, projectId, query.search, projectId, ...on.params], query, wanted);
+      } else {
+        rows = this.newestHits(query, wanted);
+      }
     } else if (query.search !== null || query.email !== null) {
       // Filters most persons pass are answered from the newest persons alone (a window of them,
-      // walked by the created_at index). Otherwise a search of 3 characters or more takes its
-      // candidates from the trigram index (migration 8: at least every person the exact
-      // conditions then keep), and anything else is one pass over the table, then sorted: walking
-      // the index for a rare match costs a table lookup per person, for all of them.
+      // walked by the created_at index); otherwise one pass over the table, then sorted: walking
+      // the created_at index for a rare match costs a table lookup per person, for all of them.
       const on = personConditions(projectId, query, '');
       const window = WINDOW_PER_PAGE * wanted + query.offset;
       const newest = overCandidates(
         `SELECT uuid FROM (SELECT uuid, properties FROM persons INDEXED BY persons_created WHERE project_id = ? ORDER BY created_at DESC, uuid DESC LIMIT ?) WHERE ${on.sql.join(' AND ')}`,
         [],
       );
-      // A term the trigram index finds in few persons skips the window: it would read it for nothing.
-      const rare = query.search !== null && [...query.search].length >= 3 && this.fewIndexHits(query.search, window);
-      rows = rare ? [] : this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
+      rows = this.pageOf(newest, [projectId, window, ...on.params, projectId], query, wanted);
       if (rows.length < wanted) {
-        if (query.search !== null && [...query.search].length >= 3) {
-          const onPerson = personConditions(projectId, query, 'p.');
-          const indexed = overCandidates(
-            'SELECT i.uuid FROM persons_search s CROSS JOIN person_ids i ON i.id = s.rowid WHERE persons_search MATCH ? AND i.project_id = ? ' +
-              'UNION SELECT person_uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?',
-            onPerson.sql,
-          );
-          rows = this.pageOf(indexed, [ftsPhrase(query.search), projectId, projectId, query.search, projectId, ...onPerson.params], query, wanted);
-        } else {
-          const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
-          rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
-        }
+        const all = overCandidates(`SELECT uuid FROM persons WHERE project_id = ? AND ${on.sql.join(' AND ')}`, []);
+        rows = this.pageOf(all, [projectId, ...on.params, projectId], query, wanted);
       }
     } else {
       rows = this.pageOf(`SELECT ${PERSON_COLUMNS} FROM ${PERSON_FROM} WHERE p.project_id = ? ${NEWEST_FIRST}`, [projectId], query, wanted);
@@ -114,10 +122,45 @@ export class SqlitePersonStore implements PersonStore {
     return { results: page.map((row) => personOf(row, ids.get(row.uuid as string) ?? [])), more };
   }
 
-  /** Whether the trigram index has fewer than `bound` rows for `search` (a bounded probe, never a count of all). */
-  private fewIndexHits(search: string, bound: number): boolean {
-    const row = this.db.prepare('SELECT count(*) AS n FROM (SELECT rowid FROM persons_search WHERE persons_search MATCH ? LIMIT ?)').get(ftsPhrase(search), bound) as { n: number };
-    return row.n < bound;
+  /**
+   * A page of a search with many hits: the trigram index's hits (at least every person the exact
+   * conditions then keep) read newest first (its keys are in the list's order,
+   * person-search-keys.ts) down to the millisecond that completes the page, then sorted; and the
+   * person whose distinct id the search is. The page's hits and the rest of that millisecond,
+   * never every hit to sort them.
+   */
+  private newestHits(query: PersonListQuery, wanted: number): Row[] {
+    const { projectId } = query;
+    const on = personConditions(projectId, query, 'p.');
+    const hits = this.db.prepare(
+      `SELECT ${PERSON_COLUMNS}, s.rowid >= ${OUT_OF_ORDER} AS unordered, s.rowid / ${SLOTS} AS ms, ${on.sql.join(' AND ')} AS passes ` +
+        'FROM persons_search s CROSS JOIN person_search_keys k ON k.key = s.rowid CROSS JOIN persons p ON p.project_id = k.project_id AND p.uuid = k.uuid ' +
+        'CROSS JOIN person_ids i ON i.project_id = p.project_id AND i.uuid = p.uuid WHERE persons_search MATCH ? AND k.project_id = ? ORDER BY s.rowid DESC',
+    );
+    const passes = (row: Row) => query.matches === null || query.matches(parseJson<JsonObject>(row.properties, {}));
+    const needed = query.offset + wanted;
+    const found: Row[] = [];
+    let inOrder = 0;
+    let lastMillisecond: number | null = null;
+    for (const row of hits.iterate(...on.params, ftsPhrase(query.search!), projectId) as Iterable<Row>) {
+      // Keys out of order come first (the highest); after them, stop past the page's last millisecond.
+      if (!row.unordered && lastMillisecond !== null && row.ms !== lastMillisecond) break;
+      if (!row.passes || !passes(row)) continue;
+      found.push(row);
+      if (!row.unordered && ++inOrder >= needed) lastMillisecond ??= row.ms as number;
+    }
+    const byDistinctId = overCandidates('SELECT person_uuid AS uuid FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?', on.sql);
+    for (const row of this.db.prepare(byDistinctId).all(projectId, query.search, projectId, ...on.params) as Row[]) {
+      if (passes(row) && !found.some((other) => other.uuid === row.uuid)) found.push(row);
+    }
+    found.sort((a, b) => descending(a.created_at as string, b.created_at as string) || descending(a.uuid as string, b.uuid as string));
+    return found.slice(query.offset, needed);
+  }
+
+  /** The trigram index's keys for `search` (as text: they go beyond 2^53) if there are fewer than `bound`, else null. */
+  private indexHitsBelow(search: string, bound: number): string[] | null {
+    const keys = this.db.prepare('SELECT CAST(rowid AS TEXT) FROM persons_search WHERE persons_search MATCH ? LIMIT ?').pluck().all(ftsPhrase(search), bound) as string[];
+    return keys.length < bound ? keys : null;
   }
 
   /** One page of `sql`'s rows; with property filters, tested here with the flag engine's matcher (RE2 regexes and all). */

@@ -2,7 +2,10 @@
  * The persons list's search (store/sqlite/persons.ts) against a reference written in plain JS:
  * all of its plans (the newest persons' window, the trigram index, the whole table) must give
  * the page the reference gives, for searches that match many, few or no persons, at any page
- * and offset, also after persons changed their email or name or were deleted.
+ * and offset, also after persons changed their email or name or were deleted. The `veteran`
+ * persons are the oldest and many: their search reads the index newest first (keys in the list
+ * order, store/sqlite/person-search-keys.ts), also across persons of one millisecond, texts that
+ * are no canonical timestamp, and a created_at moved earlier (a merge).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,6 +16,7 @@ import fc from 'fast-check';
 import { SqliteMetaStore } from '../../../src/store/sqlite/meta-store.js';
 
 const PERSONS = 400;
+const VETERANS = 300;
 let dir: string;
 let store: SqliteMetaStore;
 const people: { uuid: string; email: string | undefined; name: string | undefined; created_at: string; distinctId: string }[] = [];
@@ -36,6 +40,18 @@ before(() => {
       distinct.run(`d-${i}`, uuid);
       people.push({ uuid, email, name, created_at, distinctId: `d-${i}` });
     }
+    for (let j = 0; j < VETERANS; j++) {
+      // Not in insertion order: the slots of a millisecond are not in uuid order.
+      const uuid = `00000000-0000-4000-9000-${String((j * 7919) % 1009).padStart(12, "0")}`;
+      const name = `Veteran ${j}`;
+      // Four a millisecond; a few texts that are no canonical timestamp, or before 1970 (none of them `eteran 1`).
+      const odd = j >= 250 ? ['2025-06-01 00:00:00', '+010000-01-01T00:00:00.000Z', '1969-12-31T23:59:59.000Z', 'soon'][j - 250] : undefined;
+      const created_at = odd ?? new Date(Date.UTC(2025, 5, 1) + Math.floor(j / 4)).toISOString();
+      insert.run(uuid, JSON.stringify({ name }), created_at);
+      id.run(uuid);
+      distinct.run(`v-${j}`, uuid);
+      people.push({ uuid, email: undefined, name, created_at, distinctId: `v-${j}` });
+    }
   })();
 });
 after(async () => {
@@ -55,6 +71,51 @@ function reference(search: string, limit: number, offset: number): string[] {
 
 /** SQLite's lower() folds ASCII letters only: the search is case-insensitive for ASCII (documented). */
 const lowerAscii = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** Counts the searches that read the index newest first (the plan of many hits, none among the newest). */
+function countNewestFirstReads(): { calls: number } {
+  const counter = { calls: 0 };
+  const persons = store.persons as unknown as { newestHits: (...args: unknown[]) => unknown };
+  const original = persons.newestHits.bind(persons);
+  persons.newestHits = (...args: unknown[]) => {
+    counter.calls += 1;
+    return original(...args);
+  };
+  return counter;
+}
+
+async function agreesWithReference(search: string, limit: number, offset: number): Promise<void> {
+  const page = await store.persons.list({ projectId: 1, distinctId: null, email: null, search, matches: null, limit, offset });
+  const expected = reference(search, limit + 1, offset);
+  assert.deepEqual(page.results.map((p) => p.uuid), expected.slice(0, limit), `search ${JSON.stringify(search)} limit ${limit} offset ${offset}`);
+  assert.equal(page.more, expected.length > limit);
+}
+
+test('a search many old persons match reads the index newest first, and pages agree with the reference', async () => {
+  const reads = countNewestFirstReads();
+  for (const search of ['veteran', 'VETERAN 1', 'eteran 1', 'eteran 2']) {
+    for (let limit = 1; limit <= 12; limit += 1) {
+      for (let offset = 0; offset <= 290; offset += limit * 7 + 3) await agreesWithReference(search, limit, offset);
+    }
+  }
+  assert.ok(reads.calls > 20, `the newest-first plan ran ${reads.calls} times`);
+  // The person whose distinct id is the search comes with the index's hits.
+  await agreesWithReference('v-123', 5, 0);
+});
+
+test('a created_at moved earlier or later (a merge) moves the person in the search', async () => {
+  const moved = people.find((p) => p.name === 'Veteran 101')!;
+  for (const created_at of ['2025-05-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z', 'not a time']) {
+    store.db.prepare('UPDATE persons SET created_at = ? WHERE project_id = 1 AND uuid = ?').run(created_at, moved.uuid);
+    moved.created_at = created_at;
+    for (const [limit, offset] of [[1, 0], [3, 0], [5, 10], [2, 296]]) {
+      await agreesWithReference('veteran', limit, offset);
+      await agreesWithReference('eteran 1', limit, offset);
+    }
+  }
+  const keys = store.db.prepare('SELECT count(*) AS n FROM person_search_keys WHERE project_id = 1 AND uuid = ?').get(moved.uuid) as { n: number };
+  assert.equal(keys.n, 1, 'one key for the moved person');
+});
 
 test('distinct_id and email filters agree with the reference, alone and with a search', async () => {
   const byDistinct = (await store.persons.list({ projectId: 1, distinctId: 'd-23', email: null, search: null, matches: null, limit: 10, offset: 0 })).results;
@@ -89,7 +150,7 @@ test('the trigram index follows changed emails and names and deleted persons', a
 
 test('search pages agree with the reference (after those changes)', async () => {
   const searches = fc.oneof(
-    fc.constantFrom('ann', 'ANN', 'example', 'Example1', '@', 'lee', 'a_l', '50%', '%', '_', 'x"y', 'zoë', 'ZOË', 'd-17', 'd-1', 'nobody', ' ', 'carl 4'),
+    fc.constantFrom('ann', 'ANN', 'example', 'Example1', '@', 'lee', 'a_l', '50%', '%', '_', 'x"y', 'zoë', 'ZOË', 'd-17', 'd-1', 'nobody', ' ', 'carl 4', 'veteran', 'eran 1', 'v-7'),
     fc.string({ minLength: 1, maxLength: 3 }),
   );
   await fc.assert(
