@@ -5,7 +5,8 @@
  * partition has one durable pull consumer, consumed by the node that holds the partition's
  * advisory lock (partition-owner.ts). A message is acknowledged only once the stores hold its
  * events, so a node that dies leaves its unacknowledged messages to the next owner; event uuids
- * make a redelivery harmless (the metadata store drops uuids it has).
+ * make a redelivery harmless: the metadata store drops uuids it has, and the rows of a
+ * redelivered batch are written again to an event store that keeps one row per uuid.
  */
 import { AckPolicy, connect, DeliverPolicy, nanos, StorageType, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamConfig } from 'nats';
 import type { Logger } from '../../kernel/logger.js';
@@ -271,7 +272,9 @@ export class JetStreamLog implements IngestLog {
 
   /** Resolves once both stores hold the messages' events. */
   private async store(messages: JsMsg[]): Promise<void> {
-    const events = messages.flatMap((m) => decodeBatch(m.data));
+    // A redelivered batch's events may be in the metadata store but not in the event store (its
+    // first taker died between the two): plan/redelivered.ts writes them again.
+    const events = messages.flatMap((m) => (m.redelivered ? decodeBatch(m.data).map((e) => ({ ...e, redelivered: true })) : decodeBatch(m.data)));
     const inWork = setInterval(() => messages.forEach((m) => m.working()), STORED_WAIT_MS);
     try {
       await this.deps.submit(events);

@@ -12,7 +12,7 @@ import { queryFailure, QueryTimeoutError, QueryCancelledError } from '../errors.
 import { storeUnavailable } from '../../kernel/errors.js';
 import { readFlushRecord } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonMirrorState, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, IngestChanges, PersonErasure, PersonMirrorState, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
@@ -85,6 +85,7 @@ async function isCurrentServer(client: ClickHouseClient): Promise<boolean> {
 
 export class ClickHouseEventStore implements EventStore {
   readonly writeUnit = WRITE_UNIT;
+  readonly keepsOneRowPerUuid = true;
   readonly pageBytes = 64 * 2 ** 20;
   readonly dialect: ClickHouseDialect;
   private readonly target: SchemaTarget;
@@ -243,9 +244,10 @@ export class ClickHouseEventStore implements EventStore {
 
   /**
    * The mirror rows of every person these flushes touched, as the metadata store has them now
-   * (a person it no longer has is a deletion), under the version of that read.
+   * (a person it no longer has is a deletion), under the version of that read; also the persons
+   * of events written again after a redelivery (`refreshPersons`).
    */
-  private async copyPersons(changes: PersonChanges[], source: (persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>): Promise<void> {
+  private async copyPersons(changes: (PersonChanges & Pick<IngestChanges, 'refreshPersons'>)[], source: (persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>): Promise<void> {
     const touched = new Map<string, { project_id: number; uuid: string }>();
     const touch = (project_id: number, uuid: string) => touched.set(`${project_id}:${uuid.toLowerCase()}`, { project_id, uuid });
     for (const c of changes) {
@@ -253,6 +255,7 @@ export class ClickHouseEventStore implements EventStore {
       for (const p of c.deletePersons) touch(p.project_id, p.uuid);
       for (const r of c.reassignDistinctIds) (touch(r.project_id, r.from_person_uuid), touch(r.project_id, r.to_person_uuid));
       for (const d of c.setDistinctIds) touch(d.project_id, d.person_uuid);
+      for (const p of c.refreshPersons ?? []) touch(p.project_id, p.uuid);
     }
     if (touched.size === 0) return;
     const state = await source([...touched.values()]);
