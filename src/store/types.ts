@@ -924,6 +924,8 @@ export interface EventStore {
   /** Bytes of rows one query should sort at most: long reads (exports, long list pages) go a page of about this size per query. */
   readonly pageBytes: number;
   ping(): Promise<boolean>;
+  /** Whether each shard answers, by shard number, in a store spread over several servers (for /_ready). */
+  pingShards?(): Promise<Record<string, boolean>>;
   sizeBytes(): Promise<number>;
   /** Forces a checkpoint (folds the WAL into the main file). */
   checkpoint(): Promise<void>;

@@ -74,7 +74,7 @@ export class CaptureLoad {
 
   private async client(index: number): Promise<void> {
     let at = index;
-    const next = () => this.targets()[at % this.targets().length];
+    const next = (): TestServer | undefined => this.targets()[at % Math.max(1, this.targets().length)];
     while (!this.stopping) {
       const batch = this.options.makeBatch?.() ?? batchOf(this.batchSize);
       for (const e of batch) this.sent.add(e.uuid);
@@ -101,7 +101,9 @@ export class CaptureLoad {
     }
   }
 
-  private send(server: TestServer, batch: SentEvent[]): Promise<Response | null> {
+  /** The answer, or null when there was none (or no node is up: every one is being restarted). */
+  private send(server: TestServer | undefined, batch: SentEvent[]): Promise<Response | null> {
+    if (!server) return Promise.resolve(null);
     return fetch(`${server.url}/batch/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -8,7 +8,7 @@
  * make a redelivery harmless: the metadata store drops uuids it has, and the rows of a
  * redelivered batch are written again to an event store that keeps one row per uuid.
  */
-import { AckPolicy, connect, DeliverPolicy, nanos, StorageType, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamConfig } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, nanos, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamConfig } from 'nats';
 import type { Logger } from '../../kernel/logger.js';
 import type { PendingEvent } from '../plan/plan.js';
 import { decodeBatch, encodeBatch } from './batch-codec.js';
@@ -233,7 +233,10 @@ export class JetStreamLog implements IngestLog {
           this.claimError = failure(err);
           return;
         }
-        const loop = this.consume(p).finally(() => this.running.delete(p));
+        // A failure that escapes the loop must not end the process: the next claim pass starts it again.
+        const loop = this.consume(p)
+          .catch((err: unknown) => this.deps.log.error({ err, partition: p }, 'consuming a partition failed; starting again'))
+          .finally(() => this.running.delete(p));
         this.running.set(p, loop);
       }
       this.claimError = null; // PostgreSQL answered every try of this pass
@@ -249,10 +252,13 @@ export class JetStreamLog implements IngestLog {
 
   /** Consumes one partition while this node holds it: fetch, store, then acknowledge. */
   private async consume(partition: number): Promise<void> {
-    const consumer = await this.js.consumers.get(this.settings.stream, durableOf(partition));
+    let consumer: Consumer | null = null;
     while (!this.closed && this.locks.owns(partition)) {
       const messages: JsMsg[] = [];
       try {
+        // Inside the loop's guard: a request that times out (a busy or electing stream) is retried,
+        // where a rejection out of this loop would end the process.
+        consumer ??= await this.js.consumers.get(this.settings.stream, durableOf(partition));
         const batch = await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS });
         for await (const m of batch) messages.push(m);
         if (messages.length === 0) continue;

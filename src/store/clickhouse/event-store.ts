@@ -39,6 +39,8 @@ export interface ClickHouseSettingsInput {
  */
 const WRITE_UNIT = 10_000;
 const MUTATION_WAIT_MS = 60_000;
+/** /_ready's probe of one shard must answer quickly, even from a server that hangs. */
+const PING_SHARD_MS = 1_000;
 /** Rows of the cohort mirror per INSERT (one query text each). */
 const COHORT_LINES_PER_INSERT = 10_000;
 
@@ -383,6 +385,31 @@ export class ClickHouseEventStore implements EventStore {
     }
   }
 
+  /**
+   * Whether each shard of the cluster answers, asked through server 1 (`remote()` to the shard's
+   * replicas, as system.clusters lists them), within PING_SHARD_MS; without a cluster, the server.
+   * Server 1 down: every shard counts as down (nothing reaches them through this node).
+   */
+  async pingShards(): Promise<Record<string, boolean>> {
+    const cluster = this.settings.cluster;
+    if (!cluster) return { 1: await this.ping() };
+    let replicas: { shard_num: number; host_address: string; port: number }[];
+    try {
+      replicas = await withinMs(PING_SHARD_MS, this.rows(`SELECT shard_num, host_address, port FROM system.clusters WHERE cluster = ${stringLiteral(cluster)}`));
+    } catch {
+      return { 1: false };
+    }
+    const shards = new Map<number, string[]>();
+    for (const r of replicas) getOrCreate(shards, Number(r.shard_num), () => []).push(`${r.host_address}:${r.port}`);
+    const answers = await Promise.all(
+      [...shards].map(async ([shard, addresses]) => {
+        const probe = this.rows(`SELECT dummy FROM remote(${stringLiteral(addresses.join('|'))}, system.one)`);
+        return [shard, await withinMs(PING_SHARD_MS, probe).then(() => true, () => false)] as const;
+      }),
+    );
+    return Object.fromEntries(answers);
+  }
+
   async sizeBytes(): Promise<number> {
     // This server's parts (each shard's own server reports its share).
     const [row] = await this.rows<{ bytes: string }>(`SELECT sum(bytes) AS bytes FROM system.parts WHERE active AND database = ${stringLiteral(this.settings.database)}`);
@@ -556,4 +583,13 @@ function personLine(p: Pick<PersonRecord, 'project_id' | 'uuid' | 'properties' |
     is_deleted: deleted,
     version,
   });
+}
+
+/** `work`'s result, or a rejection once `ms` have passed. */
+function withinMs<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
