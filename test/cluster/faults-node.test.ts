@@ -83,16 +83,27 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
     const timeline: string[] = [];
     const mark = (what: string) => timeline.push(`${((Date.now() - began) / 1000).toFixed(1)} s ${what}`);
     const hooked = { ...env, SIGHTLINE_TEST_KILL_AFTER_META_COMMIT: String(COMMITS_BEFORE_KILL) };
+    // A node that exits before it serves (a store's answer lost under the machine's load) is
+    // started again, as a supervisor would.
     const start = async (name: string, dataDir: string, withHook: boolean) => {
-      const node = await startServer({ env: withHook ? hooked : env, dataDir, singleNode: true, ...keys });
-      node.process.once('exit', (code, signal) => mark(`${name} exited (${signal ?? code})`));
-      return node;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const node = await startServer({ env: withHook ? hooked : env, dataDir, singleNode: true, ...keys });
+          node.process.once('exit', (code, signal) => mark(`${name} exited (${signal ?? code})`));
+          return node;
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          if (attempt === 3 || !message.includes('before accepting traffic')) throw error;
+          mark(`${name} did not start (${message.split('\n')[1]}); starting it again`);
+        }
+      }
     };
     const dirA = newTempDir();
     const dirB = newTempDir();
     const live: TestServer[] = [];
     const everyNode: TestServer[] = [];
     const drop = (gone: TestServer) => live.splice(live.indexOf(gone), 1);
+    let load: CaptureLoad | null = null;
     try {
       // A first, so that it takes every partition; B holds none until A dies.
       const a = await start('A', dirA, true);
@@ -103,13 +114,15 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
       everyNode.push(b);
       live.push(b);
       mark('both nodes up');
-      const load = new CaptureLoad(() => live, 2, 20, { makeBatch: personBatch, resendShare: 0.1 });
+      const capture = new CaptureLoad(() => live, 2, 20, { makeBatch: personBatch, resendShare: 0.1 });
+      load = capture;
 
       // Kill 1: A, between its metadata commit and its event-store write. B takes its partitions;
       // A restarts meanwhile (and replays its flush log into ClickHouse).
       await died(a, 60_000);
       drop(a);
       const restartingA = start('A (restarted)', dirA, false);
+      restartingA.catch(() => undefined); // awaited below; a failure must not surface as unhandled meanwhile
 
       // Kill 2: B, the same way, once it has taken A's partitions and committed as often.
       await died(b, 90_000);
@@ -119,6 +132,7 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
       everyNode.push(a2);
       mark('A restarted; it takes the partitions');
       const restartingB = start('B (restarted)', dirB, false);
+      restartingB.catch(() => undefined);
 
       // Kill 3: A again, from outside, at an arbitrary moment while it owns the partitions (B is still starting).
       await sleep(2_000 + randomInt(3_000));
@@ -130,9 +144,9 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
       everyNode.push(b2);
       mark('B restarted; it takes the partitions');
       await sleep(2_000);
-      await load.stop();
-      const acknowledged = new Set(load.acknowledged);
-      mark(`load stopped: ${acknowledged.size} events acknowledged, ${load.resent.acknowledged} of ${load.resent.sent} re-sent halves acknowledged`);
+      await capture.stop();
+      const acknowledged = new Set(capture.acknowledged);
+      mark(`load stopped: ${acknowledged.size} events acknowledged, ${capture.resent.acknowledged} of ${capture.resent.sent} re-sent halves acknowledged`);
 
       const [total, distinct] = await settledCounts(b2, acknowledged.size, 120_000);
       mark(`the API counts ${total} events, ${distinct} distinct`);
@@ -149,7 +163,7 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
       const stored = new Set((await ch(`SELECT uuid FROM events WHERE event = '${FAULT_EVENT}' GROUP BY uuid`)).map((r) => r.uuid));
       const missing = [...acknowledged].filter((uuid) => !stored.has(uuid));
       assert.deepEqual(missing.slice(0, 5), [], `every acknowledged event is stored (${missing.length} missing)`);
-      const unknown = [...stored].filter((uuid) => !load.sent.has(uuid));
+      const unknown = [...stored].filter((uuid) => !capture.sent.has(uuid));
       assert.deepEqual(unknown, [], 'nothing is stored that was never sent');
 
       // Persons: each distinct id has one person in PostgreSQL, with its e-mail; the events and the mirror agree.
@@ -184,6 +198,7 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
       mark(`persons consistent: ${personOf.size} in PostgreSQL, the events and the mirror`);
     } finally {
       console.log(`node kill -9:\n  ${timeline.join('\n  ')}`);
+      await load?.stop(); // stopped already, unless the test failed midway
       if (process.env.FAULT_NODE_DEBUG) everyNode.forEach((n, i) => fs.writeFileSync(`/tmp/faultnode-${i}.log`, n.output()));
       await Promise.all(everyNode.map((n) => n.kill()));
     }

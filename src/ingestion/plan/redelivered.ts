@@ -2,9 +2,10 @@
  * Events of a redelivered log batch whose uuids the metadata store already holds. The node that
  * took the batch first may have died after its metadata commit and before its event-store
  * write, so the metadata store's "seen" is no proof that the event store has the row. With an
- * event store that keeps one row per uuid, such an event is written again: the same row the
- * first delivery made, without person, group or definition changes (those were committed), and
- * its person's mirror rows are copied again (they were part of the lost write too).
+ * event store that keeps one row per uuid, such an event is written again: the row the first
+ * delivery made (under the person its distinct id has now), without person, group or definition
+ * changes (those were committed), and its person's mirror rows are copied again (they were part
+ * of the lost write too).
  */
 import type { StoredEvent } from '../../store/types.js';
 import type { IncomingEvent } from '../types.js';
