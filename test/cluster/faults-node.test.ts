@@ -12,7 +12,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { REWRITE_MESSAGE } from '../../src/ingestion/buffer.js';
@@ -199,7 +198,6 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
     } finally {
       console.log(`node kill -9:\n  ${timeline.join('\n  ')}`);
       await load?.stop(); // stopped already, unless the test failed midway
-      if (process.env.FAULT_NODE_DEBUG) everyNode.forEach((n, i) => fs.writeFileSync(`/tmp/faultnode-${i}.log`, n.output()));
       await Promise.all(everyNode.map((n) => n.kill()));
     }
   });
