@@ -57,7 +57,7 @@ export class CaptureLoad {
   readonly sent = new Set<string>();
   readonly answers: Answer[] = [];
   /** Batches of already acknowledged uuids sent again (`resendShare`), and how many of them were acknowledged. */
-  resent = { sent: 0, acknowledged: 0 };
+  readonly resent = { sent: 0, acknowledged: 0 };
   private stopping = false;
   private readonly running: Promise<void>[];
   private readonly targets: () => TestServer[];
