@@ -15,6 +15,8 @@ fi
 # The suites that run in both modes: tenancy, flags, capture, events, definitions, the query API,
 # persons (with their deletion), groups, saved insights and dashboards, actions, cohorts.
 # (test/cluster/transfer.test.ts moves an embedded folder into PostgreSQL + ClickHouse and back.)
+# (test/cluster/faults-*.test.ts: PostgreSQL stopped, a ClickHouse shard stopped, the NATS leader killed,
+# Sightline nodes killed -9 under load; the last takes ~2 min.)
 SUITES=(
   test/cluster/*.test.ts
   test/tenancy/*.test.ts

@@ -121,6 +121,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       recordMemoryBytes: config.recordMemoryBytes,
       feed: { maxLagEvents: config.eventStoreMaxLagEvents, maxLagBytes: config.eventStoreMaxLagBytes, maxEventsPerWrite: FEED_EVENTS_PER_WRITE, maxDelayMs: stores.events.storedFlushSeqs ? SHARED_FEED_MAX_DELAY_MS : FEED_MAX_DELAY_MS, writeAtBytes: FEED_WRITE_AT_BYTES },
       enrich: geoip ? (properties) => applyGeoIp(properties, geoip) : undefined,
+      killAfterMetaCommits: config.killAfterMetaCommits,
     },
     metrics,
     log,

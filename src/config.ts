@@ -80,6 +80,8 @@ export interface Config {
   maxConnections: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Fault tests only (SIGHTLINE_TEST_KILL_AFTER_META_COMMIT): SIGKILL itself after this many metadata commits; 0 = never. */
+  killAfterMetaCommits: number;
   /** How long SIGTERM may take to drain before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** The longest drain window (serving with `Connection: close` while requests keep coming) before the listener closes. */
@@ -287,5 +289,6 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     requestTimeoutMs: integer(env, 'SIGHTLINE_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
     shutdownTimeoutMs: integer(env, 'SIGHTLINE_SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
     shutdownDrainMs: integer(env, 'SIGHTLINE_SHUTDOWN_DRAIN_MS', 2_000, 0, 300_000),
+    killAfterMetaCommits: integer(env, 'SIGHTLINE_TEST_KILL_AFTER_META_COMMIT', 0, 0, 1_000_000_000),
   };
 }

@@ -35,11 +35,14 @@ export async function registerHealthRoutes(app: FastifyInstance, { drain, ingest
   app.get('/_ready', async (_request, reply) => {
     // Shutting down: still serving, but load balancers should send elsewhere.
     if (drain.draining) return reply.code(503).send({ status: 'draining' });
-    const [meta, events, log] = await Promise.all([stores.meta.ping(), stores.events.ping(), ingestLog.ping()]);
+    const [meta, shards, log] = await Promise.all([stores.meta.ping(), pingEventStore(stores), ingestLog.ping()]);
+    const events = Object.values(shards).every(Boolean);
     const buffer = ingestion.saturated ? 'saturated' : 'ok';
     const ready = meta && events && log && buffer === 'ok' && !ingestion.lastError;
-    // Each part by the engine that runs it, so an operator sees at once which server is down.
+    // Each part by the engine that runs it (and each shard of a sharded event store), so an
+    // operator sees at once which server is down.
     const checks: Record<string, 'ok' | 'down'> = { [stores.engines.meta]: meta ? 'ok' : 'down', [stores.engines.events]: events ? 'ok' : 'down' };
+    if (stores.events.pingShards) for (const [shard, up] of Object.entries(shards)) checks[`${stores.engines.events}_shard_${shard}`] = up ? 'ok' : 'down';
     if (ingestLog.shared) checks.nats = log ? 'ok' : 'down';
     return reply.code(ready ? 200 : 503).send({
       status: ready ? 'ready' : 'not_ready',
@@ -64,4 +67,9 @@ export async function registerHealthRoutes(app: FastifyInstance, { drain, ingest
     if (pending !== null) metrics.logPending.set(pending);
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
+}
+
+/** The event store's shards (one entry for a store on one server), each answering or not. */
+async function pingEventStore({ events }: Stores): Promise<Record<string, boolean>> {
+  return events.pingShards ? events.pingShards() : { 1: await events.ping() };
 }

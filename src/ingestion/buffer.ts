@@ -33,6 +33,11 @@ export interface BufferOptions {
   recordMemoryBytes: number;
   feed: FeedOptions;
   enrich?: (properties: JsonObject) => void;
+  /**
+   * Fault tests only: the process SIGKILLs itself right after its n-th metadata commit, before
+   * the event store has that flush (the crash that is hardest to recover from). 0: never.
+   */
+  killAfterMetaCommits?: number;
 }
 
 /** One request's wait: settled when all of its events are flushed, or when one flush fails. */
@@ -82,6 +87,8 @@ export class IngestBuffer {
   /** Flushes and `betweenFlushes` work take turns through this chain, one at a time. */
   private turn: Promise<unknown> = Promise.resolve();
   private nextSeq = 0;
+  /** Metadata commits since start (for `killAfterMetaCommits`). */
+  private metaCommits = 0;
   /** Highest flush acknowledged (in the flush log and the metadata store). */
   private committedSeq = 0;
   private closed = false;
@@ -333,12 +340,14 @@ export class IngestBuffer {
         throw refusesContent(error) ? new FlushContentError(error) : error;
       }
       const commitMs = lap();
+      if (++this.metaCommits === this.options.killAfterMetaCommits) process.kill(process.pid, 'SIGKILL');
       this.committedSeq = seq;
       this.persons.remember(snapshot, flush.changes.deletePersons);
       flush.committed();
       this.feed.enqueue(encoded);
       encoded = null; // the feed gives it back once the event store has it
       this.log.debug({ seq, events: entries.length, loadMs, planMs, logMs, commitMs, persons: flush.changes.upsertPersons.length, eventStoreLag: this.feed.lagEvents }, 'flush');
+      if (flush.rewritten > 0) this.log.info({ seq, events: flush.rewritten }, REWRITE_MESSAGE);
       this.metrics.eventsIngested.inc(flush.events.length);
       for (const [reason, count] of flush.dropped) this.metrics.eventsDropped.inc({ reason }, count);
       for (const [warning, count] of flush.warnings) this.metrics.ingestionWarnings.inc({ warning }, count);
@@ -360,7 +369,8 @@ export class IngestBuffer {
   /** The flush's plan; an event that makes planning throw refuses the flush's content. */
   private planOrRefuse(batch: PendingEvent[], snapshot: IngestSnapshot, seq: number) {
     try {
-      return plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date() });
+      const rewriteRedelivered = this.stores.events.keepsOneRowPerUuid === true;
+      return plan(batch, snapshot, seq, { enrich: this.options.enrich, definitions: this.definitions, now: new Date(), rewriteRedelivered });
     } catch (error) {
       throw new FlushContentError(error);
     }
@@ -405,5 +415,7 @@ export class IngestBuffer {
   }
 }
 
+/** Logged when a flush writes again redelivered events that the metadata store already had. */
+export const REWRITE_MESSAGE = 'redelivered events the metadata store already had are written to the event store again';
 /** Logged at start-up when a store gets acknowledged flushes replayed from the flush log. */
 export const REPLAY_MESSAGE = 'replaying acknowledged flushes from the flush log';

@@ -382,6 +382,12 @@ export interface IngestChanges {
   eventDefinitions: { project_id: number; name: string; last_seen_at: string }[];
   eventProperties: { project_id: number; event: string; property: string }[];
   eventUuids: { project_id: number; uuid: string }[];
+  /**
+   * Persons whose mirror rows the event store copies again although nothing of theirs changed:
+   * those of events written again after a redelivery (plan/redelivered.ts). Metadata stores
+   * ignore it.
+   */
+  refreshPersons?: { project_id: number; uuid: string }[];
 }
 
 /**
@@ -881,6 +887,13 @@ export interface EventStore {
   write(slice: EventSlice): Promise<void>;
   /** Events per write that cost least (writes of a multiple of it are cheapest). */
   readonly writeUnit: number;
+  /**
+   * True when an event written again (same uuid and timestamp) is read once: ClickHouse's
+   * ReplacingMergeTree read with FINAL. Ingestion then writes again the events of a redelivered
+   * batch that the metadata store already has (their first writer may have died before the event
+   * store got them).
+   */
+  readonly keepsOneRowPerUuid?: boolean;
   position(): Promise<EventStorePosition>;
   /** Every node's position (flush sequence held), in a store that several nodes share (absent otherwise). */
   storedFlushSeqs?(): Promise<Map<string, number>>;
@@ -911,6 +924,8 @@ export interface EventStore {
   /** Bytes of rows one query should sort at most: long reads (exports, long list pages) go a page of about this size per query. */
   readonly pageBytes: number;
   ping(): Promise<boolean>;
+  /** Whether each shard answers, by shard number, in a store spread over several servers (for /_ready). */
+  pingShards?(): Promise<Record<string, boolean>>;
   sizeBytes(): Promise<number>;
   /** Forces a checkpoint (folds the WAL into the main file). */
   checkpoint(): Promise<void>;

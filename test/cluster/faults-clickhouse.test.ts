@@ -4,7 +4,7 @@
  * (the stream holds the batches); ingestion waits and catches up once the server is back, with
  * nothing acknowledged lost and nothing stored twice; a query during the outage fails clearly:
  * 503 `event_store_unavailable` with Retry-After, within a bound (a query over a Distributed table
- * with a shard missing would be silently partial otherwise). The server is started again at the
+ * with a shard missing would be silently partial otherwise); /_ready names the shard. The server is started again at the
  * end with the cluster script's command line. Runs only when a cluster is up.
  */
 import assert from 'node:assert/strict';
@@ -69,6 +69,10 @@ describe('fault: one ClickHouse server stops under capture load', { skip, concur
 
       const health = await timedGet(`${server.url}/_health`, 5_000);
       console.log('/_health during the outage:', JSON.stringify(health.body));
+      const ready = await timedGet(`${server.url}/_ready`, 5_000);
+      console.log(`/_ready during the outage: ${ready.response.status} in ${ready.ms} ms`, JSON.stringify(ready.body));
+      assert.equal(ready.response.status, 503);
+      assert.deepEqual((ready.body as any).checks, { postgres: 'ok', clickhouse: 'down', clickhouse_shard_1: 'ok', clickhouse_shard_2: 'down', nats: 'ok' }, '/_ready names the shard that is down');
 
       await sleep(Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt)));
       const restartingAt = Date.now();

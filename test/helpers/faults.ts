@@ -19,6 +19,7 @@ export interface SentEvent {
   distinct_id: string;
   uuid: string;
   timestamp: string;
+  properties?: Record<string, unknown>;
 }
 
 export const FAULT_EVENT = 'fault test';
@@ -34,46 +35,81 @@ export interface Answer {
   ms: number;
 }
 
+export interface LoadOptions {
+  /** A batch to send (default: `batchOf(batchSize)`). */
+  makeBatch?: () => SentEvent[];
+  /**
+   * Share of acknowledged batches whose second half is sent again at once (to the next node):
+   * an SDK that timed out re-sends the same uuids in a batch of another shape.
+   */
+  resendShare?: number;
+}
+
 /**
  * Capture load from `clients` concurrent senders until `stop()`. A batch is retried as an SDK
- * does (same uuids) on 503 or a network failure; any other status than 200 fails the test.
+ * does (same uuids) on 503 or a network failure; any other status than 200 fails the test. With
+ * several nodes (`servers` may be a function giving the live ones), a retry after no answer goes
+ * to the next node, as a load balancer would send it.
  */
 export class CaptureLoad {
   readonly acknowledged: string[] = [];
+  /** Every uuid sent, acknowledged or not (an unanswered batch may be stored). */
+  readonly sent = new Set<string>();
   readonly answers: Answer[] = [];
+  /** Batches of already acknowledged uuids sent again (`resendShare`), and how many of them were acknowledged. */
+  readonly resent = { sent: 0, acknowledged: 0 };
   private stopping = false;
   private readonly running: Promise<void>[];
+  private readonly targets: () => TestServer[];
 
   constructor(
-    private readonly servers: TestServer[],
+    servers: TestServer[] | (() => TestServer[]),
     clients = 2,
     private readonly batchSize = 20,
+    private readonly options: LoadOptions = {},
   ) {
-    this.running = Array.from({ length: clients }, (_, i) => this.client(servers[i % servers.length]));
+    this.targets = typeof servers === 'function' ? servers : () => servers;
+    this.running = Array.from({ length: clients }, (_, i) => this.client(i));
   }
 
-  private async client(server: TestServer): Promise<void> {
+  private async client(index: number): Promise<void> {
+    let at = index;
+    const next = (): TestServer | undefined => this.targets()[at % Math.max(1, this.targets().length)];
     while (!this.stopping) {
-      const batch = batchOf(this.batchSize);
+      const batch = this.options.makeBatch?.() ?? batchOf(this.batchSize);
+      for (const e of batch) this.sent.add(e.uuid);
       // An SDK gives up on a batch after some retries; here it keeps trying until told to stop.
       while (!this.stopping) {
         const began = Date.now();
-        const response = await fetch(`${server.url}/batch/`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ api_key: server.projectKey, batch }),
-          signal: AbortSignal.timeout(15_000),
-        }).catch(() => null);
+        const response = await this.send(next(), batch);
         this.answers.push({ at: began, status: response?.status ?? 'no answer', ms: Date.now() - began });
         if (response?.status === 200) {
           this.acknowledged.push(...batch.map((e) => e.uuid));
           break;
         }
         if (response && response.status !== 503) assert.fail(`capture answered ${response.status}: ${await response.text()}`);
+        if (!response) at += 1;
         const retryAfter = Number(response?.headers.get('retry-after') ?? 0);
         await sleep(retryAfter > 0 ? Math.min(retryAfter * 1000, 2_000) : 200);
       }
+      if (!this.stopping && Math.random() < (this.options.resendShare ?? 0)) {
+        this.resent.sent += 1;
+        at += 1;
+        // Already acknowledged: only the answer counts, the uuids are in `acknowledged`.
+        if ((await this.send(next(), batch.slice(batch.length >> 1)))?.status === 200) this.resent.acknowledged += 1;
+      }
     }
+  }
+
+  /** The answer, or null when there was none (or no node is up: every one is being restarted). */
+  private send(server: TestServer | undefined, batch: SentEvent[]): Promise<Response | null> {
+    if (!server) return Promise.resolve(null);
+    return fetch(`${server.url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: server.projectKey, batch }),
+      signal: AbortSignal.timeout(15_000),
+    }).catch(() => null);
   }
 
   /** Answers in [from, to) (epoch ms), by status. */

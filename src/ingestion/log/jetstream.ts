@@ -5,9 +5,10 @@
  * partition has one durable pull consumer, consumed by the node that holds the partition's
  * advisory lock (partition-owner.ts). A message is acknowledged only once the stores hold its
  * events, so a node that dies leaves its unacknowledged messages to the next owner; event uuids
- * make a redelivery harmless (the metadata store drops uuids it has).
+ * make a redelivery harmless: the metadata store drops uuids it has, and the rows of a
+ * redelivered batch are written again to an event store that keeps one row per uuid.
  */
-import { AckPolicy, connect, DeliverPolicy, nanos, StorageType, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamConfig } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, nanos, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamConfig } from 'nats';
 import type { Logger } from '../../kernel/logger.js';
 import type { PendingEvent } from '../plan/plan.js';
 import { decodeBatch, encodeBatch } from './batch-codec.js';
@@ -232,7 +233,10 @@ export class JetStreamLog implements IngestLog {
           this.claimError = failure(err);
           return;
         }
-        const loop = this.consume(p).finally(() => this.running.delete(p));
+        // A failure that escapes the loop must not end the process: the next claim pass starts it again.
+        const loop = this.consume(p)
+          .catch((err: unknown) => this.deps.log.error({ err, partition: p }, 'consuming a partition failed; starting again'))
+          .finally(() => this.running.delete(p));
         this.running.set(p, loop);
       }
       this.claimError = null; // PostgreSQL answered every try of this pass
@@ -248,10 +252,13 @@ export class JetStreamLog implements IngestLog {
 
   /** Consumes one partition while this node holds it: fetch, store, then acknowledge. */
   private async consume(partition: number): Promise<void> {
-    const consumer = await this.js.consumers.get(this.settings.stream, durableOf(partition));
+    let consumer: Consumer | null = null;
     while (!this.closed && this.locks.owns(partition)) {
       const messages: JsMsg[] = [];
       try {
+        // Inside the loop's guard: a request that times out (a busy or electing stream) is retried,
+        // where a rejection out of this loop would end the process.
+        consumer ??= await this.js.consumers.get(this.settings.stream, durableOf(partition));
         const batch = await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS });
         for await (const m of batch) messages.push(m);
         if (messages.length === 0) continue;
@@ -271,7 +278,9 @@ export class JetStreamLog implements IngestLog {
 
   /** Resolves once both stores hold the messages' events. */
   private async store(messages: JsMsg[]): Promise<void> {
-    const events = messages.flatMap((m) => decodeBatch(m.data));
+    // A redelivered batch's events may be in the metadata store but not in the event store (its
+    // first taker died between the two): plan/redelivered.ts writes them again.
+    const events = messages.flatMap((m) => (m.redelivered ? decodeBatch(m.data).map((e) => ({ ...e, redelivered: true })) : decodeBatch(m.data)));
     const inWork = setInterval(() => messages.forEach((m) => m.working()), STORED_WAIT_MS);
     try {
       await this.deps.submit(events);

@@ -18,4 +18,15 @@ export class Deduplicator {
     seenHere.add(uuid);
     return true;
   }
+
+  /**
+   * True the first time in this flush that a uuid the store already holds is offered (an event
+   * of a redelivered batch that is written to the event store again); false otherwise.
+   */
+  takeStored(projectId: number, uuid: string): boolean {
+    const seenHere = getOrCreate(this.seen, projectId, () => new Set<string>());
+    if (!this.snapshot.existingUuids.get(projectId)?.has(uuid) || seenHere.has(uuid)) return false;
+    seenHere.add(uuid);
+    return true;
+  }
 }

@@ -30,6 +30,11 @@ export class GroupWorkingSet {
     return index;
   }
 
+  /** Index of a group type the project already has, else null (allocates nothing). */
+  knownIndexOf(projectId: number, groupType: string): number | null {
+    return this.snapshot.groupTypes.get(projectId)?.get(groupType) ?? null;
+  }
+
   identify(projectId: number, index: number, key: string, set: JsonObject, timestamp: Date): void {
     let groups = this.snapshot.groups.get(projectId);
     if (!groups) {
@@ -89,15 +94,30 @@ export function applyGroups(groups: GroupWorkingSet, projectId: number, event: I
       if (identifiedIndex !== null) groups.identify(projectId, identifiedIndex, key, set, event.timestamp);
     }
   }
-  if (processPerson && isPlainObject(properties.$groups)) {
-    for (const [type, rawKey] of Object.entries(properties.$groups)) {
-      const key = asKey(rawKey);
-      if (key === null) continue;
-      const index = groups.indexOf(projectId, type);
-      if (index === null) continue;
-      properties[`$group_${index}`] = key;
-      columns[index] = key;
-    }
-  }
+  fillGroupColumns(properties, columns, processPerson, (type) => groups.indexOf(projectId, type));
   return { columns, identifiedIndex };
+}
+
+/**
+ * The groups step of an event written again after a redelivery (redelivered.ts): its `$group_N`
+ * properties and columns from the group types the project has, without identifying or
+ * allocating anything (the first delivery did).
+ */
+export function groupColumnsOf(groups: GroupWorkingSet, projectId: number, event: IncomingEvent, processPerson: boolean): StoredEvent['groups'] {
+  const columns: StoredEvent['groups'] = ['', '', '', '', ''];
+  fillGroupColumns(event.properties, columns, processPerson, (type) => groups.knownIndexOf(projectId, type));
+  return columns;
+}
+
+/** Copies the keys of `$groups` into `$group_N` properties and columns (person-processing events only). */
+function fillGroupColumns(properties: JsonObject, columns: StoredEvent['groups'], processPerson: boolean, indexOf: (groupType: string) => number | null): void {
+  if (!processPerson || !isPlainObject(properties.$groups)) return;
+  for (const [type, rawKey] of Object.entries(properties.$groups)) {
+    const key = asKey(rawKey);
+    if (key === null) continue;
+    const index = indexOf(type);
+    if (index === null) continue;
+    properties[`$group_${index}`] = key;
+    columns[index] = key;
+  }
 }

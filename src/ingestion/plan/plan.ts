@@ -12,12 +12,15 @@ import { DefinitionCache, DefinitionCollector } from './definitions.js';
 import { enrich, type Enricher } from './enrich.js';
 import { applyGroups, GroupWorkingSet, identifiedGroupOf } from './groups.js';
 import { applyPersons, PersonWorkingSet, type MergeWarning } from './persons.js';
+import { rewrittenEvent } from './redelivered.js';
 import { toRow } from './row.js';
 
 export interface PendingEvent {
   projectId: number;
   anonymizeIps: boolean;
   event: IncomingEvent;
+  /** Handed out by the log before (to a node that may have died before its event-store write). */
+  redelivered?: boolean;
 }
 
 export interface PipelineDeps {
@@ -25,6 +28,8 @@ export interface PipelineDeps {
   enrich?: Enricher;
   definitions: DefinitionCache;
   now: Date;
+  /** Write again the redelivered events whose uuids the metadata store holds (redelivered.ts). */
+  rewriteRedelivered?: boolean;
 }
 
 export interface FlushPlan {
@@ -33,6 +38,8 @@ export interface FlushPlan {
   events: StoredEvent[];
   dropped: Map<DropReason, number>;
   warnings: Map<MergeWarning, number>;
+  /** Redelivered events written again (among `events`). */
+  rewritten: number;
   /** Call after the metadata store committed. */
   committed: () => void;
 }
@@ -72,9 +79,16 @@ export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: 
   const warnings = new Map<MergeWarning, number>();
   const rows: StoredEvent[] = [];
   const uuids: IngestChanges['eventUuids'] = [];
+  const refreshPersons: NonNullable<IngestChanges['refreshPersons']> = [];
 
-  for (const { projectId, anonymizeIps, event } of batch) {
+  for (const { projectId, anonymizeIps, event, redelivered } of batch) {
     if (!dedupe.take(projectId, event.uuid)) {
+      if (redelivered && deps.rewriteRedelivered && dedupe.takeStored(projectId, event.uuid)) {
+        const { row, personId } = rewrittenEvent(persons, groups, projectId, anonymizeIps, event, deps);
+        rows.push(row);
+        refreshPersons.push({ project_id: projectId, uuid: personId });
+        continue;
+      }
       count(dropped, 'duplicate_uuid');
       continue;
     }
@@ -94,8 +108,9 @@ export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: 
     ...groups.changes(),
     ...definitions.changes(),
     eventUuids: uuids,
+    ...(refreshPersons.length > 0 ? { refreshPersons } : {}),
   };
-  return { changes, events: rows, dropped, warnings, committed: () => definitions.commit() };
+  return { changes, events: rows, dropped, warnings, rewritten: refreshPersons.length, committed: () => definitions.commit() };
 }
 
 function count<K>(counts: Map<K, number>, key: K): void {

@@ -12,7 +12,7 @@ import { queryFailure, QueryTimeoutError, QueryCancelledError } from '../errors.
 import { storeUnavailable } from '../../kernel/errors.js';
 import { readFlushRecord } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonMirrorState, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
+import type { EventQuery, EventSlice, EventStore, EventStorePosition, IngestChanges, PersonErasure, PersonMirrorState, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
 import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
@@ -39,6 +39,8 @@ export interface ClickHouseSettingsInput {
  */
 const WRITE_UNIT = 10_000;
 const MUTATION_WAIT_MS = 60_000;
+/** /_ready's probe of one shard must answer quickly, even from a server that hangs. */
+const PING_SHARD_MS = 1_000;
 /** Rows of the cohort mirror per INSERT (one query text each). */
 const COHORT_LINES_PER_INSERT = 10_000;
 
@@ -85,6 +87,7 @@ async function isCurrentServer(client: ClickHouseClient): Promise<boolean> {
 
 export class ClickHouseEventStore implements EventStore {
   readonly writeUnit = WRITE_UNIT;
+  readonly keepsOneRowPerUuid = true;
   readonly pageBytes = 64 * 2 ** 20;
   readonly dialect: ClickHouseDialect;
   private readonly target: SchemaTarget;
@@ -243,9 +246,10 @@ export class ClickHouseEventStore implements EventStore {
 
   /**
    * The mirror rows of every person these flushes touched, as the metadata store has them now
-   * (a person it no longer has is a deletion), under the version of that read.
+   * (a person it no longer has is a deletion), under the version of that read; also the persons
+   * of events written again after a redelivery (`refreshPersons`).
    */
-  private async copyPersons(changes: PersonChanges[], source: (persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>): Promise<void> {
+  private async copyPersons(changes: (PersonChanges & Pick<IngestChanges, 'refreshPersons'>)[], source: (persons: { project_id: number; uuid: string }[]) => Promise<PersonMirrorState>): Promise<void> {
     const touched = new Map<string, { project_id: number; uuid: string }>();
     const touch = (project_id: number, uuid: string) => touched.set(`${project_id}:${uuid.toLowerCase()}`, { project_id, uuid });
     for (const c of changes) {
@@ -253,6 +257,7 @@ export class ClickHouseEventStore implements EventStore {
       for (const p of c.deletePersons) touch(p.project_id, p.uuid);
       for (const r of c.reassignDistinctIds) (touch(r.project_id, r.from_person_uuid), touch(r.project_id, r.to_person_uuid));
       for (const d of c.setDistinctIds) touch(d.project_id, d.person_uuid);
+      for (const p of c.refreshPersons ?? []) touch(p.project_id, p.uuid);
     }
     if (touched.size === 0) return;
     const state = await source([...touched.values()]);
@@ -378,6 +383,31 @@ export class ClickHouseEventStore implements EventStore {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Whether each shard of the cluster answers, asked through server 1 (`remote()` to the shard's
+   * replicas, as system.clusters lists them), within PING_SHARD_MS; without a cluster, the server.
+   * Server 1 down: every shard counts as down (nothing reaches them through this node).
+   */
+  async pingShards(): Promise<Record<string, boolean>> {
+    const cluster = this.settings.cluster;
+    if (!cluster) return { 1: await this.ping() };
+    let replicas: { shard_num: number; host_address: string; port: number }[];
+    try {
+      replicas = await withinMs(PING_SHARD_MS, this.rows(`SELECT shard_num, host_address, port FROM system.clusters WHERE cluster = ${stringLiteral(cluster)}`));
+    } catch {
+      return { 1: false };
+    }
+    const shards = new Map<number, string[]>();
+    for (const r of replicas) getOrCreate(shards, Number(r.shard_num), () => []).push(`${r.host_address}:${r.port}`);
+    const answers = await Promise.all(
+      [...shards].map(async ([shard, addresses]) => {
+        const probe = this.rows(`SELECT dummy FROM remote(${stringLiteral(addresses.join('|'))}, system.one)`);
+        return [shard, await withinMs(PING_SHARD_MS, probe).then(() => true, () => false)] as const;
+      }),
+    );
+    return Object.fromEntries(answers);
   }
 
   async sizeBytes(): Promise<number> {
@@ -553,4 +583,13 @@ function personLine(p: Pick<PersonRecord, 'project_id' | 'uuid' | 'properties' |
     is_deleted: deleted,
     version,
   });
+}
+
+/** `work`'s result, or a rejection once `ms` have passed. */
+function withinMs<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 
 import { DefinitionCache } from '../../../src/ingestion/plan/definitions.js';
 import { plan, snapshotRequest, type PendingEvent } from '../../../src/ingestion/plan/plan.js';
-import { emptySnapshot, incoming } from '../../helpers/plan-fixtures.js';
+import { emptySnapshot, incoming, withPerson } from '../../helpers/plan-fixtures.js';
 
 const pending = (projectId: number, event: ReturnType<typeof incoming>, anonymizeIps = false): PendingEvent => ({ projectId, anonymizeIps, event });
 
@@ -49,4 +49,40 @@ test('a flush: duplicates dropped and counted, rows in order with their persons,
   assert.equal(remembered(), 0, 'nothing is remembered before the commit');
   result.committed();
   assert.ok(cache.eventHours.size === 2 && remembered() > 2, 'remembered once committed');
+});
+
+test('a redelivered event the store already has is written again as a row only, once, and only for an event store that keeps one row per uuid', () => {
+  const snapshot = emptySnapshot();
+  const person = withPerson(snapshot, 1, { uuid: 'person-u1', properties: { plan: 'free' } }, ['u1']);
+  snapshot.groupTypes.set(1, new Map([['company', 0]]));
+  const known = incoming('signup', 'u1', { $set: { plan: 'pro' }, $groups: { company: 'acme', team: 'x' } });
+  snapshot.existingUuids.set(1, new Set([known.uuid]));
+  const fresh = incoming('pageview', 'u2');
+  const copy = () => ({ ...known, properties: structuredClone(known.properties) });
+  const batch = (): PendingEvent[] => [
+    { ...pending(1, copy()), redelivered: true },
+    { ...pending(1, copy()), redelivered: true }, // twice in one flush: one row
+    pending(1, copy()), // an SDK retry, not a redelivery: dropped
+    { ...pending(1, fresh), redelivered: true }, // redelivered but never stored: planned as usual
+  ];
+  const now = new Date('2026-11-01T12:00:05Z');
+
+  const result = plan(batch(), snapshot, 8, { definitions: new DefinitionCache(), now, rewriteRedelivered: true });
+  assert.deepEqual(result.events.map((row) => row.uuid), [known.uuid, fresh.uuid]);
+  assert.equal(result.rewritten, 1);
+  assert.deepEqual(Object.fromEntries(result.dropped), { duplicate_uuid: 2 });
+  const [row] = result.events;
+  assert.equal(row.person_id, person.uuid, "stored under the distinct id's person");
+  assert.equal(row.timestamp.getTime(), known.timestamp.getTime());
+  assert.deepEqual(row.groups, ['acme', '', '', '', ''], 'known group types fill their column; none is allocated');
+  assert.equal(JSON.parse(row.properties_json).$group_0, 'acme');
+  assert.deepEqual(result.changes.eventUuids, [{ project_id: 1, uuid: fresh.uuid }], 'the store already has its uuid');
+  assert.deepEqual(result.changes.newGroupTypes, []);
+  assert.equal(person.properties.plan, 'free', 'its $set is not applied again');
+  assert.deepEqual(result.changes.upsertPersons.map((p) => p.uuid), [result.events[1].person_id], 'only the new event makes a person');
+  assert.deepEqual(result.changes.refreshPersons, [{ project_id: 1, uuid: person.uuid }], "the person's mirror rows are copied again");
+
+  const withoutRewrites = plan(batch(), snapshot, 9, { definitions: new DefinitionCache(), now });
+  assert.deepEqual(withoutRewrites.events.map((row) => row.uuid), [fresh.uuid], 'an event store that would keep two rows gets none');
+  assert.equal(withoutRewrites.changes.refreshPersons, undefined);
 });
