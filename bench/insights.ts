@@ -21,7 +21,6 @@ import { fmt } from './format.js';
 import { percentile } from './load.js';
 import { serverDuckSettings, startBenchServer } from './server.js';
 import { alternating, funnelSql, retentionSql } from './insights-sql.js';
-import { CREATE_PENDING_EVENTS, INSERT_PENDING_EVENTS, PENDING_EVENTS } from '../src/store/duckdb/materialized.js';
 
 const EVENTS = Number(process.env.BENCH_INSIGHTS_EVENTS ?? 10_000_000);
 const ROUNDS = Number(process.env.BENCH_INSIGHTS_ROUNDS ?? 15);
@@ -66,10 +65,8 @@ async function makeDataSet(): Promise<DataSet> {
     const to = Math.min(EVENTS, from + CHUNK);
     process.stderr.write(`events ${fmt(from)}–${fmt(to)}…\n`);
     // A scattered but repeatable time per event: a multiplicative hash of i over the 90 days.
-    // Through the store's pending table, so that the materialized columns are filled as it fills them.
-    await db.run(CREATE_PENDING_EVENTS);
     await db.run(`
-      INSERT INTO ${PENDING_EVENTS}
+      INSERT INTO events
       SELECT ${project.id}, uuid(), ${names}[1 + (i * 7) % ${NAMES.length}], 'user-' || ((i * 2654435761) % ${PERSONS}), NULL,
              TIMESTAMP '${endText}' - to_seconds(((i * 40503) % ${DAYS * 86_400})::BIGINT), TIMESTAMP '${endText}',
              json_object('$current_url', 'https://example.com/page/' || (i % 500), '$browser', ['Chrome', 'Firefox', 'Safari'][1 + i % 3],
@@ -77,7 +74,6 @@ async function makeDataSet(): Promise<DataSet> {
                          '$geoip_country_code', ['GB', 'US', 'SE', 'DE'][1 + i % 4], 'plan', ['free', 'pro'][1 + i % 2], 'price', (i % 50) * 1.5),
              '', '', '', '', '', '', 0
       FROM range(${from}, ${to}) t(i)`);
-    await db.run(INSERT_PENDING_EVENTS);
   }
   await db.run('CHECKPOINT');
   db.closeSync();

@@ -22,7 +22,6 @@ import { runLoad } from './load.js';
 import { fmt } from './format.js';
 import { startBenchServer } from './server.js';
 import { timeToReady, stopChild } from './footprint.js';
-import { CREATE_PENDING_EVENTS, INSERT_PENDING_EVENTS, PENDING_EVENTS } from '../src/store/duckdb/materialized.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EVENTS = Number(process.env.BENCH_LARGE_EVENTS ?? 10_000_000);
@@ -44,10 +43,8 @@ async function makeDataSet(): Promise<string> {
   for (let from = 0; from < EVENTS; from += CHUNK) {
     const to = Math.min(EVENTS, from + CHUNK);
     process.stderr.write(`events ${fmt(from)}–${fmt(to)}…\n`);
-    // Through the store's pending table, so that the materialized columns are filled as it fills them.
-    await db.run(CREATE_PENDING_EVENTS);
     await db.run(`
-      INSERT INTO ${PENDING_EVENTS}
+      INSERT INTO events
       SELECT 1, uuid(), ['$pageview', '$autocapture', 'signed_up', '$pageleave'][1 + i % 4], 'user-' || (i % 200000), NULL,
              TIMESTAMP '2026-01-01' + to_seconds(i // 20), TIMESTAMP '2026-01-01' + to_seconds(i // 20),
              json_object('$current_url', 'https://example.com/page/' || (i % 500) || '?ref=' || (i % 13), '$browser', ['Chrome', 'Firefox', 'Safari'][1 + i % 3],
@@ -56,7 +53,6 @@ async function makeDataSet(): Promise<string> {
                          '$raw_user_agent', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120 Safari/537.36'),
              '', '', '', '', '', '', 0
       FROM range(${from}, ${to}) t(i)`);
-    await db.run(INSERT_PENDING_EVENTS);
   }
   await db.run('CHECKPOINT');
   db.closeSync();

@@ -2,16 +2,14 @@
 import type { PrintOptions, PrintedQuery, SqlDialect } from '../dialect.js';
 import type { IrQuery } from '../ir.js';
 import type { HogQLType } from '../types.js';
-import { printQuery, type DuckDbTables } from './printer.js';
+import { printQuery } from './printer.js';
 import { decodeValue } from './values.js';
 
 export class DuckDbDialect implements SqlDialect {
   readonly name = 'duckdb';
 
-  constructor(private readonly tables: DuckDbTables = {}) {}
-
   print(query: IrQuery, options?: PrintOptions): PrintedQuery {
-    return printQuery(query, options, this.tables);
+    return printQuery(query, options);
   }
 
   decode(value: unknown, type: HogQLType, item?: HogQLType): unknown {

@@ -13,7 +13,6 @@ import type {
   IrJoin,
   IrOp,
   IrOrder,
-  IrProperty,
   IrQuery,
   IrSelect,
   IrTable,
@@ -39,12 +38,6 @@ const PHYSICAL: Record<TableName, { table: string; columns: Record<string, strin
 };
 const PROJECT_COLUMN = 'project_id';
 
-/** What the store's schema adds to PHYSICAL. */
-export interface DuckDbTables {
-  /** Top-level event property keys kept in columns of their own → those columns (store/duckdb/materialized.ts). */
-  materialized?: ReadonlyMap<string, string>;
-}
-
 export const SQL_TYPE: Record<string, string> = {
   String: 'VARCHAR',
   Integer: 'BIGINT',
@@ -69,10 +62,7 @@ export class Printer implements SqlWriter {
   private readonly indexOf = new Map<string, number>();
   readonly local: LocalTime;
 
-  constructor(
-    options: PrintOptions = {},
-    private readonly tables: DuckDbTables = {},
-  ) {
+  constructor(options: PrintOptions = {}) {
     this.local = new LocalTime(this, options.timeSpan ?? null);
   }
 
@@ -207,7 +197,7 @@ export class Printer implements SqlWriter {
       case 'column':
         return this.column(e.table, e.base, e.name);
       case 'property':
-        return this.materializedProperty(e) ?? `json_extract_string(${this.column(e.table, e.base, e.column)}, ${this.bind(jsonPointer(e.path), 'String')})`;
+        return `json_extract_string(${this.column(e.table, e.base, e.column)}, ${this.bind(jsonPointer(e.path), 'String')})`;
       case 'call':
         return printFunction(this, e);
       case 'cast':
@@ -231,16 +221,6 @@ export class Printer implements SqlWriter {
       case 'window':
         return this.window(e);
     }
-  }
-
-  /**
-   * `properties.<key>` of an event, for a key with a column of its own: that column, which holds
-   * what json_extract_string reads (it is filled by it) without parsing the properties JSON.
-   */
-  private materializedProperty(e: IrProperty): string | null {
-    if (e.base !== 'events' || e.column !== 'properties' || e.path.length !== 1) return null;
-    const physical = this.tables.materialized?.get(e.path[0]);
-    return physical ? this.column(e.table, e.base, physical) : null;
   }
 
   column(table: string, base: TableName | null, name: string): string {
@@ -377,8 +357,8 @@ function timestampFromSeconds(sql: string): string {
   return `make_timestamp(TRY_CAST((${sql}) * 1000000 AS BIGINT))`;
 }
 
-export function printQuery(query: IrQuery, options?: PrintOptions, tables?: DuckDbTables): PrintedQuery {
-  const printer = new Printer(options, tables);
+export function printQuery(query: IrQuery, options?: PrintOptions): PrintedQuery {
+  const printer = new Printer(options);
   return printer.printed(printer.query(query));
 }
 

@@ -22,7 +22,6 @@ import { Readers, REINTERRUPT_MS } from './readers.js';
 import { classifyQueryError, isCommitOutOfMemory, isInvalidated } from './query-errors.js';
 import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
-import { CREATE_PENDING_EVENTS, INSERT_PENDING_EVENTS, materializedColumns, PENDING_EVENTS } from './materialized.js';
 import { EXPORT_EVENTS, storedEvents } from './export-rows.js';
 import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
 
@@ -78,16 +77,6 @@ async function appendTo(c: DuckDBConnection, table: string, fill: (appender: Duc
     }
     throw error;
   }
-}
-
-/**
- * Appends events through the pending table, then moves them into `events` with their
- * materialized columns (materialized.ts), in the connection's open transaction.
- */
-async function insertEvents(c: DuckDBConnection, fill: (appender: DuckDBAppender) => void | Promise<void>): Promise<void> {
-  await c.run(CREATE_PENDING_EVENTS);
-  await appendTo(c, PENDING_EVENTS, fill);
-  await c.run(INSERT_PENDING_EVENTS);
 }
 
 /** Serialises work on one connection: DuckDB transactions are per connection. */
@@ -186,7 +175,7 @@ const isFatal = (error: unknown) => isInvalidated(error) || isCommitOutOfMemory(
  */
 export class DuckDbEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
-  readonly dialect = new DuckDbDialect({ materialized: materializedColumns() });
+  readonly dialect = new DuckDbDialect();
   readonly pageBytes: number;
   private readonly writes = new Serial();
   private checkpointing: Promise<void> | null = null;
@@ -340,7 +329,7 @@ export class DuckDbEventStore implements EventStore {
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
       await inTransaction(c, async () => {
-        await insertEvents(c, (appender) => appendEvents(appender, events, 0));
+        await appendTo(c, 'events', (appender) => appendEvents(appender, events, 0));
         await c.run('COMMIT');
       });
     }));
@@ -375,7 +364,7 @@ export class DuckDbEventStore implements EventStore {
           throw new Error(`the event store holds ${JSON.stringify(stored)}, not ${JSON.stringify(expected)}; the write is skipped`);
         }
         if (parts.some((part) => part.end > part.start)) {
-          await insertEvents(c, async (appender) => {
+          await appendTo(c, 'events', async (appender) => {
             for (const part of parts) await appendEvents(appender, part.record.events(part.start, part.end), part.record.changes.flushSeq);
           });
         }

@@ -1,5 +1,3 @@
-import { addMaterializedColumns } from './materialized.js';
-
 /**
  * Rows per row group: DuckDB's default is 122,880. A transaction that appends whole row groups
  * has them compressed and written straight to the database file, with no WAL and nothing left
@@ -11,30 +9,28 @@ import { addMaterializedColumns } from './materialized.js';
  * ~30 MB of events, instead of 120,000 events in memory and in the flush log.
  */
 export const ROW_GROUP_ROWS = 8_192;
-/** The columns of an event as migration 1 made them (a migration text: never changed). */
-const STORED_EVENT_COLUMNS = `
-  project_id INTEGER NOT NULL,
-  uuid UUID NOT NULL,
-  event VARCHAR NOT NULL,
-  distinct_id VARCHAR NOT NULL,
-  person_id UUID,
-  timestamp TIMESTAMP NOT NULL,
-  created_at TIMESTAMP NOT NULL,
-  properties JSON NOT NULL,
-  elements_chain VARCHAR NOT NULL,
-  "$group_0" VARCHAR NOT NULL,
-  "$group_1" VARCHAR NOT NULL,
-  "$group_2" VARCHAR NOT NULL,
-  "$group_3" VARCHAR NOT NULL,
-  "$group_4" VARCHAR NOT NULL,
-  flush_seq BIGINT NOT NULL`;
-
 /** Versioned schema of the DuckDB event store (append-only, like the SQLite migrations). */
 export const duckMigrations: { version: number; sql: string }[] = [
   {
     version: 1,
     sql: `
-      CREATE TABLE events (${STORED_EVENT_COLUMNS});
+      CREATE TABLE events (
+        project_id INTEGER NOT NULL,
+        uuid UUID NOT NULL,
+        event VARCHAR NOT NULL,
+        distinct_id VARCHAR NOT NULL,
+        person_id UUID,
+        timestamp TIMESTAMP NOT NULL,
+        created_at TIMESTAMP NOT NULL,
+        properties JSON NOT NULL,
+        elements_chain VARCHAR NOT NULL,
+        "$group_0" VARCHAR NOT NULL,
+        "$group_1" VARCHAR NOT NULL,
+        "$group_2" VARCHAR NOT NULL,
+        "$group_3" VARCHAR NOT NULL,
+        "$group_4" VARCHAR NOT NULL,
+        flush_seq BIGINT NOT NULL
+      );
       CREATE TABLE person_distinct_ids (project_id INTEGER NOT NULL, distinct_id VARCHAR NOT NULL, person_id UUID NOT NULL);
       CREATE TABLE persons (
         project_id INTEGER NOT NULL,
@@ -62,6 +58,4 @@ export const duckMigrations: { version: number; sql: string }[] = [
       CREATE TABLE cohort_people (project_id INTEGER NOT NULL, cohort_id BIGINT NOT NULL, person_id UUID NOT NULL);
     `,
   },
-  // Hot properties in columns of their own, filled from the events already stored (materialized.ts).
-  { version: 4, sql: addMaterializedColumns(STORED_EVENT_COLUMNS) },
 ];

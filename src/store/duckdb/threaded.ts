@@ -25,7 +25,6 @@ import type { DuckOptions } from './event-store.js';
 import { readPageBytes } from './memory.js';
 import { ROW_GROUP_ROWS } from './schema.js';
 import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
-import { materializedColumns } from './materialized.js';
 import type { EventStoreWorkerData } from './worker.js';
 
 /** Person rows per message when the person mirror is rebuilt. */
@@ -49,7 +48,7 @@ function fileBytes(file: string): number {
 
 export class ThreadedEventStore implements EventStore {
   readonly writeUnit = ROW_GROUP_ROWS;
-  readonly dialect = new DuckDbDialect({ materialized: materializedColumns() });
+  readonly dialect = new DuckDbDialect();
   readonly pageBytes: number;
   private readonly thread: WorkerCalls;
   private opening: Promise<void> | null = null;
