@@ -235,6 +235,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS, IDLE_COLLECT_AFTER_START_MS);
   idleCollector.onIdle(() => buffer.releaseIdleMemory());
   idleCollector.onIdle(() => stores.meta.releaseIdleMemory?.());
+  idleCollector.onIdle(() => log.debug('idle: caches let go, heap compacted'));
   app.addHook('onResponse', (request, _reply, done) => {
     if (!isProbe(request.routeOptions.url ?? request.url)) idleCollector.touch();
     done();
