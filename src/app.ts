@@ -234,6 +234,9 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
   const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS, IDLE_COLLECT_AFTER_START_MS);
+  idleCollector.onIdle(() => buffer.releaseIdleMemory());
+  idleCollector.onIdle(() => stores.meta.releaseIdleMemory?.());
+  idleCollector.onIdle(() => log.debug('idle: caches let go, heap compacted'));
   app.addHook('onResponse', (request, _reply, done) => {
     if (!isProbe(request.routeOptions.url ?? request.url)) idleCollector.touch();
     done();

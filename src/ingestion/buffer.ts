@@ -122,6 +122,16 @@ export class IngestBuffer {
   }
 
   /**
+   * For an idle server: the person cache and the records' arena are kept for steady traffic,
+   * and what a burst left in them would otherwise stay resident. The next flush loads its
+   * persons from the store again.
+   */
+  releaseIdleMemory(): void {
+    this.persons.clear();
+    this.recordMemory.releaseIfUnused();
+  }
+
+  /**
    * Opens the flush log and brings both stores up to it: a store that missed acknowledged
    * flushes (the process died, or the power went, before it had them) gets them replayed.
    */

@@ -809,6 +809,8 @@ export interface MetaStore {
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;
+  /** For an idle server: gives back memory kept only for speed (SQLite's page cache). */
+  releaseIdleMemory?(): void;
   close(): Promise<void>;
 }
 

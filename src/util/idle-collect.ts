@@ -55,6 +55,8 @@ export class IdleCollector {
   private lastWork = Date.now();
   private waitMs: number;
   private readonly timer: NodeJS.Timeout;
+  /** Run before each idle collection: let go of what is kept only for speed, so it is collected too. */
+  private readonly releasers: (() => void)[] = [];
 
   constructor(
     private readonly quietMs: number,
@@ -63,6 +65,11 @@ export class IdleCollector {
     this.waitMs = startQuietMs;
     this.timer = setInterval(() => this.collectIfQuiet(), Math.min(quietMs, startQuietMs) / 3);
     this.timer.unref();
+  }
+
+  /** `release` runs at each idle collection, before it. */
+  onIdle(release: () => void): void {
+    this.releasers.push(release);
   }
 
   touch(): void {
@@ -74,6 +81,7 @@ export class IdleCollector {
     if (!this.worked || Date.now() - this.lastWork < this.waitMs) return;
     this.worked = false;
     this.waitMs = this.quietMs;
+    for (const release of this.releasers) release();
     compactGarbage();
   }
 

@@ -14,21 +14,21 @@ interface Slice {
 }
 
 export class SharedArena {
-  private readonly memory: SharedArrayBuffer;
+  /** Allocated at the first `take` after the start or after `releaseIfUnused`. */
+  private memory: SharedArrayBuffer | null = null;
   /** Live slices, oldest first. */
   private readonly live: Slice[] = [];
   private readonly byStart = new Map<number, Slice>();
   private usedBytes = 0;
 
-  constructor(readonly capacity: number) {
-    this.memory = new SharedArrayBuffer(capacity);
-  }
+  constructor(readonly capacity: number) {}
 
   /** `length` bytes (not zeroed), or null when they do not fit until older slices come back. */
   take(length: number): Buffer | null {
     if (length <= 0 || length > this.capacity) return null;
     const start = this.placeFor(length);
     if (start === null) return null;
+    this.memory ??= new SharedArrayBuffer(this.capacity);
     const slice = { start, end: start + length, released: false };
     this.live.push(slice);
     this.byStart.set(start, slice);
@@ -38,12 +38,21 @@ export class SharedArena {
 
   /** Gives back a slice from `take`; anything else is ignored. */
   release(bytes: Uint8Array): void {
-    if (bytes.buffer !== this.memory) return;
+    if (this.memory === null || bytes.buffer !== this.memory) return;
     const slice = this.byStart.get(bytes.byteOffset);
     if (!slice || slice.released) return;
     slice.released = true;
     this.usedBytes -= slice.end - slice.start;
     while (this.live.length > 0 && this.live[0].released) this.byStart.delete(this.live.shift()!.start);
+  }
+
+  /**
+   * Drops the memory when no slice is out: it is freed once the threads the slices were sent to
+   * let go of it too (they stop when idle), and allocated again by the next `take`. Once touched
+   * it stays resident otherwise, a burst's worth in a server that has gone quiet.
+   */
+  releaseIfUnused(): void {
+    if (this.live.length === 0) this.memory = null;
   }
 
   /** Whether `bytes` is a slice of this arena. */

@@ -82,3 +82,21 @@ test('compacting gives back the pages that plain collections leave half used', (
   assert.equal(kept.length, 200_000);
   assert.ok(compacted < sparse * 0.8, `old space ${sparse} bytes after plain collections, ${compacted} after compacting`);
 });
+
+test('what is kept for speed is let go at each idle collection, before it', async () => {
+  let collector: IdleCollector | null = null;
+  const released: number[] = [];
+  try {
+    collector = new IdleCollector(90, 30);
+    collector.onIdle(() => released.push(Date.now()));
+    await sleep(300);
+    assert.equal(released.length, 1, 'once after the start');
+    await sleep(200);
+    assert.equal(released.length, 1, 'not again without work');
+    collector.touch();
+    await sleep(400);
+    assert.equal(released.length, 2, 'once after the work stopped');
+  } finally {
+    (collector as IdleCollector | null)?.stop();
+  }
+});

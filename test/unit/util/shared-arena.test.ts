@@ -56,3 +56,21 @@ test('foreign, repeated and impossible requests are ignored or refused', () => {
   arena.release(Buffer.alloc(5));
   assert.equal(arena.used, 0);
 });
+
+test('an unused arena lets go of its memory and takes new memory at the next slice', () => {
+  const arena = new SharedArena(64);
+  const a = arena.take(16)!;
+  arena.releaseIfUnused();
+  assert.equal(arena.owns(a), true, 'kept while a slice is out');
+  arena.release(a);
+  arena.releaseIfUnused();
+  assert.equal(arena.owns(a), false, 'dropped once every slice came back');
+  arena.release(a); // a slice of the old memory is ignored
+  assert.equal(arena.used, 0);
+  const b = arena.take(16)!;
+  assert.notEqual(b.buffer, a.buffer);
+  assert.equal(b.byteOffset, 0);
+  assert.equal(arena.used, 16);
+  arena.release(b);
+  assert.equal(arena.used, 0);
+});
