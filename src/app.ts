@@ -127,7 +127,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     log,
   );
   await buffer.start();
-  const ingestLog = await openIngestLog(config.nats, { buffer, postgresUrl: config.postgresUrl, log });
+  const ingestLog = await openIngestLog(config.nats, { buffer, metaStore: stores.meta, postgresUrl: config.postgresUrl, log });
   // A deletion waits for the batches acknowledged before it (the NATS log processes them later).
   const ordering = {
     betweenFlushes: async <T>(work: (lastFlushSeq: number) => Promise<T>) => (await ingestLog.processedAll(ORDERING_WAIT_MS), buffer.betweenFlushes(work)),

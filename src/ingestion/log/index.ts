@@ -10,7 +10,12 @@ const STORED_WAIT_MS = 5_000;
 
 export async function openIngestLog(
   nats: JetStreamSettings | undefined,
-  deps: { buffer: Pick<IngestBuffer, 'submit' | 'eventsQueryable' | 'eventStoreError'>; postgresUrl: string | undefined; log: Logger },
+  deps: {
+    buffer: Pick<IngestBuffer, 'submit' | 'eventsQueryable' | 'eventStoreError'>;
+    metaStore: { ping(): Promise<boolean> };
+    postgresUrl: string | undefined;
+    log: Logger;
+  },
 ): Promise<IngestLog> {
   const { buffer, postgresUrl, log } = deps;
   if (!nats || !postgresUrl) return new LocalLog(buffer);
@@ -18,6 +23,7 @@ export async function openIngestLog(
     submit: (events) => buffer.submit(events),
     eventsStored: (timeoutMs) => buffer.eventsQueryable(Math.min(timeoutMs, STORED_WAIT_MS)),
     eventStoreError: () => buffer.eventStoreError,
+    metaStoreReachable: () => deps.metaStore.ping(),
     postgresUrl,
     log,
   });

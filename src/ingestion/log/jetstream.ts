@@ -30,12 +30,17 @@ export interface JetStreamDeps {
   eventsStored(timeoutMs: number): Promise<boolean>;
   /** Why the event store does not take writes right now, or null. */
   eventStoreError(): { message: string } | null;
+  /** Whether the metadata store answers a ping. */
+  metaStoreReachable(): Promise<boolean>;
   postgresUrl: string;
   log: Logger;
 }
 
 /** How long the stream remembers a Nats-Msg-Id (an SDK's retries come within it). */
 const DUPLICATE_WINDOW_MS = 10 * 60_000;
+/** How long a metadata-store ping result is reused by read-your-writes waits, and how long one may take. */
+const META_CHECK_MS = 1_000;
+const META_PING_TIMEOUT_MS = 500;
 /** An unacknowledged message goes to the next owner after this long (the owner extends it while it waits for the stores). */
 const ACK_WAIT_MS = 15_000;
 const FETCH_MAX_MESSAGES = 256;
@@ -109,6 +114,8 @@ export class JetStreamLog implements IngestLog {
   private storeError: { message: string; at: string } | null = null;
   /** Last failure to reach PostgreSQL for the partition locks, until a claim pass succeeds. */
   private claimError: { message: string; at: string } | null = null;
+  /** The last metadata-store ping (reused for META_CHECK_MS). */
+  private metaCheck: { at: number; reachable: Promise<boolean> } | null = null;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -181,7 +188,10 @@ export class JetStreamLog implements IngestLog {
     // While the consumers fail (a store is down), waiting cannot help: look once and answer, so
     // that /flags and the API answer at once (from cache, or with their own error) instead of
     // after the whole wait.
-    const deadline = this.lastError || this.deps.eventStoreError() ? Date.now() : Date.now() + timeoutMs;
+    // PostgreSQL may have just stopped with a flush still waiting on it, before any consumer
+    // failed: its ping says so at once.
+    const failing = this.lastError || this.deps.eventStoreError() || !(await this.metaStoreReachable());
+    const deadline = failing ? Date.now() : Date.now() + timeoutMs;
     try {
       const lastSeq = (await this.jsm.streams.info(this.settings.stream)).state.last_seq;
       for (let p = 0; p < this.settings.partitions; p++) {
@@ -198,6 +208,17 @@ export class JetStreamLog implements IngestLog {
     } catch {
       return false;
     }
+  }
+
+  /** Whether PostgreSQL answers, asked at most once per META_CHECK_MS and bounded by META_PING_TIMEOUT_MS. */
+  private metaStoreReachable(): Promise<boolean> {
+    const now = Date.now();
+    if (!this.metaCheck || now - this.metaCheck.at >= META_CHECK_MS) {
+      const late = new Promise<boolean>((resolve) => setTimeout(resolve, META_PING_TIMEOUT_MS, false).unref());
+      const reachable = Promise.race([this.deps.metaStoreReachable().catch(() => false), late]);
+      this.metaCheck = { at: now, reachable };
+    }
+    return this.metaCheck.reachable;
   }
 
   /** The stream answers its info request within PING_TIMEOUT_MS (no leader, no quorum: it does not). */
