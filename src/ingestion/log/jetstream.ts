@@ -10,6 +10,7 @@
  */
 import { AckPolicy, connect, DeliverPolicy, nanos, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamConfig } from 'nats';
 import type { Logger } from '../../kernel/logger.js';
+import { answersWithinMs, withinMs } from '../../util/within-ms.js';
 import type { PendingEvent } from '../plan/plan.js';
 import { decodeBatch, encodeBatch } from './batch-codec.js';
 import { PartitionLocks } from './partition-owner.js';
@@ -214,8 +215,7 @@ export class JetStreamLog implements IngestLog {
   private metaStoreReachable(): Promise<boolean> {
     const now = Date.now();
     if (!this.metaCheck || now - this.metaCheck.at >= META_CHECK_MS) {
-      const late = new Promise<boolean>((resolve) => setTimeout(resolve, META_PING_TIMEOUT_MS, false).unref());
-      const reachable = Promise.race([this.deps.metaStoreReachable().catch(() => false), late]);
+      const reachable = withinMs(META_PING_TIMEOUT_MS, this.deps.metaStoreReachable()).catch(() => false);
       this.metaCheck = { at: now, reachable };
     }
     return this.metaCheck.reachable;
@@ -223,20 +223,9 @@ export class JetStreamLog implements IngestLog {
 
   /** The stream answers its info request within PING_TIMEOUT_MS (no leader, no quorum: it does not). */
   async ping(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
-    });
-    const info = this.jsm.streams.info(this.settings.stream).then(
-      () => true,
-      () => false,
-    );
-    try {
-      return await Promise.race([info, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return answersWithinMs(PING_TIMEOUT_MS, this.jsm.streams.info(this.settings.stream));
   }
+
 
   /** Partitions this node consumes now. */
   get ownedPartitions(): number[] {

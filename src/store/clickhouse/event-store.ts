@@ -14,6 +14,7 @@ import { readFlushRecord } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, IngestChanges, PersonErasure, PersonMirrorState, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
+import { answersWithinMs, withinMs } from '../../util/within-ms.js';
 import { ClickHouseDialect } from '../../hogql/clickhouse/dialect.js';
 import { stringLiteral } from '../../hogql/clickhouse/values.js';
 import { materializedColumns, materializedValues } from './materialized.js';
@@ -404,7 +405,7 @@ export class ClickHouseEventStore implements EventStore {
     const answers = await Promise.all(
       [...shards].map(async ([shard, addresses]) => {
         const probe = this.rows(`SELECT dummy FROM remote(${stringLiteral(addresses.join('|'))}, system.one)`);
-        return [shard, await withinMs(PING_SHARD_MS, probe).then(() => true, () => false)] as const;
+        return [shard, await answersWithinMs(PING_SHARD_MS, probe)] as const;
       }),
     );
     return Object.fromEntries(answers);
@@ -585,11 +586,3 @@ function personLine(p: Pick<PersonRecord, 'project_id' | 'uuid' | 'properties' |
   });
 }
 
-/** `work`'s result, or a rejection once `ms` have passed. */
-function withinMs<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
