@@ -233,6 +233,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   };
   const app = createServer(config, log, metrics, ctx.drain);
   const idle = new IdleReaper(app.server);
+  app.server.on('connection', () => ctx.drain.seen());
   const idleCollector = new IdleCollector(IDLE_COLLECT_AFTER_MS, IDLE_COLLECT_AFTER_START_MS);
   idleCollector.onIdle(() => buffer.releaseIdleMemory());
   idleCollector.onIdle(() => stores.meta.releaseIdleMemory?.());

@@ -8,28 +8,39 @@ import type { Socket } from 'node:net';
  * open a fresh connection for their next request) and reports not ready on `/_ready` (load
  * balancers stop sending). The window ends once no request has arrived for `quietMs`, or after
  * `maxMs`; only then does the listener close.
+ *
+ * Quiet is counted only while the event loop turns on time: after a stall (a flush or a GC
+ * holding the loop), connections may wait unaccepted in the kernel's backlog, and ending the
+ * window then would reset them. A new connection counts as activity, like a request.
  */
 export class Drain {
   private active = false;
-  private lastRequestAt = 0;
+  private lastActivityAt = 0;
 
   get draining(): boolean {
     return this.active;
   }
 
-  /** Called for every request. */
+  /** Called for every request and every new connection. */
   seen(): void {
-    this.lastRequestAt = performance.now();
+    this.lastActivityAt = performance.now();
   }
 
   /** Starts draining; resolves when the window is over. */
   async start(quietMs: number, maxMs: number): Promise<void> {
     this.active = true;
     const started = performance.now();
-    this.lastRequestAt = Math.max(this.lastRequestAt, started);
+    this.lastActivityAt = Math.max(this.lastActivityAt, started);
     const step = Math.max(5, Math.min(50, quietMs / 4));
-    while (performance.now() - started < maxMs && performance.now() - this.lastRequestAt < quietMs) {
+    let quietSince = this.lastActivityAt;
+    for (;;) {
+      const before = performance.now();
       await new Promise((resolve) => setTimeout(resolve, step));
+      const now = performance.now();
+      // A late timer means the loop stalled: what arrived meanwhile has not been read yet.
+      if (now - before > step * 3) quietSince = now;
+      quietSince = Math.max(quietSince, this.lastActivityAt);
+      if (now - started >= maxMs || now - quietSince >= quietMs) return;
     }
   }
 }
