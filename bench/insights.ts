@@ -19,7 +19,7 @@ import { queryKinds } from '../src/insights/kinds.js';
 import type { TestServer } from '../test/helpers/server.js';
 import { fmt } from './format.js';
 import { percentile } from './load.js';
-import { serverDuckSettings, startBenchServer } from './server.js';
+import { serverDuckSettings, startBenchServer, startedDataDir } from './server.js';
 import { alternating, funnelSql, retentionSql } from './insights-sql.js';
 
 const EVENTS = Number(process.env.BENCH_INSIGHTS_EVENTS ?? 10_000_000);
@@ -48,9 +48,7 @@ async function makeDataSet(): Promise<DataSet> {
   fs.rmSync(DIR, { recursive: true, force: true });
   fs.mkdirSync(DIR, { recursive: true });
   const started = performance.now();
-  const server = await startBenchServer({ dataDir: DIR, ...KEYS });
-  const project = (await (await server.api('/api/projects/@current/')).json()) as { id: number };
-  await server.stop();
+  const project = { id: (await startedDataDir(DIR, KEYS)).projectId };
   const end = Date.now();
   const endText = new Date(end).toISOString().replace('T', ' ').replace('Z', '');
   const instance = await DuckDBInstance.create(path.join(DIR, 'events.duckdb'), { threads: '2', memory_limit: '1GB' });

@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { loadConfig } from '../src/config.js';
+import { DuckDbEventStore } from '../src/store/duckdb/event-store.js';
 import { startServer, type StartOptions, type TestServer } from '../test/helpers/server.js';
 
 let built = false;
@@ -36,4 +37,16 @@ export async function startBenchServer(options: StartOptions = {}): Promise<Test
 export function serverDuckSettings(): { threads: number; memoryLimit: string } {
   const config = loadConfig({ ...process.env });
   return { threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit };
+}
+
+/**
+ * A data folder made by the server (project, keys), with the events file's schema in place for
+ * a bench that writes events straight into DuckDB: the server opens that file at its first event.
+ */
+export async function startedDataDir(dataDir: string, options: StartOptions = {}): Promise<{ projectId: number }> {
+  const server = await startBenchServer({ ...options, dataDir });
+  const project = (await (await server.api('/api/projects/@current/')).json()) as { id: number };
+  await server.stop();
+  await (await DuckDbEventStore.open(dataDir)).close();
+  return { projectId: project.id };
 }

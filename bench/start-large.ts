@@ -20,7 +20,7 @@ import { startServer, START_ENV, START_NODE_ARGS } from '../test/helpers/server.
 import { batchBodies } from './ingest.js';
 import { runLoad } from './load.js';
 import { fmt } from './format.js';
-import { startBenchServer } from './server.js';
+import { startedDataDir } from './server.js';
 import { timeToReady, stopChild } from './footprint.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,8 +36,7 @@ async function makeDataSet(): Promise<string> {
   fs.mkdirSync(DIR, { recursive: true });
   const started = performance.now();
   // The server makes the schemas and the project; then the events go in directly.
-  const server = await startBenchServer({ dataDir: DIR, ...KEYS });
-  await server.stop();
+  await startedDataDir(DIR, KEYS);
   const instance = await DuckDBInstance.create(path.join(DIR, 'events.duckdb'), { threads: '2', memory_limit: '1GB' });
   const db = await instance.connect();
   for (let from = 0; from < EVENTS; from += CHUNK) {
