@@ -215,5 +215,144 @@ describe('ActorsQuery', () => {
     await expectError(await actors({ select: ['id from events; --'] }), 400, 'invalid', 'select');
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: { kind: 'HogQLQuery', query: 'select 1' } } }), 400, 'invalid_choice', 'source.source.kind');
     await expectError(await actors({ source: { kind: 'Other' } }), 400, 'invalid_choice', 'source.kind');
+    await expectError(await actors({ properties: 'x' }), 400, 'invalid', 'properties');
+    await expectError(await actors({ properties: [{ key: '$browser', value: 'x', type: 'event' }] }), 400, 'invalid_input', 'properties');
+    await expectError(await actors({ properties: [{ key: 'email', value: 'x', type: 'person', operator: 'nope' }] }), 400, 'invalid_input', 'properties');
+  });
+
+  test('properties filters the listed persons by person properties, alone and behind a point', async () => {
+    let body = await expectOk(await actors({ select: ['properties.email'], properties: [{ key: 'email', value: 'alice@example.com', type: 'person' }] }));
+    assert.deepEqual(body.results, [['alice@example.com']]);
+    body = await expectOk(await actors({ select: ['person'], properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'name', value: 'bo', operator: 'icontains', type: 'person' }] }] } }));
+    assert.deepEqual(body.results.map((r: any[]) => r[0].distinct_ids), [['bob']]);
+    body = await expectOk(await actors({ select: ['id'], properties: [{ key: 'email', operator: 'is_not_set', type: 'person' }] }));
+    assert.equal(body.results.length, 2);
+    const trend = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'a', math: 'dau' }], dateRange: { date_from: '2025-03-01', date_to: '2025-03-03' } };
+    body = await expectOk(await actors({ select: ['person'], fixedProperties: [{ key: 'name', value: 'Bob', type: 'person' }], source: { kind: 'InsightActorsQuery', source: trend } }));
+    assert.deepEqual(body.results.map((r: any[]) => r[0].distinct_ids), [['bob']]);
+  });
+});
+
+describe('ActorsQuery of groups', () => {
+  let server: TestServer;
+  const company = (key: string) => ({ $groups: { company: key } });
+  const identify = (key: string, set: Record<string, unknown>, timestamp: string) => ({ event: '$groupidentify', distinct_id: 'admin', timestamp, properties: { $group_type: 'company', $group_key: key, $group_set: set } });
+  const at = (day: number, hour = 10) => `2025-03-0${day}T${String(hour).padStart(2, '0')}:00:00Z`;
+  before(async () => {
+    server = await startServer({ env: { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false' } });
+    await post(server, [
+      identify('acme', { name: 'Acme', plan: 'pro' }, '2025-02-01T00:00:00Z'),
+      identify('initech', { name: 'Initech', plan: 'free' }, '2025-02-02T00:00:00Z'),
+      identify('globex', { name: 'Globex', plan: 'pro', seats: 12 }, '2025-02-03T00:00:00Z'),
+      // acme: two persons on day 1, one on day 2; initech day 1; globex days 2 and 3; "umbrella" is never identified.
+      { event: 'view', distinct_id: 'u1', timestamp: at(1), properties: company('acme') },
+      { event: 'view', distinct_id: 'u2', timestamp: at(1, 11), properties: company('acme') },
+      { event: 'buy', distinct_id: 'u1', timestamp: at(1, 12), properties: company('acme') },
+      { event: 'view', distinct_id: 'u3', timestamp: at(1), properties: company('initech') },
+      { event: 'view', distinct_id: 'u1', timestamp: at(2), properties: company('acme') },
+      { event: 'view', distinct_id: 'u4', timestamp: at(2), properties: company('globex') },
+      { event: 'buy', distinct_id: 'u4', timestamp: at(2, 12), properties: company('globex') },
+      { event: 'view', distinct_id: 'u4', timestamp: at(3), properties: company('globex') },
+      { event: 'view', distinct_id: 'u5', timestamp: at(3), properties: company('umbrella') },
+      { event: 'view', distinct_id: 'u6', timestamp: at(3), properties: {} },
+    ]);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  const query = (q: Record<string, unknown>) => server.api('/api/projects/@current/query/', { method: 'POST', body: { query: q } });
+  const actors = (q: Record<string, unknown>) => query({ kind: 'ActorsQuery', ...q });
+  const keysOf = (body: any) => body.results.map((r: any[]) => r[0].group_key).sort();
+  const range = { date_from: '2025-03-01', date_to: '2025-03-03' };
+
+  test('the groups behind each point of a unique_group trend, as many as it counts, with their columns', async () => {
+    const trend = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'view', math: 'unique_group', math_group_type_index: 0 }], dateRange: range };
+    const [series] = (await expectOk(await query(trend))).results;
+    assert.deepEqual(series.data, [2, 2, 2]);
+    const expected = [['acme', 'initech'], ['acme', 'globex'], ['globex', 'umbrella']];
+    for (const [i, day] of series.days.entries()) {
+      const body = await expectOk(await actors({ source: { kind: 'InsightActorsQuery', source: trend, day, series: 0 } }));
+      assert.equal(body.results.length, series.data[i], day);
+      assert.deepEqual(keysOf(body), expected[i], day);
+    }
+    // Default columns and order: the group, its key and created_at, newest group first (never identified: created_at null, last).
+    const all = await expectOk(await actors({ source: { kind: 'InsightActorsQuery', source: trend } }));
+    assert.deepEqual(all.columns, ['group', 'key', 'created_at']);
+    assert.deepEqual(all.types, ['Tuple', 'String', "DateTime64(6, 'UTC')"]);
+    assert.deepEqual(all.results.map((r: any[]) => r[1]), ['globex', 'initech', 'acme', 'umbrella']);
+    const [globex] = all.results;
+    assert.deepEqual(globex[0], {
+      id: 'globex',
+      type: 'group',
+      group_key: 'globex',
+      group_type_index: 0,
+      created_at: '2025-02-03T00:00:00+00:00',
+      group_properties: { name: 'Globex', plan: 'pro', seats: 12 },
+      properties: { name: 'Globex', plan: 'pro', seats: 12 },
+    });
+    assert.equal(globex[2], '2025-02-03T00:00:00+00:00');
+    assert.deepEqual(all.results[3][0].properties, {});
+    assert.equal(all.results[3][2], null);
+    // Chosen columns, orderBy, search, paging.
+    const picked = await expectOk(await actors({ select: ['group_key', 'group_type_index', 'properties.plan', "properties['seats']", 'actor'], orderBy: ['key ASC'], source: { kind: 'InsightActorsQuery', source: trend } }));
+    assert.deepEqual(picked.results.map((r: any[]) => r.slice(0, 4)), [
+      ['acme', 0, 'pro', null],
+      ['globex', 0, 'pro', '12'],
+      ['initech', 0, 'free', null],
+      ['umbrella', 0, null, null],
+    ]);
+    assert.deepEqual(picked.types, ['String', 'Int64', 'String', 'String', 'Tuple']);
+    const page = await expectOk(await actors({ select: ['key'], orderBy: ['key DESC'], limit: 3, offset: 1, source: { kind: 'InsightActorsQuery', source: trend } }));
+    assert.deepEqual(page.results, [['initech'], ['globex'], ['acme']]);
+    assert.equal(page.hasMore, false);
+    const first = await expectOk(await actors({ select: ['key'], orderBy: ['key'], limit: 2, source: { kind: 'InsightActorsQuery', source: trend } }));
+    assert.deepEqual(first.results, [['acme'], ['globex']]);
+    assert.equal(first.hasMore, true);
+    const searched = await expectOk(await actors({ select: ['key'], search: 'INI', source: { kind: 'InsightActorsQuery', source: trend } }));
+    assert.deepEqual(searched.results, [['initech']]);
+    const byName = await expectOk(await actors({ select: ['key'], search: 'glob', source: { kind: 'InsightActorsQuery', source: trend } }));
+    assert.deepEqual(byName.results, [['globex']]);
+  });
+
+  test('properties filters the listed groups by their group properties', async () => {
+    const trend = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'view', math: 'unique_group', math_group_type_index: 0 }], dateRange: range };
+    const source = { kind: 'InsightActorsQuery', source: trend };
+    let body = await expectOk(await actors({ select: ['key'], orderBy: ['key'], properties: [{ key: 'plan', value: 'pro', type: 'group', group_type_index: 0 }], source }));
+    assert.deepEqual(body.results, [['acme'], ['globex']]);
+    body = await expectOk(await actors({ select: ['key'], orderBy: ['key'], properties: [{ key: 'plan', value: 'pro', operator: 'is_not', type: 'group', group_type_index: 0 }], source }));
+    assert.deepEqual(body.results, [['initech'], ['umbrella']]);
+    body = await expectOk(await actors({ select: ['key'], properties: [{ key: 'seats', value: 10, operator: 'gt', type: 'group', group_type_index: 0 }], source }));
+    assert.deepEqual(body.results, [['globex']]);
+    await expectError(await actors({ properties: [{ key: 'email', value: 'x', type: 'person' }], source }), 400, 'invalid_input', 'properties');
+    await expectError(await actors({ properties: [{ key: 'plan', value: 'pro', type: 'group', group_type_index: 1 }], source }), 400, 'invalid_input', 'properties');
+  });
+
+  test('the groups behind a funnel of groups, its stickiness and its retention, as many as each counts', async () => {
+    const funnel = { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: 'view' }, { kind: 'EventsNode', event: 'buy' }], dateRange: range, aggregation_group_type_index: 0 };
+    const [step1, step2] = (await expectOk(await query(funnel))).results;
+    assert.deepEqual([step1.count, step2.count], [4, 2]);
+    const funnelKeys = async (funnelStep: number) => keysOf(await expectOk(await actors({ source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep } })));
+    assert.deepEqual(await funnelKeys(1), ['acme', 'globex', 'initech', 'umbrella']);
+    assert.deepEqual(await funnelKeys(2), ['acme', 'globex']);
+    assert.deepEqual(await funnelKeys(-2), ['initech', 'umbrella']);
+
+    const sticky = { kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: 'view', math: 'unique_group', math_group_type_index: 0 }], dateRange: range };
+    const [stickiness] = (await expectOk(await query(sticky))).results;
+    assert.deepEqual(stickiness.data, [2, 2, 0]);
+    for (const [i, day] of stickiness.days.entries()) {
+      const body = await expectOk(await actors({ source: { kind: 'InsightActorsQuery', source: sticky, day, series: 0 } }));
+      assert.equal(body.results.length, stickiness.data[i], `stickiness ${day}`);
+    }
+    const stickyKeys = keysOf(await expectOk(await actors({ source: { kind: 'InsightActorsQuery', source: sticky, day: 2, series: 0 } })));
+    assert.deepEqual(stickyKeys, ['acme', 'globex']);
+
+    const retention = { kind: 'RetentionQuery', dateRange: range, aggregation_group_type_index: 0, retentionFilter: { period: 'Day', totalIntervals: 3, targetEntity: { id: 'view', type: 'events' }, returningEntity: { id: 'view', type: 'events' } } };
+    const rows = (await expectOk(await query(retention))).results;
+    assert.deepEqual(rows.map((row: any) => row.values[0].count), [2, 2, 2]);
+    for (const [interval, row] of rows.entries()) {
+      const body = await expectOk(await actors({ source: { kind: 'InsightActorsQuery', source: retention, interval } }));
+      assert.equal(body.results.length, row.values[0].count, `retention row ${interval}`);
+    }
   });
 });
