@@ -47,6 +47,12 @@ describe('ActorsQuery', () => {
     assert.deepEqual(body.results, [['alice@example.com']]);
     body = await expectOk(await actors({ select: ['person_display_name'], search: 'anon-1' }));
     assert.equal(body.results[0][0].display_name, 'alice@example.com');
+    // As PostHog's: any part of a distinct id or of the id, in any case.
+    body = await expectOk(await actors({ select: ['person_display_name'], search: 'NON-' }));
+    assert.deepEqual(body.results.map((r: any[]) => r[0].display_name), ['alice@example.com']);
+    const [[bobId]] = (await expectOk(await actors({ select: ['id'], search: 'bob' }))).results;
+    body = await expectOk(await actors({ select: ['id'], search: String(bobId).slice(4, 16).toUpperCase() }));
+    assert.deepEqual(body.results, [[bobId]]);
     body = await expectOk(await actors({ select: ['id'], limit: 2 }));
     assert.equal(body.results.length, 2);
     assert.equal(body.hasMore, true);

@@ -169,10 +169,11 @@ function propertyList(value: unknown, attr: string): unknown {
   return value;
 }
 
-/** `search`: a person whose e-mail or name contains it, or who has it as a distinct id. */
+/** `search`, as PostHog's: the e-mail, the name, the id or one of the distinct ids contains it (any case). */
 function searchCondition(search: string): string {
   const literal = `'${search.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-  return `(properties.email ilike concat('%', ${literal}, '%') or properties.name ilike concat('%', ${literal}, '%') or id in (select person_id from person_distinct_ids where distinct_id = ${literal}))`;
+  const contains = (text: string) => `${text} ilike concat('%', ${literal}, '%')`;
+  return `(${contains('properties.email')} or ${contains('properties.name')} or ${contains('toString(id)')} or id in (select person_id from person_distinct_ids where ${contains('distinct_id')}))`;
 }
 
 async function distinctIdsOf(ids: string[], ctx: InsightContext): Promise<Map<string, string[]>> {
