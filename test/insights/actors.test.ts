@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
+import { referenceGroupsPerBucket } from '../unit/insights/reference/trends.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { post } from '../helpers/events-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -332,6 +334,44 @@ describe('ActorsQuery of groups', () => {
     assert.deepEqual(body.results, [['globex']]);
     await expectError(await actors({ properties: [{ key: 'email', value: 'x', type: 'person' }], source }), 400, 'invalid_input', 'properties');
     await expectError(await actors({ properties: [{ key: 'plan', value: 'pro', type: 'group', group_type_index: 1 }], source }), 400, 'invalid_input', 'properties');
+  });
+
+  test('the groups behind every day of a unique_group trend, filtered or not, match the reference (fast-check)', { timeout: 300_000 }, async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          events: fc.array(fc.record({ who: fc.integer({ min: 0, max: 3 }), hour: fc.integer({ min: 0, max: 4 * 24 - 1 }), group: fc.integer({ min: 0, max: 5 }) }), { minLength: 1, maxLength: 30 }),
+          plans: fc.array(fc.constantFrom('pro', 'free', null), { minLength: 5, maxLength: 5 }),
+        }),
+        async (c) => {
+          const p = `fc${++run}x${Math.random().toString(36).slice(2, 7)}`;
+          // Groups 0–4 may be identified with a plan (null: never identified); 5 is "no group".
+          const identified = c.plans.flatMap((plan, g) => (plan === null ? [] : [identify(`${p}-g${g}`, { plan }, '2025-01-01T00:00:00Z')]));
+          const events = c.events.map((e) => ({
+            event: p,
+            distinct_id: `${p}-u${e.who}`,
+            ts: Date.parse('2025-04-01T00:00:00Z') + e.hour * 3_600_000,
+            properties: e.group === 5 ? {} : company(`${p}-g${e.group}`),
+          }));
+          await post(server, [...identified, ...events.map((e) => ({ event: e.event, distinct_id: e.distinct_id, timestamp: new Date(e.ts).toISOString(), properties: e.properties }))]);
+          const dateRange = { date_from: '2025-04-01', date_to: '2025-04-04' };
+          const trend = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: p, math: 'unique_group', math_group_type_index: 0 }], dateRange };
+          const expected = referenceGroupsPerBucket(events, { event: p, interval: 'day', dateRange, timeZone: 'UTC', now: new Date() }, 'company');
+          const pro = (key: string) => c.plans[Number(key.slice(key.lastIndexOf('g') + 1))] === 'pro';
+          const expectedPro = referenceGroupsPerBucket(events, { event: p, interval: 'day', dateRange, timeZone: 'UTC', now: new Date() }, 'company', pro);
+          const [series] = (await expectOk(await query(trend))).results;
+          assert.deepEqual(series.data, expected.map((keys) => keys.length));
+          for (const [i, day] of series.days.entries()) {
+            const source = { kind: 'InsightActorsQuery', source: trend, day };
+            assert.deepEqual((await expectOk(await actors({ select: ['key'], orderBy: ['key'], source }))).results.flat(), expected[i], day);
+            const filtered = await expectOk(await actors({ select: ['key'], orderBy: ['key'], properties: [{ key: 'plan', value: 'pro', type: 'group', group_type_index: 0 }], source }));
+            assert.deepEqual(filtered.results.flat(), expectedPro[i], `${day} pro`);
+          }
+        },
+      ),
+      { numRuns: Number(process.env.SIGHTLINE_FC_RUNS ?? 10) },
+    );
   });
 
   test('the groups behind a funnel of groups, its stickiness and its retention, as many as each counts', async () => {

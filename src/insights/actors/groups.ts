@@ -41,7 +41,8 @@ export interface GroupActorsNode {
   columns: GroupColumn[];
   order: { column: GroupColumn; desc: boolean }[];
   search: string | null;
-  properties: unknown;
+  /** Filters on the groups' properties (ActorsQuery `properties`, `fixedProperties`). */
+  properties: { json: unknown; attr: string }[];
   limit: number;
   offset: number;
 }
@@ -74,7 +75,7 @@ export async function listGroupActors(node: GroupActorsNode, actors: ir.IrQuery,
       distinct: true,
       columns: [{ expr: key, name: 'group_key' }],
       from: { kind: 'subquery', query: actors, alias: 'a' },
-      where: ir.allOf([ir.op('!=', [key, ir.constant('', 'String')]), actorPropertiesCondition(node.properties, { groupType: node.groupType, key }, ctx, 'properties')]),
+      where: ir.allOf([ir.op('!=', [key, ir.constant('', 'String')]), ...node.properties.map(({ json, attr }) => actorPropertiesCondition(json, { groupType: node.groupType, key }, ctx, attr))]),
       limit: ir.constant(MAX_GROUP_ACTORS + 1, 'Integer'),
     }),
   );

@@ -1,6 +1,6 @@
 /**
  * ActorsQuery (query-api.md §1.13): persons, as rows. Alone it lists the project's persons
- * (newest first, `search` over e-mail, name and distinct ids, `properties` over person
+ * (newest first, `search` over e-mail, name, id and distinct ids, `properties` over person
  * properties); with an InsightActorsQuery source it lists the actors behind one data point of
  * that insight, asking the source's kind for them (QueryKind.actors). The select list is HogQL
  * over `persons`; `person` (or `actor`) stands for the person as an object and
@@ -28,10 +28,11 @@ interface Source {
 
 export interface ActorsNode {
   select: string[];
-  statement: SelectStatement;
+  /** The persons statement (null when the actors are groups). */
+  statement: SelectStatement | null;
   source: Source | null;
-  /** `properties` and `fixedProperties` (person property filters), as given. */
-  properties: unknown[];
+  /** `properties` and `fixedProperties` (property filters on the actors), as given, with their request field. */
+  properties: { json: unknown; attr: string }[];
   limit: number;
   offset: number;
   /** Set when the source's actors are groups: then the list is made by groups.ts instead. */
@@ -58,10 +59,13 @@ export const actorsQuery = (kinds: () => ReadonlyMap<string, QueryKind<unknown>>
     if (!Array.isArray(orderBy) || orderBy.some((o) => typeof o !== 'string' || o.includes(';'))) throw validationError('orderBy must be a list of HogQL expressions.', 'orderBy', 'invalid');
     const limit = countField(node.limit, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
     const offset = countField(node.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
-    const properties = [propertyList(node.properties, 'properties'), propertyList(node.fixedProperties, 'fixedProperties')].filter((p) => p !== null);
+    const properties = (['properties', 'fixedProperties'] as const).flatMap((attr) => {
+      const json = propertyList(node[attr], attr);
+      return json === null ? [] : [{ json, attr }];
+    });
     if (groupType !== null) {
       const groups = parseGroupActors(groupType, select as string[], orderBy as string[], { search, properties, limit, offset });
-      return { select: select as string[], statement: parseSelect('select 1'), source, properties, limit, offset, groups };
+      return { select: select as string[], statement: null, source, properties, limit, offset, groups };
     }
     const items = (select as string[]).map((s) => (isPersonObject(s) ? 'id' : s.replace(/--.*$/s, '')));
     // The user's text is compiled as HogQL (persons only, scoped like any statement); the search
@@ -82,14 +86,14 @@ export const actorsQuery = (kinds: () => ReadonlyMap<string, QueryKind<unknown>>
     if (node.groups) return listGroupActors(node.groups, await node.source!.kind.actors!(node.source!.node, node.source!.point, ctx), ctx);
     let compiled;
     try {
-      compiled = new StatementCompiler({ propertyType: () => null, now: ctx.now, timeZone: ctx.project.timeZone }, ctx.project.id).compile(node.statement);
+      compiled = new StatementCompiler({ propertyType: () => null, now: ctx.now, timeZone: ctx.project.timeZone }, ctx.project.id).compile(node.statement!);
     } catch (error) {
       if (error instanceof HogQLError) throw validationError(error.message.replace(/ at position \d+$/, ''), 'select');
       throw error;
     }
     const top = compiled.query as ir.IrSelect;
     const alias = top.from!.alias;
-    let where = ir.allOf([top.where, ...node.properties.map((json) => actorPropertiesCondition(json, { persons: alias }, ctx, 'properties'))]);
+    let where = ir.allOf([top.where, ...node.properties.map(({ json, attr }) => actorPropertiesCondition(json, { persons: alias }, ctx, attr))]);
     if (node.source) {
       const actors = await node.source.kind.actors!(node.source.node, node.source.point, ctx);
       const ids = ir.select({ columns: [{ expr: ir.column('a', null, ir.outputColumns(actors)[0].name, 'UUID'), name: 'actor_id' }], from: { kind: 'subquery', query: actors, alias: 'a' } });

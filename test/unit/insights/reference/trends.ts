@@ -108,3 +108,21 @@ export function referenceTrends(all: RefEvent[], q: RefTrendsQuery): RefSeries[]
   if (rest.length > 0) out.push({ breakdown_value: OTHER, data: list.map((_, i) => rest.reduce((sum, s) => sum + s.data[i], 0)), days });
   return out;
 }
+
+/**
+ * The groups of type `groupType` (a name, read from each event's `$groups`) behind each bucket
+ * of a `unique_group` trend, sorted, keeping those whose `properties` pass `keep` (the
+ * ActorsQuery filter): what ActorsQuery lists, and by its size the trend's number.
+ */
+export function referenceGroupsPerBucket(all: RefEvent[], q: Omit<RefTrendsQuery, 'math' | 'breakdown'>, groupType: string, keep: (key: string) => boolean = () => true): string[][] {
+  const range = resolveDateRange(q.dateRange, { interval: q.interval, timeZone: q.timeZone, weekStartDay: 0, now: q.now });
+  const keyOf = (e: RefEvent) => {
+    const groups = e.properties.$groups as Record<string, unknown> | undefined;
+    const key = groups?.[groupType];
+    return typeof key === 'string' ? key : '';
+  };
+  return buckets(range).map((bucket) => {
+    const counted = all.filter((e) => e.event === q.event && e.ts >= range.readFrom && e.ts < range.to && bucketWallOf(range, e.ts) === bucket.wall);
+    return [...new Set(counted.map(keyOf))].filter((key) => key !== '' && keep(key)).sort();
+  });
+}
