@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { referenceGroupsPerBucket } from '../unit/insights/reference/trends.js';
+import { referenceSteps } from '../unit/insights/reference/funnels.js';
+import { eventAt, sendEvents } from '../helpers/insights.js';
+import { resolveDateRange } from '../../src/insights/time/index.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { post } from '../helpers/events-fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -367,6 +370,48 @@ describe('ActorsQuery of groups', () => {
             assert.deepEqual((await expectOk(await actors({ select: ['key'], orderBy: ['key'], source }))).results.flat(), expected[i], day);
             const filtered = await expectOk(await actors({ select: ['key'], orderBy: ['key'], properties: [{ key: 'plan', value: 'pro', type: 'group', group_type_index: 0 }], source }));
             assert.deepEqual(filtered.results.flat(), expectedPro[i], `${day} pro`);
+          }
+        },
+      ),
+      { numRuns: Number(process.env.SIGHTLINE_FC_RUNS ?? 10) },
+    );
+  });
+
+  test('a funnel of groups matches the reference, and every step lists as many groups as it counts (fast-check)', { timeout: 300_000 }, async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ step: fc.integer({ min: 0, max: 2 }), who: fc.integer({ min: 0, max: 3 }), group: fc.integer({ min: 0, max: 4 }), hour: fc.integer({ min: 0, max: 71 }) }), { minLength: 1, maxLength: 30 }),
+        async (drawn) => {
+          const p = `fn${++run}x${Math.random().toString(36).slice(2, 7)}`;
+          const step = (k: number) => `${p}-s${k}`;
+          // Group 4 is "no group": those events are not any group's.
+          const sent = drawn.map((e) => eventAt(step(e.step), `${p}-u${e.who}`, Date.parse('2025-05-01T00:00:00Z') + e.hour * 3_600_000 + e.step, e.group === 4 ? {} : company(`${p}-g${e.group}`)));
+          await sendEvents(server, sent);
+          const dateRange = { date_from: '2025-05-01', date_to: '2025-05-03' };
+          const funnel = {
+            kind: 'FunnelsQuery',
+            series: [0, 1, 2].map((k) => ({ kind: 'EventsNode', event: step(k) })),
+            dateRange,
+            aggregation_group_type_index: 0,
+            funnelsFilter: { funnelWindowInterval: 24, funnelWindowIntervalUnit: 'hour' },
+          };
+          const range = resolveDateRange(dateRange, { interval: 'day', timeZone: 'UTC', weekStartDay: 0, now: new Date() });
+          // The reference's actor is the group key; events without the group are left out.
+          const events = sent.flatMap((e) => {
+            const key = (e.properties.$groups as Record<string, string> | undefined)?.company;
+            return key ? [{ uuid: e.uuid, event: e.event, person: key, ts: Date.parse(e.timestamp), properties: e.properties }] : [];
+          });
+          const expected = referenceSteps({ steps: [0, 1, 2].map((k) => ({ event: step(k) })), order: 'ordered', windowMs: 24 * 3_600_000, exclusions: [], range }, events).get('')!.map((s) => s.count);
+          const counts = (await expectOk(await query(funnel))).results.map((s: any) => s.count);
+          assert.deepEqual(counts, expected);
+          for (let k = 1; k <= 3; k++) {
+            const reached = await expectOk(await actors({ select: ['key'], source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep: k } }));
+            assert.equal(reached.results.length, counts[k - 1], `step ${k}`);
+            if (k === 1) assert.deepEqual(reached.results.flat().sort(), [...new Set(events.filter((e) => e.event === step(0)).map((e) => e.person))].sort());
+            if (k === 1) continue;
+            const dropped = await expectOk(await actors({ select: ['key'], source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep: -k } }));
+            assert.equal(dropped.results.length, counts[k - 2] - counts[k - 1], `step ${-k}`);
           }
         },
       ),
