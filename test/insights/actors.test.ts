@@ -337,6 +337,10 @@ describe('ActorsQuery of groups', () => {
     assert.deepEqual(body.results, [['globex']]);
     await expectError(await actors({ properties: [{ key: 'email', value: 'x', type: 'person' }], source }), 400, 'invalid_input', 'properties');
     await expectError(await actors({ properties: [{ key: 'plan', value: 'pro', type: 'group', group_type_index: 1 }], source }), 400, 'invalid_input', 'properties');
+    await expectError(await actors({ fixedProperties: [{ key: 'plan', value: 'pro', type: 'event' }], source }), 400, 'invalid_input', 'fixedProperties');
+    await expectError(await actors({ select: ['person.properties.email'], source }), 400, 'invalid_input', 'select');
+    await expectError(await actors({ select: ['key'], orderBy: ['count() DESC'], source }), 400, 'invalid_input', 'orderBy');
+    await expectError(await actors({ select: 'key', source }), 400, 'invalid', 'select');
   });
 
   test('the groups behind every day of a unique_group trend, filtered or not, match the reference (fast-check)', { timeout: 300_000 }, async () => {
