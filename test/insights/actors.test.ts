@@ -45,6 +45,9 @@ describe('ActorsQuery', () => {
     assert.deepEqual(body.columns, ['person', 'person_display_name', 'properties.email']);
     assert.deepEqual(body.types, ['Tuple', 'Tuple', 'String']);
     assert.equal(body.hasMore, false);
+    // Ordered by the person column: by e-mail, as PostHog orders it (persons without one last, as NULLs sort).
+    const byPerson = await expectOk(await actors({ select: ['properties.email'], orderBy: ['person ASC'], limit: 1 }));
+    assert.deepEqual(byPerson.results, [['alice@example.com']]);
   });
 
   test('search, limit and offset', async () => {

@@ -71,7 +71,7 @@ export const actorsQuery = (kinds: () => ReadonlyMap<string, QueryKind<unknown>>
     // The user's text is compiled as HogQL (persons only, scoped like any statement); the search
     // term goes in as a string literal the lexer reads back exactly.
     const conditions = search ? [searchCondition(search)] : [];
-    const text = `select ${[...items, ...PERSON_COLUMNS].join(', ')} from persons${conditions.length ? ` where ${conditions.join(' and ')}` : ''} order by ${(orderBy as string[]).join(', ')}`;
+    const text = `select ${[...items, ...PERSON_COLUMNS].join(', ')} from persons${conditions.length ? ` where ${conditions.join(' and ')}` : ''} order by ${(orderBy as string[]).map(personOrder).join(', ')}`;
     let statement: SelectStatement;
     try {
       statement = parseSelect(text);
@@ -165,6 +165,9 @@ function parseSource(value: unknown, kinds: ReadonlyMap<string, QueryKind<unknow
 }
 
 const pick = (value: unknown, types: string[]) => (types.includes(typeof value) ? value : null);
+
+/** PostHog orders a list by its `person` (or `actor`) column through the e-mail; other items are HogQL as written. */
+const personOrder = (item: string) => item.trim().replace(/^(?:person|actor)(\s+(?:asc|desc))?$/i, 'properties.email$1');
 
 /** A property filter list or AND/OR group as given (checked when compiled); null when absent or empty. */
 function propertyList(value: unknown, attr: string): unknown {
