@@ -236,7 +236,8 @@ async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<
 }
 
 /**
- * The persons of cohort row `interval` (InsightActorsQuery): the actors whose target event (the
+ * The actors (persons, or group keys with aggregation_group_type_index) of cohort row `interval`
+ * (InsightActorsQuery): those whose target event (the
  * first ever, for first-time retention) falls in that row's period — as many as the row's
  * `values[0].count`.
  */

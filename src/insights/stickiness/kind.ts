@@ -122,8 +122,9 @@ function intervalsPerActor(node: StickinessNode, series: SeriesNode, order: numb
 }
 
 /**
- * The persons behind one point (InsightActorsQuery): of series `series`, those who qualified in
- * exactly `day` intervals (`day` or more when cumulative), in the current or previous period.
+ * The actors behind one point (InsightActorsQuery): of series `series`, those who qualified in
+ * exactly `day` intervals (`day` or more when cumulative), in the current or previous period —
+ * persons, or the group keys when the series counts groups.
  */
 function stickinessActors(node: StickinessNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
   const order = point.series ?? 0;
