@@ -237,9 +237,8 @@ async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<
 
 /**
  * The actors (persons, or group keys with aggregation_group_type_index) of cohort row `interval`
- * (InsightActorsQuery): those whose target event (the
- * first ever, for first-time retention) falls in that row's period — as many as the row's
- * `values[0].count`.
+ * (InsightActorsQuery): those whose target event (the first ever, for first-time retention)
+ * falls in that row's period — as many as the row's `values[0].count`.
  */
 function retentionActors(node: RetentionNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
   if (node.cohorts && point.breakdown !== null && point.breakdown !== undefined) {
