@@ -73,11 +73,14 @@ export async function loadGroupProperties(wanted: GroupProperty[], projectId: nu
   return values;
 }
 
-/** The `group` filter source over loaded values (both readers are text: groups have no declared types). */
-export function groupReader(values: GroupValues): (key: string, index: number) => PropertyReader {
+/**
+ * The `group` filter source over loaded values (both readers are text: groups have no declared
+ * types). `keyOf` is where the group key is read: the event's `$group_N` unless said otherwise.
+ */
+export function groupReader(values: GroupValues, keyOf: (index: number) => ir.IrExpr = (index) => ir.column('e', 'events', `$group_${index}`, 'String')): (key: string, index: number) => PropertyReader {
   return (key, index) => {
     const byKey = values.get(slot(index, key)) ?? new Map<string, string>();
-    const column = ir.column('e', 'events', `$group_${index}`, 'String');
+    const column = keyOf(index);
     const keysByValue = new Map<string, string[]>();
     for (const [group, value] of byKey) keysByValue.set(value, [...(keysByValue.get(value) ?? []), group]);
     const missing = ir.constant(null, 'String');

@@ -8,6 +8,7 @@
 import type { ir, PrintOptions } from '../hogql/index.js';
 import type { WeekStartDay } from './time/index.js';
 import type { GroupValues } from '../events/group-filters.js';
+import type { StoredGroup } from '../store/types.js';
 
 export type Row = Record<string, unknown>;
 
@@ -28,6 +29,8 @@ export interface InsightContext {
   groupValues?: GroupValues | null;
   /** Names of the cohorts a cohort breakdown lists (loaded by the query service), by id. */
   cohortNames?: ReadonlyMap<number, string> | null;
+  /** The stored groups of a type among `keys` (metadata store), for listing group actors; absent where there are none. */
+  groupsOfKeys?: ((groupTypeIndex: number, keys: readonly string[]) => Promise<StoredGroup[]>) | null;
   /** Runs one statement on the event store; rows decoded (hogql/dialect.ts RowValue). */
   run(query: ir.IrQuery, options?: PrintOptions): Promise<Row[]>;
 }
@@ -74,6 +77,12 @@ export interface QueryKind<Node = unknown> {
    * request with a 400.
    */
   actors?(node: Node, point: ActorsPoint, ctx: InsightContext): ir.IrQuery | Promise<ir.IrQuery>;
+  /**
+   * The group type index when the point's actors are groups (the insight aggregates by group):
+   * `actors` then yields group keys (`$group_N`, never empty) instead of person ids. Absent or
+   * null: persons.
+   */
+  actorsGroupType?(node: Node, point: ActorsPoint): number | null;
   /** Seconds a cached result stays fresh for `refresh: "blocking"` (PostHog: 60 s, or 15 min for insights). */
   freshForSeconds?(node: Node): number;
 }

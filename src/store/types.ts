@@ -609,6 +609,8 @@ export interface GroupStore {
   /** Newest first (created_at, then key descending); `search`: substring of the key or the `name` property. */
   list(query: { projectId: number; groupTypeIndex: number; search: string | null; after: GroupCursor | null; limit: number }): Promise<{ results: StoredGroup[]; more: boolean }>;
   find(projectId: number, groupTypeIndex: number, groupKey: string): Promise<StoredGroup | null>;
+  /** The groups of the type among `keys` (keys without a group are left out), in no particular order. */
+  ofKeys(projectId: number, groupTypeIndex: number, keys: readonly string[]): Promise<StoredGroup[]>;
   /**
    * Group key → the property's value as text (as the event store reads JSON text: numbers in
    * decimal, booleans `true`/`false`, objects and lists as JSON) for at most `limit` groups of the

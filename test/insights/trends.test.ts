@@ -270,12 +270,45 @@ describe('TrendsQuery', () => {
     assert.deepEqual(viaItems.results.map((r: any) => r.data[0]).sort(), [1, 3]);
   });
 
+  test('count-per-actor math: each person’s events per bucket, then avg/min/max/quantiles over persons (day, week, month, breakdown, BoldNumber)', async () => {
+    await setTimeZone('UTC');
+    const p = fresh();
+    // Monday 3 March: A three events (v = x, x, y), B one (x), and A's anonymous id merged into A; Tuesday: A one; Wednesday: none.
+    await send([
+      ev('$identify', `${p}-a`, '2025-03-01T00:00:00Z', { $anon_distinct_id: `${p}-anon` }),
+      ev(p, `${p}-a`, '2025-03-03T09:00:00Z', { v: 'x' }),
+      ev(p, `${p}-anon`, '2025-03-03T10:00:00Z', { v: 'x' }),
+      ev(p, `${p}-a`, '2025-03-03T11:00:00Z', { v: 'y' }),
+      ev(p, `${p}-b`, '2025-03-03T12:00:00Z', { v: 'x' }),
+      ev(p, `${p}-a`, '2025-03-04T09:00:00Z', { v: 'x' }),
+    ]);
+    const dateRange = { date_from: '2025-03-03', date_to: '2025-03-05' };
+    const data = async (math: string, extra: Record<string, unknown> = {}) => (await trends({ series: [{ kind: 'EventsNode', event: p, math }], dateRange, ...extra })).results;
+    assert.deepEqual((await data('avg_count_per_actor'))[0].data, [2, 1, 0]);
+    assert.deepEqual((await data('min_count_per_actor'))[0].data, [1, 1, 0]);
+    assert.deepEqual((await data('max_count_per_actor'))[0].data, [3, 1, 0]);
+    assert.deepEqual((await data('median_count_per_actor'))[0].data, [2, 1, 0]);
+    const p90 = (await data('p90_count_per_actor'))[0].data;
+    assert.ok(Math.abs(p90[0] - 2.8) < 1e-9 && p90[1] === 1 && p90[2] === 0, JSON.stringify(p90)); // 1 + (3 − 1) × 0.9
+    // The week of Sunday 2 March and the month of March: A 4 events, B 1.
+    assert.deepEqual((await data('avg_count_per_actor', { interval: 'week' }))[0].data, [2.5]);
+    assert.deepEqual((await data('max_count_per_actor', { interval: 'month' }))[0].data, [4]);
+    // By v: x — A 2 and B 1 on Monday, A 1 on Tuesday; y — A 1 on Monday.
+    const byV = await data('avg_count_per_actor', { breakdownFilter: { breakdown: 'v' } });
+    assert.deepEqual(byV.map((r: any) => [r.breakdown_value, r.data]), [['x', [1.5, 1, 0]], ['y', [1, 0, 0]]]);
+    const bold = await data('avg_count_per_actor', { trendsFilter: { display: 'BoldNumber' } });
+    assert.equal(bold[0].aggregated_value, 2.5);
+    const actors = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'ActorsQuery', select: ['id'], source: { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: p, math: 'avg_count_per_actor' }], dateRange }, day: '2025-03-03' } } } }));
+    assert.equal(actors.results.length, 2);
+  });
+
   test('bad input is a 400 naming the field', async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{}, 'required', 'series'],
       [{ series: [] }, 'invalid_input', 'series'],
       [{ series: [{ kind: 'ActionsNode', id: 1 }] }, 'invalid_choice', 'series.0.id'],
       [{ series: [{ kind: 'EventsNode', math: 'nope' }] }, 'invalid_choice', 'series.0.math'],
+      [{ series: [{ kind: 'EventsNode', math: 'p42_count_per_actor' }] }, 'invalid_choice', 'series.0.math'],
       [{ series: [{ kind: 'EventsNode', math: 'sum' }] }, 'required', 'series.0.math_property'],
       [{ series: [{ kind: 'EventsNode', math: 'unique_group' }] }, 'required', 'series.0.math_group_type_index'],
       [{ series: [{ kind: 'EventsNode' }], interval: 'fortnight' }, 'invalid_choice', 'interval'],
@@ -305,7 +338,7 @@ describe('TrendsQuery', () => {
       { from: '2025-10-25', to: '2025-10-27' },
       { from: '2025-11-01', to: '2025-11-03' },
     ];
-    const maths = ['total', 'dau', 'weekly_active', 'monthly_active', 'sum', 'avg', 'min', 'max', 'median', 'p90', 'first_time_for_user'];
+    const maths = ['total', 'dau', 'weekly_active', 'monthly_active', 'sum', 'avg', 'min', 'max', 'median', 'p90', 'first_time_for_user', 'avg_count_per_actor', 'min_count_per_actor', 'max_count_per_actor', 'median_count_per_actor', 'p90_count_per_actor'];
     const intervals = ['hour', 'day', 'week', 'month'] as const;
     await fc.assert(
       fc.asyncProperty(

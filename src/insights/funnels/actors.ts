@@ -3,7 +3,8 @@
  * N > 0 lists those whose counted attempt reached step N (did it, when optional); −N those who
  * reached the step before N (the required one, past optional steps) but not step N. With a breakdown, `breakdown` names one value. The counted
  * attempt is the steps view's, so the list has exactly as many persons as the number it explains.
- * A cohort breakdown's value is a cohort id: its members' funnel.
+ * A cohort breakdown's value is a cohort id: its members' funnel. With aggregation_group_type_index
+ * the actors are group keys.
  */
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
@@ -15,7 +16,6 @@ import { bestAttempts } from './attempts.js';
 import { type FunnelsNode, OTHER_BREAKDOWN, previousRequired } from './parse.js';
 
 export function funnelActors(node: FunnelsNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
-  if (node.groupTypeIndex !== null) throw validationError('A funnel of groups has groups behind its numbers, not persons.', 'source.aggregation_group_type_index', 'invalid_choice');
   if (point.funnelTrendsEntrancePeriodStart) return trendsViewActors(node, point, ctx);
   const step = reachedStep(point.funnelStep, node.steps.length);
   if (node.breakdown?.cohorts && point.breakdown !== null && point.breakdown !== undefined) {
@@ -29,7 +29,7 @@ export function funnelActors(node: FunnelsNode, point: ActorsPoint, ctx: Insight
   const text = (value: string) => ir.constant(value, 'String');
   const sameValue = values ? ir.op('=', [{ ...ir.column('p', null, 'bd', 'Array'), item: 'String' }, { kind: 'array', items: values.map(text), type: 'Array', item: 'String' }]) : null;
   return ir.select({
-    columns: [{ name: 'actor_id', expr: ir.column('p', null, 'a', 'UUID') }],
+    columns: [{ name: 'actor_id', expr: ir.column('p', null, 'a', node.groupTypeIndex === null ? 'UUID' : 'String') }],
     from: { kind: 'subquery', query: best, alias: 'p' },
     where: ir.allOf([reached, sameValue]),
   });
@@ -84,7 +84,7 @@ function trendsViewActors(node: FunnelsNode, point: ActorsPoint, ctx: InsightCon
   const entry = ir.column('p', null, 'ts0', 'DateTime');
   const converted = ir.op('>=', [steps, ir.constant(node.toStep + 1, 'Integer')]);
   return ir.select({
-    columns: [{ name: 'actor_id', expr: ir.column('p', null, 'a', 'UUID') }],
+    columns: [{ name: 'actor_id', expr: ir.column('p', null, 'a', node.groupTypeIndex === null ? 'UUID' : 'String') }],
     from: { kind: 'subquery', query: best, alias: 'p' },
     where: ir.allOf([
       ir.op('>=', [entry, instantConstant(from)]),

@@ -22,6 +22,7 @@ export const funnelsQuery: QueryKind<FunnelsNode> = {
   parse: parseFunnelsQuery,
   run: runFunnel,
   actors: funnelActors,
+  actorsGroupType: (node) => node.groupTypeIndex,
   // PostHog: 3 minutes for ranges of a week or less or hourly intervals, else 15.
   freshForSeconds: (node) => (node.interval === 'hour' ? 180 : 900),
 };

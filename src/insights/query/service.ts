@@ -29,8 +29,8 @@ export interface QueryServiceOptions {
   now?: () => Date;
   /** Resolves ActionsNode ids; absent where the metadata store has no actions. */
   actions?: ActionLookup;
-  /** Reads group properties for group filters and breakdowns; absent where the metadata store has no groups. */
-  groups?: Pick<GroupStore, 'propertyOfGroups'>;
+  /** Reads group properties for group filters and breakdowns, and the groups an actors list shows; absent where the metadata store has no groups. */
+  groups?: Pick<GroupStore, 'propertyOfGroups' | 'ofKeys'>;
   /** Reads the names of a cohort breakdown's cohorts (its labels); absent: labels are the ids. */
   cohorts?: Pick<CohortStore, 'get'>;
 }
@@ -40,7 +40,7 @@ export class QueryService {
   private readonly kinds: ReadonlyMap<string, QueryKind<unknown>>;
   private readonly now: () => Date;
   private readonly actions: ActionLookup | null;
-  private readonly groups: Pick<GroupStore, 'propertyOfGroups'> | null;
+  private readonly groups: Pick<GroupStore, 'propertyOfGroups' | 'ofKeys'> | null;
   private readonly cohorts: Pick<CohortStore, 'get'> | null;
 
   constructor(options: QueryServiceOptions) {
@@ -90,7 +90,9 @@ export class QueryService {
     }
 
     const started = performance.now();
-    const computed = await kind.run(parsed, { project: insightProject, now, groupValues, cohortNames, run: runner(events, 'query', signal) });
+    const groups = this.groups;
+    const groupsOfKeys = groups ? (index: number, keys: readonly string[]) => groups.ofKeys(project.id, index, keys) : null;
+    const computed = await kind.run(parsed, { project: insightProject, now, groupValues, cohortNames, groupsOfKeys, run: runner(events, 'query', signal) });
     const seconds = (performance.now() - started) / 1000;
     const freshFor = kind.freshForSeconds?.(parsed) ?? DEFAULT_FRESH_SECONDS;
     const body = {

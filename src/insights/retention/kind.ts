@@ -23,6 +23,7 @@ export const retentionQuery: QueryKind<RetentionNode> = {
   parse: parseRetentionQuery,
   run: runRetention,
   actors: retentionActors,
+  actorsGroupType: (node) => node.groupTypeIndex,
   freshForSeconds: (node) => (node.period === 'Hour' ? 180 : 900),
 };
 
@@ -235,12 +236,11 @@ async function retentionRows(node: RetentionNode, ctx: InsightContext): Promise<
 }
 
 /**
- * The persons of cohort row `interval` (InsightActorsQuery): the actors whose target event (the
- * first ever, for first-time retention) falls in that row's period — as many as the row's
- * `values[0].count`.
+ * The actors (persons, or group keys with aggregation_group_type_index) of cohort row `interval`
+ * (InsightActorsQuery): those whose target event (the first ever, for first-time retention)
+ * falls in that row's period — as many as the row's `values[0].count`.
  */
 function retentionActors(node: RetentionNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
-  if (node.groupTypeIndex !== null) throw validationError('Retention of groups has groups behind its numbers, not persons.', 'source.aggregation_group_type_index', 'invalid_choice');
   if (node.cohorts && point.breakdown !== null && point.breakdown !== undefined) {
     const [cohort] = cohortBreakdownIds(point.breakdown, 'source.breakdown');
     node = { ...node, cohorts: null, properties: withCohort(node.properties, cohort) };
@@ -251,7 +251,7 @@ function retentionActors(node: RetentionNode, point: ActorsPoint, ctx: InsightCo
   if (!Number.isInteger(i) || i < 0 || i >= periods.rows.length) throw validationError(`interval must be a cohort row from 0 to ${periods.rows.length - 1}.`, 'source.interval');
   const bounds = { from: periods.rows[i].start, to: periods.rows[i + 1]?.start ?? periods.end };
   const targets = actorPeriods(node, ctx, node.target, 'retentionFilter.targetEntity', bounds, node.firstTime, 1, only);
-  return ir.select({ distinct: true, columns: [{ name: 'actor_id', expr: ir.column('t', null, 'a', 'UUID') }], from: { kind: 'subquery', query: targets, alias: 't' } });
+  return ir.select({ distinct: true, columns: [{ name: 'actor_id', expr: ir.column('t', null, 'a', node.groupTypeIndex === null ? 'UUID' : 'String') }], from: { kind: 'subquery', query: targets, alias: 't' } });
 }
 
 /** The breakdown value a retention actors point names (a text, or a list of one); "other" merges many, so it is refused. */

@@ -58,6 +58,7 @@ export const stickinessKind: QueryKind<StickinessNode> = {
   parse: parseStickiness,
   run: runStickiness,
   actors: stickinessActors,
+  actorsGroupType: (node, point) => groupIndexOf(node, node.series[point.series ?? 0]),
   freshForSeconds: (node) => (node.interval === 'hour' || node.interval === 'minute' ? 180 : 900),
 };
 
@@ -93,7 +94,7 @@ async function actorsPerIntervalCount(node: StickinessNode, series: SeriesNode, 
 /** `(actor, n)`: each actor with the number of the range's intervals it qualified in. */
 function intervalsPerActor(node: StickinessNode, series: SeriesNode, order: number, range: ResolvedDateRange, ctx: InsightContext): ir.IrQuery {
   const scope = new InsightScope(ctx);
-  const groupIndex = series.math === 'unique_group' ? series.math_group_type_index : node.groupTypeIndex;
+  const groupIndex = groupIndexOf(node, series);
   const actor = groupIndex !== null ? scope.groupKey(groupIndex) : scope.personId;
   const bucket = bucketExpr(range.interval, range.timeZone, range.weekStartDay);
   const where = ir.allOf([
@@ -121,14 +122,14 @@ function intervalsPerActor(node: StickinessNode, series: SeriesNode, order: numb
 }
 
 /**
- * The persons behind one point (InsightActorsQuery): of series `series`, those who qualified in
- * exactly `day` intervals (`day` or more when cumulative), in the current or previous period.
+ * The actors behind one point (InsightActorsQuery): of series `series`, those who qualified in
+ * exactly `day` intervals (`day` or more when cumulative), in the current or previous period —
+ * persons, or the group keys when the series counts groups.
  */
 function stickinessActors(node: StickinessNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
   const order = point.series ?? 0;
   const series = node.series[order];
   if (!series) throw validationError(`The query has no series ${order}.`, 'source.series');
-  if (node.groupTypeIndex !== null || series.math === 'unique_group') throw validationError('Stickiness of groups has groups behind its numbers, not persons.', 'source.series', 'invalid_choice');
   let range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone: ctx.project.timeZone, weekStartDay: ctx.project.weekStartDay, now: ctx.now });
   if (point.compare === 'previous') range = previousRange(range, node.compare?.compareTo ?? null);
   const intervals = buckets(range).length;
@@ -136,7 +137,7 @@ function stickinessActors(node: StickinessNode, point: ActorsPoint, ctx: Insight
   if (!Number.isInteger(day) || day < 1 || day > intervals) throw validationError(`day must be a number of intervals from 1 to ${intervals}.`, 'source.day');
   const n = ir.column('a', null, 'n', 'Integer');
   return ir.select({
-    columns: [{ expr: ir.column('a', null, 'actor', 'UUID'), name: 'actor_id' }],
+    columns: [{ expr: ir.column('a', null, 'actor', groupIndexOf(node, series) === null ? 'UUID' : 'String'), name: 'actor_id' }],
     from: { kind: 'subquery', query: intervalsPerActor(node, series, order, range, ctx), alias: 'a' },
     where: ir.op(node.cumulative ? '>=' : '=', [n, ir.constant(day, 'Integer')]),
   });
@@ -158,4 +159,9 @@ function resultOf(node: StickinessNode, series: SeriesNode, order: number, count
     result.compare_label = compareLabel;
   }
   return result;
+}
+
+/** The group type whose groups are the series' actors (`unique_group` math, or the query's aggregation), else null. */
+function groupIndexOf(node: StickinessNode, series: SeriesNode | undefined): number | null {
+  return series?.math === 'unique_group' ? series.math_group_type_index : node.groupTypeIndex;
 }

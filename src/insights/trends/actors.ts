@@ -2,7 +2,8 @@
  * The persons behind one point of a trend (ActorsQuery with an InsightActorsQuery source): the
  * current persons of the series' events in that bucket (for weekly/monthly active users, in the
  * 7 or 30 days ending with it), with the query's filters and the point's breakdown value.
- * Property math counts events, but who did them is the same set.
+ * Property math counts events, but who did them is the same set. With `unique_group` math the
+ * actors are the groups of that type (non-empty `$group_N` keys).
  */
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
@@ -33,15 +34,23 @@ export function trendsActors(node: TrendsNode, point: ActorsPoint, ctx: InsightC
       ? cohortCondition(scope, value, 'source.breakdown')
       : ir.op('=', [breakdownExpr(scope, node.breakdowns[i], node.breakdowns[i].attr), ir.constant(value, 'String')]),
   );
+  const groupType = trendsActorsGroupType(node, point);
+  const actor = groupType === null ? scope.personId : scope.groupKey(groupType);
   const where = ir.allOf([
     scope.timeWindow(from, to),
+    groupType === null ? null : ir.op('!=', [actor, ir.constant('', 'String')]),
     scope.seriesCondition(series, `series.${index}`),
     scope.filters(node.properties, 'properties'),
     scope.testAccounts(node.filterTestAccounts),
     ...matches,
   ]);
-  const person = scope.personId;
-  return ir.select({ distinct: true, columns: [{ expr: person, name: 'actor_id' }], ...scope.from(), where });
+  return ir.select({ distinct: true, columns: [{ expr: actor, name: 'actor_id' }], ...scope.from(), where });
+}
+
+/** The group type a `unique_group` series counts (its actors are those groups), else null. */
+export function trendsActorsGroupType(node: TrendsNode, point: ActorsPoint): number | null {
+  const series = node.series[point.series ?? 0];
+  return series?.math === 'unique_group' ? series.math_group_type_index : null;
 }
 
 /** [from, to) of the point: its bucket, or the whole range without `day`; active-user maths look back. */

@@ -15,7 +15,7 @@ import { seriesName, type SeriesNode } from '../series/node.js';
 import { parseTrends, TOTAL_VALUE_DISPLAYS, type TrendsNode } from './node.js';
 import { ACTIVE_DAYS, activeUsersStatement, earliestStatement, firstSeenStatement, firstTimeStatement, seriesStatement, topBreakdowns, type SeriesStatement } from './statements.js';
 import { breakdownExpr, breakdownLabel, breakdownValue, cohortValue, OTHER_MARKER, rankBreakdowns, type Ranked } from './breakdown.js';
-import { trendsActors } from './actors.js';
+import { trendsActors, trendsActorsGroupType } from './actors.js';
 import { checkCompareTo, previousRange } from './compare.js';
 import { evaluateFormula } from './formula.js';
 import { actionOf, cumulative, resultObject, smooth, type PeriodContext, type SeriesValues } from './results.js';
@@ -31,6 +31,7 @@ export const trendsKind: QueryKind<TrendsNode> = {
   },
   run: runTrends,
   actors: trendsActors,
+  actorsGroupType: trendsActorsGroupType,
   freshForSeconds(node) {
     if (node.interval === 'minute') return MINUTE;
     const range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone: 'UTC', weekStartDay: 0, now: new Date(), earliest: 0 });

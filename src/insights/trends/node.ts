@@ -23,6 +23,14 @@ export const TRENDS_MATHS = [
   'p99',
   'hogql',
   'first_time_for_user',
+  'avg_count_per_actor',
+  'min_count_per_actor',
+  'max_count_per_actor',
+  'median_count_per_actor',
+  'p75_count_per_actor',
+  'p90_count_per_actor',
+  'p95_count_per_actor',
+  'p99_count_per_actor',
 ] as const;
 export const PROPERTY_MATHS = new Set(['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99']);
 

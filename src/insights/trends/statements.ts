@@ -16,6 +16,17 @@ type IrExpr = ir.IrExpr;
 
 const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
 export const ACTIVE_DAYS: Record<string, number> = { weekly_active: 7, monthly_active: 30 };
+/** Count-per-actor maths: the aggregate (or quantile level) taken over the persons' event counts. */
+export const COUNT_PER_ACTOR: Record<string, 'avg' | 'min' | 'max' | number> = {
+  avg_count_per_actor: 'avg',
+  min_count_per_actor: 'min',
+  max_count_per_actor: 'max',
+  median_count_per_actor: 0.5,
+  p75_count_per_actor: 0.75,
+  p90_count_per_actor: 0.9,
+  p95_count_per_actor: 0.95,
+  p99_count_per_actor: 0.99,
+};
 
 export interface SeriesStatement {
   query: ir.IrQuery;
@@ -75,6 +86,7 @@ const breakdownColumns = (breakdowns: IrExpr[]): ir.IrSelectColumn[] => breakdow
 /** `bucket?, b0…, value` rows: the math per bucket and breakdown value. */
 export function seriesStatement(input: StatementInput): SeriesStatement {
   if (input.series.math === 'dau') return dauStatement(input);
+  if (Object.hasOwn(COUNT_PER_ACTOR, input.series.math)) return countPerActorStatement(input, COUNT_PER_ACTOR[input.series.math]);
   const { scope, series, range } = input;
   const { value, condition } = aggregate(scope, series, input.attr);
   const bucket = input.bucketed ? bucketExpr(range.interval, range.timeZone, range.weekStartDay) : null;
@@ -116,6 +128,34 @@ function dauStatement(input: StatementInput): SeriesStatement {
     columns: [...(bucket ? [{ expr: grouped[0], name: 'bucket' }] : []), ...breakdownColumns(grouped.slice(bucket ? 1 : 0)), { expr: ir.call('count', [person.personId], 'Integer', { distinct: true }), name: 'value' }],
     from: { kind: 'subquery', query: events, alias: 'x' },
     joins: [person.join],
+    groupBy: grouped,
+  });
+  return { query, span: { from: new Date(range.readFrom), to: new Date(range.to) } };
+}
+
+/**
+ * Count-per-actor maths per bucket and breakdown value: each current person's events are
+ * counted, then `fn` (avg, min, max, or a quantile level) is taken over those counts; a bucket
+ * without events is 0 (PostHog). Two levels of GROUP BY, both in the engine.
+ */
+function countPerActorStatement(input: StatementInput, fn: 'avg' | 'min' | 'max' | number): SeriesStatement {
+  const { scope, range } = input;
+  const bucket = input.bucketed ? bucketExpr(range.interval, range.timeZone, range.weekStartDay) : null;
+  // The person is resolved before the FROM clause is built: it needs its join.
+  const person = scope.personId;
+  const perActor = ir.select({
+    columns: [...(bucket ? [{ expr: bucket, name: 'bucket' }] : []), ...breakdownColumns(input.breakdowns), { expr: ir.call('count', [], 'Integer'), name: 'n' }],
+    ...scope.from(),
+    where: ir.allOf([scope.timeWindow(range.readFrom, range.to), input.where]),
+    groupBy: [...(bucket ? [bucket] : []), ...input.breakdowns, person],
+  });
+  const c = (name: string, type: ir.IrColumn['type']) => ir.column('c', null, name, type);
+  const n = ir.cast(c('n', 'Integer'), 'Float');
+  const agg = typeof fn === 'number' ? ir.call('quantile', [n], 'Float', { params: [ir.constant(fn, 'Float')] }) : ir.call(fn, [n], 'Float');
+  const grouped = [...(bucket ? [c('bucket', bucket.type)] : []), ...input.breakdowns.map((_, i) => c(`b${i}`, 'String'))];
+  const query = ir.select({
+    columns: [...(bucket ? [{ expr: grouped[0], name: 'bucket' }] : []), ...breakdownColumns(grouped.slice(bucket ? 1 : 0)), { expr: ir.call('coalesce', [agg, ir.constant(0, 'Float')], 'Float'), name: 'value' }],
+    from: { kind: 'subquery', query: perActor, alias: 'c' },
     groupBy: grouped,
   });
   return { query, span: { from: new Date(range.readFrom), to: new Date(range.to) } };

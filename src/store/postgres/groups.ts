@@ -33,6 +33,12 @@ export class PostgresGroupStore implements GroupStore {
     return row ? groupFromRow(row) : null;
   }
 
+  async ofKeys(projectId: number, groupTypeIndex: number, keys: readonly string[]): Promise<StoredGroup[]> {
+    if (keys.length === 0) return [];
+    const found = await rows(this.pool, 'SELECT * FROM groups WHERE project_id = $1 AND group_type_index = $2 AND group_key = ANY($3::text[])', [projectId, groupTypeIndex, [...keys]]);
+    return found.map(groupFromRow);
+  }
+
   async propertyOfGroups(projectId: number, groupTypeIndex: number, key: string, limit: number): Promise<Map<string, string>> {
     const found = await rows(
       this.pool,

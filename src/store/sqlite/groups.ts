@@ -30,6 +30,15 @@ export class SqliteGroupStore implements GroupStore {
     return row ? groupOf(row) : null;
   }
 
+  async ofKeys(projectId: number, groupTypeIndex: number, keys: readonly string[]): Promise<StoredGroup[]> {
+    if (keys.length === 0) return [];
+    // One bound JSON list, however many keys (no statement built per count).
+    const rows = this.db
+      .prepare('SELECT * FROM groups WHERE project_id = ? AND group_type_index = ? AND group_key IN (SELECT value FROM json_each(?))')
+      .all(projectId, groupTypeIndex, JSON.stringify(keys)) as Row[];
+    return rows.map(groupOf);
+  }
+
   async propertyOfGroups(projectId: number, groupTypeIndex: number, key: string, limit: number): Promise<Map<string, string>> {
     // json_each matches the key exactly, whatever characters it holds (a JSON path would not).
     const rows = this.db

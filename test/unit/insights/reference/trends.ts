@@ -1,7 +1,7 @@
 /**
  * Reference trends: plain loops over an event array, bucketed with the shared time helpers
- * (resolveDateRange, buckets, bucketWallOf). Covers the math, intervals and one event-property
- * breakdown with top-N and the null/other markers.
+ * (resolveDateRange, buckets, bucketWallOf). Covers the math (count-per-actor too), intervals and
+ * one event-property breakdown with top-N and the null/other markers.
  */
 import { buckets, bucketWallOf, resolveDateRange, startOf, toWall, DAY_MS, type DateRangeInput, type Interval } from '../../../../src/insights/time/index.js';
 import { personsAfterMerges, propertyText, quantile, type RefEvent } from './events.js';
@@ -27,6 +27,8 @@ export interface RefSeries {
 const NULL = '$$_posthog_breakdown_null_$$';
 const OTHER = '$$_posthog_breakdown_other_$$';
 const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
+/** `<name>_count_per_actor`: the name's aggregate over each person's number of events. */
+const PER_ACTOR = /^(avg|min|max|median|p75|p90|p95|p99)_count_per_actor$/;
 
 export function referenceTrends(all: RefEvent[], q: RefTrendsQuery): RefSeries[] {
   const range = resolveDateRange(q.dateRange, { interval: q.interval, timeZone: q.timeZone, weekStartDay: 0, now: q.now });
@@ -59,13 +61,22 @@ export function referenceTrends(all: RefEvent[], q: RefTrendsQuery): RefSeries[]
   const valueIn = (counted: RefEvent[]): number => {
     if (math === 'total') return counted.length;
     if (math === 'dau' || active) return new Set(counted.map((e) => personOf(e.distinct_id))).size;
-    const numbers = counted.map((e) => Number(propertyText(e.properties[q.math_property!]) ?? NaN)).filter((n) => Number.isFinite(n));
+    const perActor = PER_ACTOR.exec(math);
+    let numbers: number[];
+    if (perActor) {
+      const counts = new Map<string, number>();
+      for (const e of counted) counts.set(personOf(e.distinct_id), (counts.get(personOf(e.distinct_id)) ?? 0) + 1);
+      numbers = [...counts.values()];
+    } else {
+      numbers = counted.map((e) => Number(propertyText(e.properties[q.math_property!]) ?? NaN)).filter((n) => Number.isFinite(n));
+    }
+    const fn = perActor ? perActor[1] : math;
     if (numbers.length === 0) return 0;
-    if (math === 'sum') return numbers.reduce((a, b) => a + b, 0);
-    if (math === 'avg') return numbers.reduce((a, b) => a + b, 0) / numbers.length;
-    if (math === 'min') return Math.min(...numbers);
-    if (math === 'max') return Math.max(...numbers);
-    return quantile(numbers, QUANTILES[math]);
+    if (fn === 'sum') return numbers.reduce((a, b) => a + b, 0);
+    if (fn === 'avg') return numbers.reduce((a, b) => a + b, 0) / numbers.length;
+    if (fn === 'min') return Math.min(...numbers);
+    if (fn === 'max') return Math.max(...numbers);
+    return quantile(numbers, QUANTILES[fn]);
   };
 
   if (math === 'first_time_for_user') {
@@ -96,4 +107,22 @@ export function referenceTrends(all: RefEvent[], q: RefTrendsQuery): RefSeries[]
   const out: RefSeries[] = ordered.map((s) => ({ breakdown_value: s.value, data: s.data, days }));
   if (rest.length > 0) out.push({ breakdown_value: OTHER, data: list.map((_, i) => rest.reduce((sum, s) => sum + s.data[i], 0)), days });
   return out;
+}
+
+/**
+ * The groups of type `groupType` (a name, read from each event's `$groups`) behind each bucket
+ * of a `unique_group` trend, sorted, keeping those whose `properties` pass `keep` (the
+ * ActorsQuery filter): what ActorsQuery lists, and by its size the trend's number.
+ */
+export function referenceGroupsPerBucket(all: RefEvent[], q: Omit<RefTrendsQuery, 'math' | 'breakdown'>, groupType: string, keep: (key: string) => boolean = () => true): string[][] {
+  const range = resolveDateRange(q.dateRange, { interval: q.interval, timeZone: q.timeZone, weekStartDay: 0, now: q.now });
+  const keyOf = (e: RefEvent) => {
+    const groups = e.properties.$groups as Record<string, unknown> | undefined;
+    const key = groups?.[groupType];
+    return typeof key === 'string' ? key : '';
+  };
+  return buckets(range).map((bucket) => {
+    const counted = all.filter((e) => e.event === q.event && e.ts >= range.readFrom && e.ts < range.to && bucketWallOf(range, e.ts) === bucket.wall);
+    return [...new Set(counted.map(keyOf))].filter((key) => key !== '' && keep(key)).sort();
+  });
 }

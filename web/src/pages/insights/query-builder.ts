@@ -27,6 +27,9 @@ export const MATHS = [
   { value: 'max', label: 'Maximum of a property' },
   { value: 'min', label: 'Minimum of a property' },
   { value: 'median', label: 'Median of a property' },
+  { value: 'avg_count_per_actor', label: 'Average events per user' },
+  { value: 'max_count_per_actor', label: 'Maximum events per user' },
+  { value: 'median_count_per_actor', label: 'Median events per user' },
 ];
 export const PROPERTY_MATHS = new Set(['sum', 'avg', 'max', 'min', 'median']);
 
