@@ -28,7 +28,7 @@ export interface BackfillOptions {
   checkpointEvery: number;
 }
 
-const DEFAULTS: BackfillOptions = { rows: 4_096, pauseMs: 10, checkpointEvery: 16 };
+const DEFAULTS: BackfillOptions = { rows: 4_096, pauseMs: 10, checkpointEvery: 8 };
 /** After a failed chunk (say, a full disk), the next try waits this long. */
 const RETRY_MS = 5_000;
 
