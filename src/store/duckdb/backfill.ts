@@ -7,7 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Logger } from '../../kernel/logger.js';
-import { FIRST_UNFILLED, fillRows, MARK_READY } from './materialized.js';
+import { fillRows, firstUnfilled, MARK_READY } from './materialized.js';
 import { inTransaction } from './transaction.js';
 
 export interface BackfillHost {
@@ -32,16 +32,25 @@ const DEFAULTS: BackfillOptions = { rows: 4_096, pauseMs: 10, checkpointEvery: 8
 /** After a failed chunk (say, a full disk), the next try waits this long. */
 const RETRY_MS = 5_000;
 
-/** One chunk; true once no row is left (the flag is then set). */
-async function fillChunk(c: DuckDBConnection, rows: number): Promise<boolean> {
+const firstFrom = async (c: DuckDBConnection, from: number): Promise<number | null> => {
+  const first = (await c.runAndReadAll(firstUnfilled(from))).getRows()[0]?.[0];
+  return first === null || first === undefined ? null : Number(first);
+};
+
+/**
+ * One chunk from the first unfilled row at or after `from` (the previous chunk's end, so as not
+ * to scan the filled part again), or from the table's start once none is left there. Answers
+ * where the next chunk may start, or null once no row is left (the flag is then set).
+ */
+async function fillChunk(c: DuckDBConnection, from: number, rows: number): Promise<number | null> {
   return inTransaction(c, async () => {
-    const first = (await c.runAndReadAll(FIRST_UNFILLED)).getRows()[0]?.[0];
-    if (first === null || first === undefined) {
+    const first = (await firstFrom(c, from)) ?? (from > 0 ? await firstFrom(c, 0) : null);
+    if (first === null) {
       await c.run(`${MARK_READY}; COMMIT`);
-      return true;
+      return null;
     }
-    await c.run(`${fillRows(Number(first), rows)}; COMMIT`);
-    return false;
+    await c.run(`${fillRows(first, rows)}; COMMIT`);
+    return first + rows;
   });
 }
 
@@ -72,18 +81,21 @@ export class Backfill {
   private async loop(): Promise<void> {
     const { rows, pauseMs, checkpointEvery } = this.options;
     let chunks = 0;
+    let next = 0;
     const started = Date.now();
     this.host.log.info('filling the materialized columns of stored events');
     while (!this.stopped) {
       let pause = pauseMs;
       try {
         const t0 = Date.now();
-        if (await this.host.write((c) => fillChunk(c, rows))) {
+        const after = await this.host.write((c) => fillChunk(c, next, rows));
+        if (after === null) {
           await this.host.checkpoint().catch(() => undefined);
           this.host.log.info({ chunks, seconds: (Date.now() - started) / 1000 }, 'materialized columns filled');
           this.host.onReady();
           return;
         }
+        next = after;
         chunks++;
         if (chunks % checkpointEvery === 0) await this.host.checkpoint();
         pause = Math.max(pauseMs, Date.now() - t0);

@@ -50,8 +50,8 @@ export const INSERT_PENDING_EVENTS =
 export const READ_READY = `SELECT value FROM sync_state WHERE key = '${READY_KEY}'`;
 export const MARK_READY = `UPDATE sync_state SET value = 1 WHERE key = '${READY_KEY}'`;
 
-/** Where the back-fill goes on: the first row without its columns (NULL when none is left). */
-export const FIRST_UNFILLED = 'SELECT min(rowid) FROM events WHERE mat_filled IS NULL';
+/** The first row without its columns from row id `from` on (NULL when none is left there). */
+export const firstUnfilled = (from: number) => `SELECT min(rowid) FROM events WHERE rowid >= ${from} AND mat_filled IS NULL`;
 
 /**
  * Fills the rows without their columns among `rows` row ids from `from` (our own integers,
