@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { queryKinds } from '../src/insights/kinds.js';
 import type { TestServer } from '../test/helpers/server.js';
+import { CREATE_PENDING_EVENTS, INSERT_PENDING_EVENTS, PENDING_EVENTS } from '../src/store/duckdb/materialized.js';
 import { fmt } from './format.js';
 import { percentile } from './load.js';
 import { serverDuckSettings, startBenchServer, startedDataDir } from './server.js';
@@ -59,12 +60,14 @@ async function makeDataSet(): Promise<DataSet> {
     FROM range(${PERSONS}) t(i)`);
   await db.run(`
     INSERT INTO person_distinct_ids SELECT ${project.id}, split_part(json_extract_string(properties, '$.email'), '@', 1), id FROM persons WHERE project_id = ${project.id}`);
+  // Through the store's pending table, so that the materialized columns are filled as it fills them.
+  await db.run(CREATE_PENDING_EVENTS);
   for (let from = 0; from < EVENTS; from += CHUNK) {
     const to = Math.min(EVENTS, from + CHUNK);
     process.stderr.write(`events ${fmt(from)}–${fmt(to)}…\n`);
     // A scattered but repeatable time per event: a multiplicative hash of i over the 90 days.
     await db.run(`
-      INSERT INTO events
+      INSERT INTO ${PENDING_EVENTS}
       SELECT ${project.id}, uuid(), ${names}[1 + (i * 7) % ${NAMES.length}], 'user-' || ((i * 2654435761) % ${PERSONS}), NULL,
              TIMESTAMP '${endText}' - to_seconds(((i * 40503) % ${DAYS * 86_400})::BIGINT), TIMESTAMP '${endText}',
              json_object('$current_url', 'https://example.com/page/' || (i % 500), '$browser', ['Chrome', 'Firefox', 'Safari'][1 + i % 3],
@@ -72,6 +75,7 @@ async function makeDataSet(): Promise<DataSet> {
                          '$geoip_country_code', ['GB', 'US', 'SE', 'DE'][1 + i % 4], 'plan', ['free', 'pro'][1 + i % 2], 'price', (i % 50) * 1.5),
              '', '', '', '', '', '', 0
       FROM range(${from}, ${to}) t(i)`);
+    await db.run(INSERT_PENDING_EVENTS);
   }
   await db.run('CHECKPOINT');
   db.closeSync();

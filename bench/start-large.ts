@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer, START_ENV, START_NODE_ARGS } from '../test/helpers/server.js';
 import { batchBodies } from './ingest.js';
 import { runLoad } from './load.js';
+import { CREATE_PENDING_EVENTS, INSERT_PENDING_EVENTS, PENDING_EVENTS } from '../src/store/duckdb/materialized.js';
 import { fmt } from './format.js';
 import { startedDataDir } from './server.js';
 import { timeToReady, stopChild } from './footprint.js';
@@ -39,11 +40,13 @@ async function makeDataSet(): Promise<string> {
   await startedDataDir(DIR, KEYS);
   const instance = await DuckDBInstance.create(path.join(DIR, 'events.duckdb'), { threads: '2', memory_limit: '1GB' });
   const db = await instance.connect();
+  // Through the store's pending table, so that the materialized columns are filled as it fills them.
+  await db.run(CREATE_PENDING_EVENTS);
   for (let from = 0; from < EVENTS; from += CHUNK) {
     const to = Math.min(EVENTS, from + CHUNK);
     process.stderr.write(`events ${fmt(from)}–${fmt(to)}…\n`);
     await db.run(`
-      INSERT INTO events
+      INSERT INTO ${PENDING_EVENTS}
       SELECT 1, uuid(), ['$pageview', '$autocapture', 'signed_up', '$pageleave'][1 + i % 4], 'user-' || (i % 200000), NULL,
              TIMESTAMP '2026-01-01' + to_seconds(i // 20), TIMESTAMP '2026-01-01' + to_seconds(i // 20),
              json_object('$current_url', 'https://example.com/page/' || (i % 500) || '?ref=' || (i % 13), '$browser', ['Chrome', 'Firefox', 'Safari'][1 + i % 3],
@@ -52,6 +55,7 @@ async function makeDataSet(): Promise<string> {
                          '$raw_user_agent', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120 Safari/537.36'),
              '', '', '', '', '', '', 0
       FROM range(${from}, ${to}) t(i)`);
+    await db.run(INSERT_PENDING_EVENTS);
   }
   await db.run('CHECKPOINT');
   db.closeSync();

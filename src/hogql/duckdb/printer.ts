@@ -13,6 +13,7 @@ import type {
   IrJoin,
   IrOp,
   IrOrder,
+  IrProperty,
   IrQuery,
   IrSelect,
   IrTable,
@@ -38,6 +39,15 @@ const PHYSICAL: Record<TableName, { table: string; columns: Record<string, strin
 };
 const PROJECT_COLUMN = 'project_id';
 
+/** What the store's schema adds to PHYSICAL. */
+export interface DuckDbTables {
+  /**
+   * Top-level event property keys whose columns every row has → those columns
+   * (store/duckdb/materialized.ts); empty while they are being filled.
+   */
+  materialized?: ReadonlyMap<string, string>;
+}
+
 export const SQL_TYPE: Record<string, string> = {
   String: 'VARCHAR',
   Integer: 'BIGINT',
@@ -62,7 +72,10 @@ export class Printer implements SqlWriter {
   private readonly indexOf = new Map<string, number>();
   readonly local: LocalTime;
 
-  constructor(options: PrintOptions = {}) {
+  constructor(
+    options: PrintOptions = {},
+    private readonly tables: DuckDbTables = {},
+  ) {
     this.local = new LocalTime(this, options.timeSpan ?? null);
   }
 
@@ -197,7 +210,7 @@ export class Printer implements SqlWriter {
       case 'column':
         return this.column(e.table, e.base, e.name);
       case 'property':
-        return `json_extract_string(${this.column(e.table, e.base, e.column)}, ${this.bind(jsonPointer(e.path), 'String')})`;
+        return this.materializedProperty(e) ?? `json_extract_string(${this.column(e.table, e.base, e.column)}, ${this.bind(jsonPointer(e.path), 'String')})`;
       case 'call':
         return printFunction(this, e);
       case 'cast':
@@ -221,6 +234,16 @@ export class Printer implements SqlWriter {
       case 'window':
         return this.window(e);
     }
+  }
+
+  /**
+   * `properties.<key>` of an event, for a key with a filled column of its own: that column, which
+   * holds what json_extract_string reads (it was filled by it), without parsing the JSON.
+   */
+  private materializedProperty(e: IrProperty): string | null {
+    if (e.base !== 'events' || e.column !== 'properties' || e.path.length !== 1) return null;
+    const physical = this.tables.materialized?.get(e.path[0]);
+    return physical ? this.column(e.table, e.base, physical) : null;
   }
 
   column(table: string, base: TableName | null, name: string): string {
@@ -357,8 +380,8 @@ function timestampFromSeconds(sql: string): string {
   return `make_timestamp(TRY_CAST((${sql}) * 1000000 AS BIGINT))`;
 }
 
-export function printQuery(query: IrQuery, options?: PrintOptions): PrintedQuery {
-  const printer = new Printer(options);
+export function printQuery(query: IrQuery, options?: PrintOptions, tables?: DuckDbTables): PrintedQuery {
+  const printer = new Printer(options, tables);
   return printer.printed(printer.query(query));
 }
 

@@ -3,29 +3,15 @@
  * reads a small column instead of decompressing and scanning every event's properties JSON
  * (PostHog's materialized columns; docs/scale-out-cluster.md, "Materialized properties").
  *
- * The set is fixed in code and added by a versioned migration (schema.ts), so every node writes
- * and reads the same columns: 18.16 fills a column left out of a JSONEachRow row with NULL, not
- * with its DEFAULT, so a node that did not know a column would store wrong values in it.
+ * The set (../materialized-keys.ts, shared with the embedded store) is fixed in code and added
+ * by a versioned migration (schema.ts), so every node writes and reads the same columns: 18.16
+ * fills a column left out of a JSONEachRow row with NULL, not with its DEFAULT, so a node that did
+ * not know a column would store wrong values in it.
  */
 import { propertyText } from '../../hogql/clickhouse/sql.js';
+import { MATERIALIZED_PROPERTIES, materializedColumn } from '../materialized-keys.js';
 
-/** The keys of the web SDK that filters and breakdowns use most (PostHog's defaults and the web app's). */
-export const MATERIALIZED_PROPERTIES: readonly string[] = [
-  '$current_url',
-  '$pathname',
-  '$host',
-  '$browser',
-  '$os',
-  '$device_type',
-  '$session_id',
-  '$lib',
-];
-
-/** The column of a key: `mat_` and the key (these keys are all `[$A-Za-z0-9_]`). */
-export const materializedColumn = (key: string) => `mat_${key}`;
-
-/** Key → column, as the ClickHouse printer takes it. */
-export const materializedColumns = (): ReadonlyMap<string, string> => new Map(MATERIALIZED_PROPERTIES.map((key) => [key, materializedColumn(key)]));
+export { MATERIALIZED_PROPERTIES, materializedColumn, materializedColumns } from '../materialized-keys.js';
 
 /**
  * The column's definition. Its DEFAULT is the printer's JSON read of the key, so rows written

@@ -23,6 +23,9 @@ import { classifyQueryError, isCommitOutOfMemory, isInvalidated } from './query-
 import { DEFAULT_MEMORY_LIMIT, readPageBytes } from './memory.js';
 import { duckMigrations, ROW_GROUP_ROWS } from './schema.js';
 import { EXPORT_EVENTS, storedEvents } from './export-rows.js';
+import { inTransaction } from './transaction.js';
+import { CREATE_PENDING_EVENTS, INSERT_PENDING_EVENTS, materializedColumns, PENDING_EVENTS, READ_READY } from './materialized.js';
+import { Backfill } from './backfill.js';
 import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
 
 /** Rows that went through the WAL after which the store checkpoints: one row group's worth. */
@@ -44,21 +47,6 @@ const timestampValue = (date: Date) => new DuckDBTimestampValue(BigInt(date.getT
 const uuidOf = (uuid: string) => uuidValue(uuidToBigInt(uuid));
 
 /**
- * Runs `work` in a transaction on `c`. `work` commits itself, so that the commit can share a
- * round trip with its last statement; if anything fails, the transaction is rolled back and the
- * error rethrown.
- */
-async function inTransaction<T>(c: DuckDBConnection, work: () => Promise<T>): Promise<T> {
-  await c.run('BEGIN TRANSACTION');
-  try {
-    return await work();
-  } catch (error) {
-    await c.run('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-}
-
-/**
  * Fills an appender and closes it (which writes its rows). If anything fails, its buffered rows
  * are dropped first: otherwise DuckDB would append them when the appender is garbage collected,
  * into whatever transaction the connection has open then — a retried write stored twice.
@@ -77,6 +65,15 @@ async function appendTo(c: DuckDBConnection, table: string, fill: (appender: Duc
     }
     throw error;
   }
+}
+
+/**
+ * Appends events through the pending table, then moves them into `events` with their
+ * materialized columns (materialized.ts), in the connection's open transaction.
+ */
+async function insertEvents(c: DuckDBConnection, fill: (appender: DuckDBAppender) => void | Promise<void>): Promise<void> {
+  await appendTo(c, PENDING_EVENTS, fill);
+  await c.run(INSERT_PENDING_EVENTS);
 }
 
 /** Serialises work on one connection: DuckDB transactions are per connection. */
@@ -140,12 +137,14 @@ async function connect(file: string, options: DuckOptions) {
     // Per-connection scratch tables for set-based mirror updates.
     await writer.run('CREATE TEMP TABLE touched_persons (project_id INTEGER, id UUID)');
     await writer.run('CREATE TEMP TABLE touched_distinct_ids (project_id INTEGER, distinct_id VARCHAR)');
+    await writer.run(CREATE_PENDING_EVENTS);
+    const materializedReady = Number((await writer.runAndReadAll(READ_READY)).getRows()[0]?.[0] ?? 0) === 1;
     const connections: DuckDBConnection[] = [];
     for (let i = 0; i < (options.readers ?? DEFAULT_READERS); i++) connections.push(await useEvents(instance));
     const readers = new Readers(connections, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
     // The readiness probe's own: it must not wait behind slow queries.
     const probe = await useEvents(instance);
-    return { instance, writer, readers, probe };
+    return { instance, writer, readers, probe, materializedReady };
   } catch (error) {
     instance.closeSync();
     throw error;
@@ -178,6 +177,8 @@ export class DuckDbEventStore implements EventStore {
   readonly dialect = new DuckDbDialect();
   readonly pageBytes: number;
   private readonly writes = new Serial();
+  /** Fills the materialized columns of events stored before them; null once every row has them. */
+  private backfill: Backfill | null = null;
   private checkpointing: Promise<void> | null = null;
   /** Rows written through the WAL since the last checkpoint. */
   private walRows = 0;
@@ -200,8 +201,11 @@ export class DuckDbEventStore implements EventStore {
     private probe: DuckDBConnection,
     private readonly file: string,
     private readonly options: DuckOptions,
+    materializedReady: boolean,
   ) {
     this.log = createLogger(options.logLevel ?? 'silent');
+    if (materializedReady) this.dialect.useMaterialized(materializedColumns());
+    else this.startBackfill();
     this.pageBytes = readPageBytes(options.memoryLimit);
     this.idleCheck = setInterval(() => void this.releaseIfIdle(), IDLE_RELEASE_MS / 3);
     this.idleCheck.unref();
@@ -254,8 +258,29 @@ export class DuckDbEventStore implements EventStore {
 
   static async open(dataDir: string, options: DuckOptions = {}): Promise<DuckDbEventStore> {
     const file = path.join(dataDir, 'events.duckdb');
-    const { instance, writer, readers, probe } = await connect(file, options);
-    return new DuckDbEventStore(instance, writer, readers, probe, file, options);
+    const { instance, writer, readers, probe, materializedReady } = await connect(file, options);
+    return new DuckDbEventStore(instance, writer, readers, probe, file, options, materializedReady);
+  }
+
+  /** Whether queries read the materialized columns (every stored event has them). */
+  get materializedReady(): boolean {
+    return this.dialect.readsMaterialized;
+  }
+
+  private startBackfill(): void {
+    // First in the write queue: DuckDB 1.5 fails the commit of an append after ADD COLUMN on a
+    // table whose row groups are larger than ROW_GROUP_ROWS (older files) until a checkpoint.
+    this.checkpoint().catch((error: unknown) => this.onCheckpointFailed(error));
+    this.backfill = new Backfill({
+      write: (work) => this.writes.run(() => this.guarded(() => work(this.writer), false)),
+      checkpoint: () => this.checkpoint(),
+      onReady: () => {
+        this.backfill = null;
+        this.dialect.useMaterialized(materializedColumns());
+      },
+      log: this.log,
+    });
+    this.backfill.start();
   }
 
   /** Runs `work` on a usable instance, reopening it first if a fatal error invalidated it. */
@@ -329,7 +354,7 @@ export class DuckDbEventStore implements EventStore {
     return this.writes.run(() => this.guarded(async () => {
       const c = this.writer;
       await inTransaction(c, async () => {
-        await appendTo(c, 'events', (appender) => appendEvents(appender, events, 0));
+        await insertEvents(c, (appender) => appendEvents(appender, events, 0));
         await c.run('COMMIT');
       });
     }));
@@ -364,7 +389,7 @@ export class DuckDbEventStore implements EventStore {
           throw new Error(`the event store holds ${JSON.stringify(stored)}, not ${JSON.stringify(expected)}; the write is skipped`);
         }
         if (parts.some((part) => part.end > part.start)) {
-          await appendTo(c, 'events', async (appender) => {
+          await insertEvents(c, async (appender) => {
             for (const part of parts) await appendEvents(appender, part.record.events(part.start, part.end), part.record.changes.flushSeq);
           });
         }
@@ -690,6 +715,7 @@ export class DuckDbEventStore implements EventStore {
     clearInterval(this.idleCheck);
     clearInterval(this.afterOpenCheck);
     if (this.exportInterrupter) clearInterval(this.exportInterrupter);
+    await this.backfill?.stop();
     await this.reopening?.catch(() => undefined);
     await this.readers.stopAll(queryFailure('QueryInterruptedError', 'the event store is closing'));
     await this.checkpointing;

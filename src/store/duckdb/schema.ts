@@ -1,3 +1,5 @@
+import { ADD_MATERIALIZED_COLUMNS } from './materialized.js';
+
 /**
  * Rows per row group: DuckDB's default is 122,880. A transaction that appends whole row groups
  * has them compressed and written straight to the database file, with no WAL and nothing left
@@ -58,4 +60,6 @@ export const duckMigrations: { version: number; sql: string }[] = [
       CREATE TABLE cohort_people (project_id INTEGER NOT NULL, cohort_id BIGINT NOT NULL, person_id UUID NOT NULL);
     `,
   },
+  // Hot properties in columns of their own, empty for the events already stored (materialized.ts).
+  { version: 4, sql: ADD_MATERIALIZED_COLUMNS },
 ];

@@ -25,10 +25,13 @@ import type { DuckOptions } from './event-store.js';
 import { readPageBytes } from './memory.js';
 import { ROW_GROUP_ROWS } from './schema.js';
 import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
+import { materializedColumns } from './materialized.js';
 import type { EventStoreWorkerData } from './worker.js';
 
 /** Person rows per message when the person mirror is rebuilt. */
 const REBUILD_CHUNK = 5_000;
+/** How often the thread is asked whether its back-fill of the materialized columns has ended. */
+const MATERIALIZED_POLL_MS = 2_000;
 /** The events file, as event-store.ts names it. */
 const EVENTS_FILE = 'events.duckdb';
 
@@ -65,6 +68,8 @@ export class ThreadedEventStore implements EventStore {
   private idleClosing: Promise<void> | null = null;
   /** The last opening failed: readiness asks the thread again rather than trusting the file. */
   private openFailed = false;
+  /** The materialized columns' back-fill is followed (followMaterialized). */
+  private followingMaterialized = false;
 
   private constructor(data: EventStoreWorkerData, idleCloseMs: number) {
     this.pageBytes = readPageBytes(data.options.memoryLimit);
@@ -100,8 +105,11 @@ export class ThreadedEventStore implements EventStore {
     if (this.closed) throw new Error('the event store is closed');
     if (this.thread.alive && !this.opening) return;
     this.opening ??= this.thread
-      .call<void>('open')
-      .then(() => void (this.openFailed = false))
+      .call<boolean>('open')
+      .then((materializedReady) => {
+        this.openFailed = false;
+        this.followMaterialized(materializedReady);
+      })
       .catch(async (error: unknown) => {
         this.openFailed = true;
         await this.thread.terminate();
@@ -109,6 +117,29 @@ export class ThreadedEventStore implements EventStore {
       })
       .finally(() => (this.opening = null));
     return this.opening;
+  }
+
+  /**
+   * The dialect reads the materialized columns once the thread says every row has them. Until
+   * then the thread is asked every few seconds, and kept open meanwhile (the back-fill runs on it).
+   */
+  private followMaterialized(ready: boolean): void {
+    if (ready) return this.dialect.useMaterialized(materializedColumns());
+    if (this.followingMaterialized) return;
+    this.followingMaterialized = true;
+    void this.use(async () => {
+      try {
+        while (!this.closed && this.thread.alive) {
+          await new Promise((resolve) => setTimeout(resolve, MATERIALIZED_POLL_MS).unref());
+          if (this.closed || !this.thread.alive) return;
+          if (await this.thread.call<boolean>('materializedReady')) return this.dialect.useMaterialized(materializedColumns());
+        }
+      } catch {
+        // the thread ended: its next opening answers again
+      } finally {
+        this.followingMaterialized = false;
+      }
+    }, false);
   }
 
   /**

@@ -32,9 +32,12 @@ function opened(): DuckDbEventStore {
 }
 
 const handlers: Record<string, (...args: any[]) => unknown> = {
+  /** Answers whether queries may read the materialized columns yet (ThreadedEventStore's dialect). */
   open: async () => {
     store = await DuckDbEventStore.open(dataDir, options);
+    return store.materializedReady;
   },
+  materializedReady: () => opened().materializedReady,
   write: (slice: EventSlice) => opened().write(slice),
   position: () => opened().position(),
   importEvents: (events: StoredEvent[]) => opened().importEvents(events),

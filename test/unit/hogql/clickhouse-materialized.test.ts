@@ -12,6 +12,7 @@ import { EventsScope, compileFilters } from '../../../src/hogql/compile.js';
 import type { IrSelect } from '../../../src/hogql/ir.js';
 import { parseSelect } from '../../../src/hogql/parser.js';
 import { StatementCompiler } from '../../../src/hogql/statement.js';
+import { HOT_KEY_FILTER_COLUMNS, HOT_KEY_FILTERS, HOT_KEYS_STATEMENT, JSON_PATH_STATEMENTS } from '../../helpers/materialized-cases.js';
 import { MATERIALIZED_PROPERTIES, materializedColumns, materializedValue, materializedValues } from '../../../src/store/clickhouse/materialized.js';
 
 const ctx = { propertyType: () => null, now: new Date('2026-06-01T12:00:00Z') };
@@ -21,7 +22,7 @@ const without = new ClickHouseDialect({ database: 'db', node: 'n1' });
 
 describe('materialized properties in the ClickHouse printer', () => {
   it('reads the column for a top-level hot key of events, in select, where and group by', () => {
-    const { sql } = withColumns.print(compile("select properties.$browser as b, count() from events where properties.$os = 'Mac OS X' and $session_id != '' group by b"));
+    const { sql } = withColumns.print(compile(HOT_KEYS_STATEMENT));
     assert.match(sql, /`mat_\$browser`/);
     assert.match(sql, /`mat_\$os` = 'Mac OS X'/);
     assert.match(sql, /`mat_\$session_id`/);
@@ -30,25 +31,15 @@ describe('materialized properties in the ClickHouse printer', () => {
   });
 
   it('reads the column for property filters of the events API and insights', () => {
-    const filters = [
-      { type: 'event', key: '$browser', operator: 'exact', value: ['Chrome', 'Safari'] },
-      { type: 'event', key: '$current_url', operator: 'icontains', value: 'pricing' },
-      { type: 'event', key: '$os', operator: 'is_set' },
-    ];
-    const where = compileFilters(filters, new EventsScope(ctx, 1));
+    const where = compileFilters(HOT_KEY_FILTERS, new EventsScope(ctx, 1));
     assert.ok(where);
     const { sql } = withColumns.print({ ...compile('select count() from events'), where });
-    for (const column of ['mat_$browser', 'mat_$current_url', 'mat_$os']) assert.ok(sql.includes(`\`${column}\``), `${column} in ${sql}`);
+    for (const column of HOT_KEY_FILTER_COLUMNS) assert.ok(sql.includes(`\`${column}\``), `${column} in ${sql}`);
     assert.doesNotMatch(sql, /visitParam/);
   });
 
   it('keeps the JSON for nested paths, other keys, person properties and JSON functions, and without the columns', () => {
-    for (const text of [
-      'select properties.$browser.version from events',
-      'select properties.browser from events',
-      'select person.properties.$browser from events',
-      "select JSONExtractString(properties, '$browser') from events",
-    ]) {
+    for (const text of JSON_PATH_STATEMENTS) {
       const { sql } = withColumns.print(compile(text));
       assert.doesNotMatch(sql, /mat_/, text);
       assert.match(sql, /visitParam/, text);

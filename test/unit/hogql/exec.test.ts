@@ -6,12 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { inMemoryEventStore } from '../../helpers/duckdb-schema.js';
+import { inMemoryEventStore, insertEvents, storeDialect } from '../../helpers/duckdb-schema.js';
 
 import { EventsScope, compileFilters, compileSelect, compileWhere, groupByFor } from '../../../src/hogql/compile.js';
 import { HogQLError } from '../../../src/hogql/errors.js';
 import type { CompileContext, PropertyValueType } from '../../../src/hogql/context.js';
-import { DuckDbDialect } from '../../../src/hogql/duckdb/dialect.js';
 import { lazyJoins } from '../../../src/hogql/fields.js';
 import * as ir from '../../../src/hogql/ir.js';
 
@@ -60,12 +59,14 @@ let conn: DuckDBConnection;
 
 before(async () => {
   ({ db, conn } = await inMemoryEventStore());
-  for (const e of EVENTS) {
-    await conn.run(
-      `INSERT INTO events VALUES ($1, CAST($2 AS UUID), $3, $4, CAST($5 AS UUID), CAST($6 AS TIMESTAMP), CAST($6 AS TIMESTAMP) + INTERVAL 1 SECOND, $7, '', $8, '', '', '', '', $9)`,
-      [e.project ?? 1, uuid(e.n), e.event, e.distinctId, e.personId ?? null, e.ts, JSON.stringify(e.props), e.group0 ?? '', e.n],
-    );
-  }
+  await insertEvents(conn, async () => {
+    for (const e of EVENTS) {
+      await conn.run(
+        `INSERT INTO pending_events VALUES ($1, CAST($2 AS UUID), $3, $4, CAST($5 AS UUID), CAST($6 AS TIMESTAMP), CAST($6 AS TIMESTAMP) + INTERVAL 1 SECOND, $7, '', $8, '', '', '', '', $9)`,
+        [e.project ?? 1, uuid(e.n), e.event, e.distinctId, e.personId ?? null, e.ts, JSON.stringify(e.props), e.group0 ?? '', e.n],
+      );
+    }
+  });
   const persons: Array<[string, Record<string, unknown>, string[]]> = [
     [PERSON.alice, { email: 'alice@example.com', name: 'Alice', plan: 'pro', age: 31 }, ['alice', 'alice-anon']],
     [PERSON.bob, { email: 'bob@test.org', age: 25, beta: true }, ['bob']],
@@ -120,7 +121,7 @@ function buildQuery({ select = ['toString(uuid)'], where = [], properties, decla
     having: conditions.having,
     orderBy: grouped ? columns.exprs.map((expr) => ({ expr, desc: false })) : [{ expr: ir.column('e', 'events', '$flush_seq', 'Integer'), desc: false }],
   });
-  const { sql, params } = new DuckDbDialect().print(query);
+  const { sql, params } = storeDialect().print(query);
   return { sql, values: params, columns, needsPerson: scope.needsPerson };
 }
 

@@ -6,12 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { inMemoryEventStore } from '../../helpers/duckdb-schema.js';
+import { inMemoryEventStore, insertEvents, storeDialect } from '../../helpers/duckdb-schema.js';
 import fc from 'fast-check';
 
 import { EventsScope, compileFilters, compileSelect, compileWhere } from '../../../src/hogql/compile.js';
 import type { CompileContext } from '../../../src/hogql/context.js';
-import { DuckDbDialect } from '../../../src/hogql/duckdb/dialect.js';
 import { HogQLError } from '../../../src/hogql/errors.js';
 import { lazyJoins } from '../../../src/hogql/fields.js';
 import * as ir from '../../../src/hogql/ir.js';
@@ -46,13 +45,15 @@ let conn: DuckDBConnection;
 before(async () => {
   ({ db, conn } = await inMemoryEventStore());
   // Event i carries hostile string i both as a property key (value 'hit') and as the value of `v`.
-  for (const [i, text] of HOSTILE.entries()) {
-    await conn.run(
-      `INSERT INTO events VALUES (1, uuid(), $1, $2, NULL, TIMESTAMP '2024-01-01 00:00:00' + INTERVAL (CAST($3 AS INTEGER)) HOUR,
-        TIMESTAMP '2024-01-01 00:00:00', $4, '', '', '', '', '', '', $3)`,
-      [text, `user-${i}`, i, JSON.stringify({ [text]: 'hit', v: text })],
-    );
-  }
+  await insertEvents(conn, async () => {
+    for (const [i, text] of HOSTILE.entries()) {
+      await conn.run(
+        `INSERT INTO pending_events VALUES (1, uuid(), $1, $2, NULL, TIMESTAMP '2024-01-01 00:00:00' + INTERVAL (CAST($3 AS INTEGER)) HOUR,
+          TIMESTAMP '2024-01-01 00:00:00', $4, '', '', '', '', '', '', $3)`,
+        [text, `user-${i}`, i, JSON.stringify({ [text]: 'hit', v: text })],
+      );
+    }
+  });
 });
 
 after(() => {
@@ -85,7 +86,7 @@ async function attempt({ select = ['distinct_id'], where = [], properties }: Att
       groupBy: columns.groupBy,
       having: conditions.having,
     });
-    ({ sql, params: values } = new DuckDbDialect().print(query));
+    ({ sql, params: values } = storeDialect().print(query));
   } catch (error) {
     if (error instanceof HogQLError) return 'rejected';
     throw error;
