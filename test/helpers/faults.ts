@@ -36,8 +36,8 @@ export interface Answer {
 }
 
 export interface LoadOptions {
-  /** A batch to send (default: `batchOf(batchSize)`). */
-  makeBatch?: () => SentEvent[];
+  /** A batch to send by client `client` (default: `batchOf(batchSize)`). */
+  makeBatch?: (client: number) => SentEvent[];
   /**
    * Share of acknowledged batches whose second half is sent again at once (to the next node):
    * an SDK that timed out re-sends the same uuids in a batch of another shape.
@@ -76,7 +76,7 @@ export class CaptureLoad {
     let at = index;
     const next = (): TestServer | undefined => this.targets()[at % Math.max(1, this.targets().length)];
     while (!this.stopping) {
-      const batch = this.options.makeBatch?.() ?? batchOf(this.batchSize);
+      const batch = this.options.makeBatch?.(index) ?? batchOf(this.batchSize);
       for (const e of batch) this.sent.add(e.uuid);
       // An SDK gives up on a batch after some retries; here it keeps trying until told to stop.
       while (!this.stopping) {

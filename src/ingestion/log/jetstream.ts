@@ -105,6 +105,28 @@ export async function migrateStream(settings: JetStreamSettings): Promise<string
   }
 }
 
+/** Logged when a fetch lost deliveries (see lostDeliveries); tests read it. */
+export const LOST_DELIVERIES_MESSAGE = 'a fetch lost deliveries: they come back after ack_wait, after later batches of the partition';
+
+/**
+ * How many deliveries of the consumer never reached this loop: the consumer numbers every delivery
+ * (redeliveries too), and one owner fetches at a time, so the numbers it sees are consecutive
+ * unless a fetch's client closed before messages the server had sent arrived (the client ends a
+ * fetch on its own timer, 5 % after the server's; a stalled event loop runs that timer before it
+ * reads the socket). Those messages stay unacknowledged until ack_wait, so their events are then
+ * applied after later ones of the same persons.
+ */
+function lostDeliveries(last: number | null, messages: JsMsg[]): number {
+  let lost = 0;
+  let previous = last;
+  for (const m of messages) {
+    const seq = m.info.deliverySequence;
+    if (previous !== null && seq > previous + 1) lost += seq - previous - 1;
+    previous = seq;
+  }
+  return lost;
+}
+
 export class JetStreamLog implements IngestLog {
   readonly shared = true;
   private closed = false;
@@ -295,6 +317,8 @@ export class JetStreamLog implements IngestLog {
     this.handingOver.add(partition);
     try {
       await this.running.get(partition);
+      // The acks are on their way: make sure the server has them before the next owner fetches.
+      await this.nc.flush().catch(() => undefined);
       await this.locks.release(partition);
       this.deps.log.info({ partition, keeps: this.locks.partitions }, 'handed a NATS log partition over to share the work');
     } finally {
@@ -305,6 +329,7 @@ export class JetStreamLog implements IngestLog {
   /** Consumes one partition while this node holds it: fetch, store, then acknowledge. */
   private async consume(partition: number): Promise<void> {
     let consumer: Consumer | null = null;
+    let lastDelivery: number | null = null;
     while (!this.closed && this.locks.owns(partition) && !this.handingOver.has(partition)) {
       const messages: JsMsg[] = [];
       try {
@@ -314,6 +339,9 @@ export class JetStreamLog implements IngestLog {
         const batch = await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS });
         for await (const m of batch) messages.push(m);
         if (messages.length === 0) continue;
+        const lost = lostDeliveries(lastDelivery, messages);
+        lastDelivery = messages[messages.length - 1].info.deliverySequence;
+        if (lost > 0) this.deps.log.warn({ partition, lost }, LOST_DELIVERIES_MESSAGE);
         await this.store(messages);
         for (const m of messages) m.ack();
         if (this.storeError) this.deps.log.info({ partition }, 'consuming the NATS stream again');

@@ -15,6 +15,8 @@ import type { Survey } from './fair-share.js';
 const MEMBER_KEY = -1;
 /** A lock query unanswered for this long: the connection is treated as lost (its locks may be gone). */
 const QUERY_TIMEOUT_MS = 5_000;
+/** Connecting holds no lock yet, so it may take longer (a node starting under load). */
+const CONNECT_TIMEOUT_MS = 15_000;
 /**
  * TCP keepalive of this session on the server's side: a node whose host or network vanished
  * (no FIN ever comes) loses its session, so its locks, ~11 s after its last query (5 s idle,
@@ -26,6 +28,8 @@ export class PartitionLocks {
   private client: pg.Client | null = null;
   private pid = 0;
   private readonly held = new Set<number>();
+  /** One query at a time on the connection (node-postgres queues them, but warns). */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly postgresUrl: string,
@@ -41,9 +45,9 @@ export class PartitionLocks {
       this.dropConnection(client);
     });
     try {
-      await withinMs(QUERY_TIMEOUT_MS, client.connect());
-      await withinMs(QUERY_TIMEOUT_MS, client.query(SESSION_SETTINGS));
-      const { rows } = await withinMs(QUERY_TIMEOUT_MS, client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_advisory_lock_shared(hashtext($1), $2)', [this.stream, MEMBER_KEY]));
+      await withinMs(CONNECT_TIMEOUT_MS, client.connect());
+      await withinMs(CONNECT_TIMEOUT_MS, client.query(SESSION_SETTINGS));
+      const { rows } = await withinMs(CONNECT_TIMEOUT_MS, client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_advisory_lock_shared(hashtext($1), $2)', [this.stream, MEMBER_KEY]));
       this.pid = rows[0].pid;
     } catch (error) {
       void client.end().catch(() => undefined);
@@ -61,7 +65,13 @@ export class PartitionLocks {
   }
 
   /** A query on the lock connection; one that fails or hangs ends the connection (and so every lock). */
-  private async query<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
+  private query<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
+    const result = this.turn.then(() => this.queryNow<T>(sql, params));
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  private async queryNow<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
     const client = await this.connection();
     try {
       return (await withinMs(QUERY_TIMEOUT_MS, client.query<T>(sql, params))).rows;
