@@ -14,9 +14,8 @@ import { shareBounds } from '../../src/ingestion/log/fair-share.js';
 import { LOST_DELIVERIES_MESSAGE } from '../../src/ingestion/log/jetstream.js';
 import { partitionOf } from '../../src/ingestion/log/partitions.js';
 import { clusterAvailability } from '../helpers/cluster.js';
-import { assertStoredOnce, CaptureLoad, FAULT_EVENT, sleep, waitFor, type SentEvent } from '../helpers/faults.js';
-import { databaseFor } from '../helpers/postgres-databases.js';
-import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
+import { assertStoredOnce, CaptureLoad, FAULT_EVENT, sharedNodesEnv, sleep, waitFor, type SentEvent } from '../helpers/faults.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 
 const availability = clusterAvailability();
 const skip = availability.enabled ? false : availability.reason;
@@ -84,19 +83,9 @@ async function waitForSpread(what: string, nodes: TestServer[], boundMs: number,
 describe('NATS log: partitions shared among live nodes', { skip, concurrency: false }, () => {
   test('joining and leaving nodes share the partitions; nothing acknowledged is lost, stored twice or reordered', { timeout: 300_000 }, async () => {
     if (!availability.enabled) return;
-    const { postgresUrl, clickhouseUrls, clickhouseCluster, natsServers } = availability.settings;
-    const tag = randomBytes(6).toString('hex');
-    database = `sightline_test_rebalance_${tag}`;
-    const metaUrl = await databaseFor(postgresUrl, newTempDir());
-    const env = {
-      SIGHTLINE_POSTGRES_URL: metaUrl,
-      SIGHTLINE_CLICKHOUSE_URL: clickhouseUrls.join(','),
-      SIGHTLINE_CLICKHOUSE_CLUSTER: clickhouseCluster,
-      SIGHTLINE_CLICKHOUSE_DATABASE: database,
-      SIGHTLINE_NATS_URL: natsServers.join(','),
-      SIGHTLINE_NATS_STREAM: `T_REBALANCE_${tag}`,
-      SIGHTLINE_NATS_PARTITIONS: String(PARTITIONS),
-    };
+    const shared = await sharedNodesEnv(availability.settings, 'rebalance', PARTITIONS);
+    database = shared.database;
+    const { metaUrl, env } = shared;
     const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
     const start = () => startServer({ env, singleNode: true, ...keys });
     const timeline: string[] = [];
