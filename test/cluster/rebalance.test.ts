@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { shareBounds } from '../../src/ingestion/log/fair-share.js';
-import { LOST_DELIVERIES_MESSAGE } from '../../src/ingestion/log/jetstream.js';
+import { LOST_DELIVERIES_MESSAGE } from '../../src/ingestion/log/delivery-gaps.js';
 import { partitionOf } from '../../src/ingestion/log/partitions.js';
 import { clusterAvailability } from '../helpers/cluster.js';
 import { assertStoredOnce, CaptureLoad, FAULT_EVENT, sharedNodesEnv, sleep, waitFor, type SentEvent } from '../helpers/faults.js';

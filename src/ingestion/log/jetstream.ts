@@ -13,6 +13,7 @@ import type { Logger } from '../../kernel/logger.js';
 import { answersWithinMs, withinMs } from '../../util/within-ms.js';
 import type { PendingEvent } from '../plan/plan.js';
 import { decodeBatch, encodeBatch } from './batch-codec.js';
+import { LOST_DELIVERIES_MESSAGE, lostDeliveries } from './delivery-gaps.js';
 import { FairShare } from './fair-share.js';
 import { PartitionLocks } from './partition-owner.js';
 import { splitByPartition } from './partitions.js';
@@ -103,28 +104,6 @@ export async function migrateStream(settings: JetStreamSettings): Promise<string
   } finally {
     await nc.close();
   }
-}
-
-/** Logged when a fetch lost deliveries (see lostDeliveries); tests read it. */
-export const LOST_DELIVERIES_MESSAGE = 'a fetch lost deliveries: they come back after ack_wait, after later batches of the partition';
-
-/**
- * How many deliveries of the consumer never reached this loop: the consumer numbers every delivery
- * (redeliveries too), and one owner fetches at a time, so the numbers it sees are consecutive
- * unless a fetch's client closed before messages the server had sent arrived (the client ends a
- * fetch on its own timer, 5 % after the server's; a stalled event loop runs that timer before it
- * reads the socket). Those messages stay unacknowledged until ack_wait, so their events are then
- * applied after later ones of the same persons.
- */
-function lostDeliveries(last: number | null, messages: JsMsg[]): number {
-  let lost = 0;
-  let previous = last;
-  for (const m of messages) {
-    const seq = m.info.deliverySequence;
-    if (previous !== null && seq > previous + 1) lost += seq - previous - 1;
-    previous = seq;
-  }
-  return lost;
 }
 
 export class JetStreamLog implements IngestLog {
@@ -339,7 +318,7 @@ export class JetStreamLog implements IngestLog {
         const batch = await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS });
         for await (const m of batch) messages.push(m);
         if (messages.length === 0) continue;
-        const lost = lostDeliveries(lastDelivery, messages);
+        const lost = lostDeliveries(lastDelivery, messages.map((m) => m.info.deliverySequence));
         lastDelivery = messages[messages.length - 1].info.deliverySequence;
         if (lost > 0) this.deps.log.warn({ partition, lost }, LOST_DELIVERIES_MESSAGE);
         await this.store(messages);

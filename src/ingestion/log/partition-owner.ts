@@ -20,7 +20,8 @@ const CONNECT_TIMEOUT_MS = 15_000;
 /**
  * TCP keepalive of this session on the server's side: a node whose host or network vanished
  * (no FIN ever comes) loses its session, so its locks, ~11 s after its last query (5 s idle,
- * then 3 probes 2 s apart), and no later than its own side gives up plus a margin.
+ * then 3 probes 2 s apart). A node cut off but alive has given its partitions up by then: its
+ * next query (1 s after the last) goes unanswered for QUERY_TIMEOUT_MS and drops the connection.
  */
 const SESSION_SETTINGS = 'SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3';
 

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { lostDeliveries } from '../../../src/ingestion/log/delivery-gaps.js';
 import { FairShare, shareBounds, shareStep, type Survey } from '../../../src/ingestion/log/fair-share.js';
 
 /** owner[p] = the node holding partition p, or null. */
@@ -122,4 +123,11 @@ test('FairShare: hand-overs wait until the live nodes have not changed for the s
   const back = { self: 1, held: new Map([[1, 4], [2, 4]]) };
   assert.deepEqual(share.step(back, 6_000), { take: 0, release: 0 });
   assert.deepEqual(share.step(back, 10_000), { take: 0, release: 0 }, 'balanced: nothing to do');
+});
+
+test('lostDeliveries: gaps in the consumer\'s delivery numbers, across fetches', () => {
+  assert.equal(lostDeliveries(null, [7, 8, 9]), 0, 'the first fetch of a new owner has nothing to compare with');
+  assert.equal(lostDeliveries(9, [10, 11]), 0);
+  assert.equal(lostDeliveries(11, [14, 15, 17]), 3, '12, 13 and 16 never arrived');
+  assert.equal(lostDeliveries(17, []), 0);
 });
