@@ -53,6 +53,8 @@ const CLAIM_INTERVAL_MS = 1_000;
 /** Partitions are handed over only once the live nodes have not changed for this long (no flapping). */
 const SETTLE_MS = 3_000;
 const RETRY_DELAY_MS = 1_000;
+/** After ack_wait, how long until the stream has queued an expired delivery for redelivery. */
+const REDELIVERY_MARGIN_MS = 1_000;
 /** Shorter than ACK_WAIT_MS: each wait for the stores ends by telling the stream the messages are still in work. */
 const STORED_WAIT_MS = 5_000;
 /** /_ready must answer quickly even while the stream elects a leader. */
@@ -309,18 +311,30 @@ export class JetStreamLog implements IngestLog {
   private async consume(partition: number): Promise<void> {
     let consumer: Consumer | null = null;
     let lastDelivery: number | null = null;
-    while (!this.closed && this.locks.owns(partition) && !this.handingOver.has(partition)) {
+    let tookOver = false;
+    while (this.consuming(partition)) {
       const messages: JsMsg[] = [];
       try {
         // Inside the loop's guard: a request that times out (a busy or electing stream) is retried,
         // where a rejection out of this loop would end the process.
         consumer ??= await this.js.consumers.get(this.settings.stream, durableOf(partition));
+        if (!tookOver) {
+          await this.awaitUnacknowledged(consumer, partition);
+          tookOver = true;
+        }
         const batch = await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS });
         for await (const m of batch) messages.push(m);
         if (messages.length === 0) continue;
         const lost = lostDeliveries(lastDelivery, messages.map((m) => m.info.deliverySequence));
         lastDelivery = messages[messages.length - 1].info.deliverySequence;
-        if (lost > 0) this.deps.log.warn({ partition, lost }, LOST_DELIVERIES_MESSAGE);
+        if (lost > 0) {
+          // Nothing later than what was lost is applied before it: these go back for after the
+          // lost ones (whose ack_wait ends first), and the partition waits until both are due.
+          this.deps.log.warn({ partition, lost }, LOST_DELIVERIES_MESSAGE);
+          for (const m of messages) m.nak(ACK_WAIT_MS);
+          await this.pause(partition, ACK_WAIT_MS + REDELIVERY_MARGIN_MS);
+          continue;
+        }
         await this.store(messages);
         for (const m of messages) m.ack();
         if (this.storeError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
@@ -332,6 +346,33 @@ export class JetStreamLog implements IngestLog {
         this.deps.log.warn({ err, partition }, 'could not store a batch from the NATS stream; retrying');
         await sleep(RETRY_DELAY_MS);
       }
+    }
+  }
+
+  private consuming(partition: number): boolean {
+    return !this.closed && this.locks.owns(partition) && !this.handingOver.has(partition);
+  }
+
+  /** Waits `ms` unless the partition stops being consumed here meanwhile. */
+  private async pause(partition: number, ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (this.consuming(partition) && Date.now() < until) await sleep(Math.min(250, until - Date.now()));
+  }
+
+  /**
+   * On taking a partition: deliveries the previous owner never acknowledged (a node that died, a
+   * fetch that lost them) come back only once their ack_wait ends, and must be applied before
+   * later messages. So while any are pending, wait (at most ack_wait and a margin) before the
+   * first fetch. After a clean hand-over none are: the previous owner acked and flushed.
+   */
+  private async awaitUnacknowledged(consumer: Consumer, partition: number): Promise<void> {
+    const until = Date.now() + ACK_WAIT_MS + REDELIVERY_MARGIN_MS;
+    let waited = false;
+    while (this.consuming(partition) && Date.now() < until) {
+      if ((await consumer.info()).num_ack_pending === 0) break;
+      if (!waited) this.deps.log.info({ partition }, 'took a partition with unacknowledged deliveries: waiting for them before later batches');
+      waited = true;
+      await sleep(500);
     }
   }
 
@@ -359,6 +400,8 @@ export class JetStreamLog implements IngestLog {
     this.closed = true;
     if (this.claimer) clearTimeout(this.claimer);
     await Promise.allSettled(this.running.values());
+    // The last acks reach the stream before the partitions are free (the next owner would wait for them).
+    await this.nc.flush().catch(() => undefined);
     await this.locks.close();
     await this.nc.drain().catch(() => undefined);
   }
