@@ -2,8 +2,8 @@
  * The NATS log's partitions shared among live nodes (issue #27): a node alone takes them all; a
  * node joining gets its share (floor..ceil of partitions / nodes) from the others, which hand
  * partitions over cleanly; a node stopping or killed -9 leaves its share to the rest. Under capture
- * load throughout, every acknowledged event is stored once, and across the clean hand-overs each
- * person's last `$set` is the one sent last (a person's events keep their order). Nodes share
+ * load throughout, every acknowledged event is stored once, and each person's last `$set` is the
+ * one sent last (a person's events keep their order), across the hand-overs and the kill. Nodes share
  * PostgreSQL, ClickHouse and a 6-partition stream. Runs only when a cluster is up.
  */
 import assert from 'node:assert/strict';
