@@ -9,7 +9,7 @@ export interface HealthDeps {
   drain: Pick<Drain, 'draining'>;
   ingestion: Pick<IngestBuffer, 'lastError' | 'eventStoreError' | 'eventStoreLag' | 'saturated' | 'flushLogBytes' | 'depth'>;
   /** The log between capture and ingestion: its processing lag and failures. */
-  ingestLog: Pick<IngestLog, 'pendingMessages' | 'lastError' | 'shared' | 'ping'>;
+  ingestLog: Pick<IngestLog, 'pendingMessages' | 'lastError' | 'shared' | 'ping' | 'ownedPartitions'>;
   stores: Stores;
   metrics: Metrics;
 }
@@ -27,7 +27,8 @@ export async function registerHealthRoutes(app: FastifyInstance, { drain, ingest
       event_store_writes: eventStoreError ? { error: eventStoreError.message, since: eventStoreError.at } : 'ok',
       event_store_lag_events: ingestion.eventStoreLag,
       // With the NATS log: acknowledged batches not processed yet; null while the stream does not answer.
-      ...(ingestLog.shared && { log_pending_messages: await ingestLog.pendingMessages() }),
+      // …and the log's partitions this node consumes (the nodes share them out, docs/scale-out-cluster.md).
+      ...(ingestLog.shared && { log_pending_messages: await ingestLog.pendingMessages(), log_partitions_owned: ingestLog.ownedPartitions }),
     };
   });
 

@@ -3,9 +3,9 @@
  * PostgreSQL, ClickHouse (events) and a NATS stream; SDK-like clients send batches to both,
  * retrying the same uuids on failure and re-sending halves of acknowledged batches. Three kills:
  * node A kills itself right after a metadata commit, before its event-store write
- * (SIGHTLINE_TEST_KILL_AFTER_META_COMMIT), and is restarted; node B, which took its partitions,
- * does the same; then A (restarted, owning the partitions again) is killed -9 from outside at an
- * arbitrary moment. Afterwards every acknowledged uuid is in ClickHouse exactly once (FINAL and
+ * (SIGHTLINE_TEST_KILL_AFTER_META_COMMIT), and is restarted; node B, which takes its partitions,
+ * does the same (the two share the partitions meanwhile, so either may die first); then A
+ * (restarted, owning the partitions again) is killed -9 from outside at an arbitrary moment. Afterwards every acknowledged uuid is in ClickHouse exactly once (FINAL and
  * uniqExact), and persons agree between PostgreSQL, the events and ClickHouse's person mirror.
  * Runs only when a cluster is up.
  */
@@ -16,8 +16,7 @@ import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { REWRITE_MESSAGE } from '../../src/ingestion/buffer.js';
 import { clusterAvailability } from '../helpers/cluster.js';
-import { CaptureLoad, FAULT_EVENT, settledCounts, sleep, type SentEvent } from '../helpers/faults.js';
-import { databaseFor } from '../helpers/postgres-databases.js';
+import { CaptureLoad, FAULT_EVENT, settledCounts, sharedNodesEnv, sleep, type SentEvent } from '../helpers/faults.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
 
 const availability = clusterAvailability();
@@ -64,19 +63,10 @@ async function died(server: TestServer, timeoutMs: number): Promise<void> {
 describe('fault: a Sightline node killed -9 under load', { skip, concurrency: false }, () => {
   test('nothing acknowledged is lost, nothing is stored twice, persons stay consistent', { timeout: 300_000 }, async () => {
     if (!availability.enabled) return;
-    const { postgresUrl, clickhouseUrls, clickhouseCluster, natsServers } = availability.settings;
-    const tag = randomBytes(6).toString('hex');
-    database = `sightline_test_faultnode_${tag}`;
-    const metaUrl = await databaseFor(postgresUrl, newTempDir());
-    const env = {
-      SIGHTLINE_POSTGRES_URL: metaUrl,
-      SIGHTLINE_CLICKHOUSE_URL: clickhouseUrls.join(','),
-      SIGHTLINE_CLICKHOUSE_CLUSTER: clickhouseCluster,
-      SIGHTLINE_CLICKHOUSE_DATABASE: database,
-      SIGHTLINE_NATS_URL: natsServers.join(','),
-      SIGHTLINE_NATS_STREAM: `T_FAULTNODE_${tag}`,
-      SIGHTLINE_NATS_PARTITIONS: '4',
-    };
+    const { clickhouseUrls } = availability.settings;
+    const shared = await sharedNodesEnv(availability.settings, 'faultnode', 4);
+    database = shared.database;
+    const { metaUrl, env } = shared;
     const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
     const began = Date.now();
     const timeline: string[] = [];
@@ -104,7 +94,7 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
     const drop = (gone: TestServer) => live.splice(live.indexOf(gone), 1);
     let load: CaptureLoad | null = null;
     try {
-      // A first, so that it takes every partition; B holds none until A dies.
+      // A first, so that it takes every partition; B gets half of them ~3 s after it starts.
       const a = await start('A', dirA, true);
       everyNode.push(a);
       live.push(a);

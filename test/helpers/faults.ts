@@ -5,11 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { TestServer } from './server.js';
+import type { ClusterSettings } from './cluster.js';
+import { databaseFor } from './postgres-databases.js';
+import { newTempDir, type TestServer } from './server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,6 +26,26 @@ export interface SentEvent {
 
 export const FAULT_EVENT = 'fault test';
 
+/**
+ * Settings for nodes that share a PostgreSQL database, a ClickHouse database (`database`, for the
+ * caller to drop) and a NATS stream of `partitions`, all new and named after `kind`.
+ */
+export async function sharedNodesEnv(settings: ClusterSettings, kind: string, partitions: number): Promise<{ database: string; metaUrl: string; env: Record<string, string> }> {
+  const tag = randomBytes(6).toString('hex');
+  const database = `sightline_test_${kind}_${tag}`;
+  const metaUrl = await databaseFor(settings.postgresUrl, newTempDir());
+  const env = {
+    SIGHTLINE_POSTGRES_URL: metaUrl,
+    SIGHTLINE_CLICKHOUSE_URL: settings.clickhouseUrls.join(','),
+    SIGHTLINE_CLICKHOUSE_CLUSTER: settings.clickhouseCluster,
+    SIGHTLINE_CLICKHOUSE_DATABASE: database,
+    SIGHTLINE_NATS_URL: settings.natsServers.join(','),
+    SIGHTLINE_NATS_STREAM: `T_${kind.toUpperCase()}_${tag}`,
+    SIGHTLINE_NATS_PARTITIONS: String(partitions),
+  };
+  return { database, metaUrl, env };
+}
+
 export function batchOf(size: number, people = 13): SentEvent[] {
   return Array.from({ length: size }, (_, i) => ({ event: FAULT_EVENT, distinct_id: `person-${i % people}`, uuid: randomUUID(), timestamp: new Date().toISOString() }));
 }
@@ -36,8 +58,8 @@ export interface Answer {
 }
 
 export interface LoadOptions {
-  /** A batch to send (default: `batchOf(batchSize)`). */
-  makeBatch?: () => SentEvent[];
+  /** A batch to send by client `client` (default: `batchOf(batchSize)`). */
+  makeBatch?: (client: number) => SentEvent[];
   /**
    * Share of acknowledged batches whose second half is sent again at once (to the next node):
    * an SDK that timed out re-sends the same uuids in a batch of another shape.
@@ -76,7 +98,7 @@ export class CaptureLoad {
     let at = index;
     const next = (): TestServer | undefined => this.targets()[at % Math.max(1, this.targets().length)];
     while (!this.stopping) {
-      const batch = this.options.makeBatch?.() ?? batchOf(this.batchSize);
+      const batch = this.options.makeBatch?.(index) ?? batchOf(this.batchSize);
       for (const e of batch) this.sent.add(e.uuid);
       // An SDK gives up on a batch after some retries; here it keeps trying until told to stop.
       while (!this.stopping) {

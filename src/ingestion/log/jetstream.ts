@@ -13,6 +13,8 @@ import type { Logger } from '../../kernel/logger.js';
 import { answersWithinMs, withinMs } from '../../util/within-ms.js';
 import type { PendingEvent } from '../plan/plan.js';
 import { decodeBatch, encodeBatch } from './batch-codec.js';
+import { LOST_DELIVERIES_MESSAGE, lostDeliveries } from './delivery-gaps.js';
+import { FairShare } from './fair-share.js';
 import { PartitionLocks } from './partition-owner.js';
 import { splitByPartition } from './partitions.js';
 import { LogUnavailableError, type IngestLog } from './types.js';
@@ -46,9 +48,13 @@ const META_PING_TIMEOUT_MS = 500;
 const ACK_WAIT_MS = 15_000;
 const FETCH_MAX_MESSAGES = 256;
 const FETCH_EXPIRES_MS = 1_000;
-/** How often a node tries to take partitions nobody holds. */
+/** How often a node looks at who holds what, takes free partitions and hands over those above its share. */
 const CLAIM_INTERVAL_MS = 1_000;
+/** Partitions are handed over only once the live nodes have not changed for this long (no flapping). */
+const SETTLE_MS = 3_000;
 const RETRY_DELAY_MS = 1_000;
+/** After ack_wait, how long until the stream has queued an expired delivery for redelivery. */
+const REDELIVERY_MARGIN_MS = 1_000;
 /** Shorter than ACK_WAIT_MS: each wait for the stores ends by telling the stream the messages are still in work. */
 const STORED_WAIT_MS = 5_000;
 /** /_ready must answer quickly even while the stream elects a leader. */
@@ -108,6 +114,9 @@ export class JetStreamLog implements IngestLog {
   private readonly running = new Map<number, Promise<void>>();
   private claimer: NodeJS.Timeout | null = null;
   private readonly locks: PartitionLocks;
+  private readonly share: FairShare;
+  /** Partitions whose consumer is stopping to hand them to another node. */
+  private readonly handingOver = new Set<number>();
   /** When this node last had a batch acknowledged, and when a `processedAll` that began later succeeded. */
   private lastAppendAt = 0;
   private settledAt = 0;
@@ -126,6 +135,7 @@ export class JetStreamLog implements IngestLog {
     private readonly deps: JetStreamDeps,
   ) {
     this.locks = new PartitionLocks(deps.postgresUrl, settings.stream, deps.log);
+    this.share = new FairShare(settings.partitions, SETTLE_MS);
   }
 
   static async open(settings: JetStreamSettings, deps: JetStreamDeps): Promise<JetStreamLog> {
@@ -227,51 +237,104 @@ export class JetStreamLog implements IngestLog {
   }
 
 
-  /** Partitions this node consumes now. */
+  /** Partitions this node holds now (and consumes, unless it is handing one over). */
   get ownedPartitions(): number[] {
-    return [...this.running.keys()];
+    return this.locks.partitions;
   }
 
   private startClaiming(): void {
-    const claim = async () => {
-      for (let p = 0; p < this.settings.partitions && !this.closed; p++) {
-        if (this.running.has(p)) continue;
-        try {
-          if (!(await this.locks.tryTake(p))) continue;
-        } catch (err) {
-          if (!this.claimError) this.deps.log.warn({ err }, 'could not reach PostgreSQL to take a partition; trying again');
-          this.claimError = failure(err);
-          return;
-        }
-        // A failure that escapes the loop must not end the process: the next claim pass starts it again.
-        const loop = this.consume(p)
-          .catch((err: unknown) => this.deps.log.error({ err, partition: p }, 'consuming a partition failed; starting again'))
-          .finally(() => this.running.delete(p));
-        this.running.set(p, loop);
-      }
-      this.claimError = null; // PostgreSQL answered every try of this pass
-    };
     const tick = () => {
       if (this.closed) return;
-      void claim().finally(() => {
-        if (!this.closed) this.claimer = setTimeout(tick, CLAIM_INTERVAL_MS);
-      });
+      void this.rebalance()
+        .then(
+          () => (this.claimError = null), // PostgreSQL answered every query of this pass
+          (err: unknown) => {
+            if (!this.claimError) this.deps.log.warn({ err }, 'could not reach PostgreSQL to share the partitions; trying again');
+            this.claimError = failure(err);
+          },
+        )
+        .finally(() => {
+          if (!this.closed) this.claimer = setTimeout(tick, CLAIM_INTERVAL_MS);
+        });
     };
     tick();
+  }
+
+  /** One pass towards this node's fair share: hand over what is above it, take free partitions up to it. */
+  private async rebalance(): Promise<void> {
+    const survey = await this.locks.survey(this.settings.partitions);
+    const step = this.share.step(survey, performance.now());
+    if (step.release > 0) {
+      // The highest first: any would do, a fixed order keeps each node's set predictable.
+      const giving = this.locks.partitions.reverse().slice(0, step.release);
+      await Promise.all(giving.map((p) => this.handOver(p)));
+      return; // the next pass looks again, with these partitions free
+    }
+    // Held but not consumed: a loop that failed; start it again.
+    for (const p of this.locks.partitions) if (!this.running.has(p)) this.startConsuming(p);
+    let taking = step.take;
+    for (const p of survey.free) {
+      if (taking <= 0 || this.closed) break;
+      if (!(await this.locks.tryTake(p))) continue; // another node was quicker
+      taking -= 1;
+      this.startConsuming(p);
+    }
+  }
+
+  private startConsuming(partition: number): void {
+    // A failure that escapes the loop must not end the process: the next pass starts it again.
+    const loop = this.consume(partition)
+      .catch((err: unknown) => this.deps.log.error({ err, partition }, 'consuming a partition failed; starting again'))
+      .finally(() => this.running.delete(partition));
+    this.running.set(partition, loop);
+  }
+
+  /**
+   * Gives a partition to the next node cleanly: the consumer stops fetching, stores and
+   * acknowledges the batch in hand, and only then is the lock released, so two nodes never
+   * store one partition at once and a person's events keep their order.
+   */
+  private async handOver(partition: number): Promise<void> {
+    this.handingOver.add(partition);
+    try {
+      await this.running.get(partition);
+      // The acks are on their way: make sure the server has them before the next owner fetches.
+      await this.nc.flush().catch(() => undefined);
+      await this.locks.release(partition);
+      this.deps.log.info({ partition, keeps: this.locks.partitions }, 'handed a NATS log partition over to share the work');
+    } finally {
+      this.handingOver.delete(partition);
+    }
   }
 
   /** Consumes one partition while this node holds it: fetch, store, then acknowledge. */
   private async consume(partition: number): Promise<void> {
     let consumer: Consumer | null = null;
-    while (!this.closed && this.locks.owns(partition)) {
+    let lastDelivery: number | null = null;
+    let tookOver = false;
+    while (this.consuming(partition)) {
       const messages: JsMsg[] = [];
       try {
         // Inside the loop's guard: a request that times out (a busy or electing stream) is retried,
         // where a rejection out of this loop would end the process.
         consumer ??= await this.js.consumers.get(this.settings.stream, durableOf(partition));
+        if (!tookOver) {
+          await this.awaitUnacknowledged(consumer, partition);
+          tookOver = true;
+        }
         const batch = await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS });
         for await (const m of batch) messages.push(m);
         if (messages.length === 0) continue;
+        const lost = lostDeliveries(lastDelivery, messages.map((m) => m.info.deliverySequence));
+        lastDelivery = messages[messages.length - 1].info.deliverySequence;
+        if (lost > 0) {
+          // Nothing later than what was lost is applied before it: these go back for after the
+          // lost ones (whose ack_wait ends first), and the partition waits until both are due.
+          this.deps.log.warn({ partition, lost }, LOST_DELIVERIES_MESSAGE);
+          for (const m of messages) m.nak(ACK_WAIT_MS);
+          await this.pause(partition, ACK_WAIT_MS + REDELIVERY_MARGIN_MS);
+          continue;
+        }
         await this.store(messages);
         for (const m of messages) m.ack();
         if (this.storeError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
@@ -283,6 +346,33 @@ export class JetStreamLog implements IngestLog {
         this.deps.log.warn({ err, partition }, 'could not store a batch from the NATS stream; retrying');
         await sleep(RETRY_DELAY_MS);
       }
+    }
+  }
+
+  private consuming(partition: number): boolean {
+    return !this.closed && this.locks.owns(partition) && !this.handingOver.has(partition);
+  }
+
+  /** Waits `ms` unless the partition stops being consumed here meanwhile. */
+  private async pause(partition: number, ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (this.consuming(partition) && Date.now() < until) await sleep(Math.min(250, until - Date.now()));
+  }
+
+  /**
+   * On taking a partition: deliveries the previous owner never acknowledged (a node that died, a
+   * fetch that lost them) come back only once their ack_wait ends, and must be applied before
+   * later messages. So while any are pending, wait (at most ack_wait and a margin) before the
+   * first fetch. After a clean hand-over none are: the previous owner acked and flushed.
+   */
+  private async awaitUnacknowledged(consumer: Consumer, partition: number): Promise<void> {
+    const until = Date.now() + ACK_WAIT_MS + REDELIVERY_MARGIN_MS;
+    let waited = false;
+    while (this.consuming(partition) && Date.now() < until) {
+      if ((await consumer.info()).num_ack_pending === 0) break;
+      if (!waited) this.deps.log.info({ partition }, 'took a partition with unacknowledged deliveries: waiting for them before later batches');
+      waited = true;
+      await sleep(500);
     }
   }
 
@@ -310,6 +400,8 @@ export class JetStreamLog implements IngestLog {
     this.closed = true;
     if (this.claimer) clearTimeout(this.claimer);
     await Promise.allSettled(this.running.values());
+    // The last acks reach the stream before the partitions are free (the next owner would wait for them).
+    await this.nc.flush().catch(() => undefined);
     await this.locks.close();
     await this.nc.drain().catch(() => undefined);
   }

@@ -23,6 +23,7 @@ export class LocalLog implements IngestLog {
   }
 
   readonly lastError = null;
+  readonly ownedPartitions: number[] = [];
 
   async close(): Promise<void> {}
 }

@@ -21,6 +21,8 @@ export interface IngestLog {
   processedAll(timeoutMs: number): Promise<boolean>;
   /** Whether the log takes appends right now (for /_ready); answers within about a second. */
   ping(): Promise<boolean>;
+  /** The shared log's partitions this node consumes now (none for the local flush log). */
+  readonly ownedPartitions: number[];
   /** Last failure to process the log, while it lasts. */
   readonly lastError: { message: string; at: string } | null;
   close(): Promise<void>;
