@@ -22,26 +22,13 @@ import { fmt } from './format.js';
 import { percentile } from './load.js';
 import { serverDuckSettings, startBenchServer, startedDataDir } from './server.js';
 import { alternating, funnelSql, retentionSql } from './insights-sql.js';
+import { DIR, EVENTS, KEYS, PERSONS, CHUNK, DAYS, NAMES, STORE, type DataSet } from './insights-data.js';
+import * as ch from './insights-clickhouse-sql.js';
+import { chdbServerOptions, makeChdbDataSet, openChdbHand } from './insights-clickhouse.js';
 
-const EVENTS = Number(process.env.BENCH_INSIGHTS_EVENTS ?? 10_000_000);
 const ROUNDS = Number(process.env.BENCH_INSIGHTS_ROUNDS ?? 15);
 /** The events list scans every row group on this data set (~9 s a request): fewer rounds. */
 const LIST_ROUNDS = Number(process.env.BENCH_INSIGHTS_LIST_ROUNDS ?? 3);
-const DIR = process.env.BENCH_INSIGHTS_DIR ?? path.join(os.tmpdir(), `sightline-insights-${EVENTS}`);
-const KEYS = { projectKey: 'phc_insightsbench000000000000', personalKey: 'phx_insightsbench000000000000' };
-const PERSONS = 50_000;
-const CHUNK = 1_000_000;
-const DAYS = 90;
-const NAMES = [
-  '$pageview', '$pageview', '$pageview', '$autocapture', '$pageleave', 'signed_up', 'checkout_started', 'purchase', 'video_played', 'search',
-  ...Array.from({ length: 20 }, (_, i) => `feature_${i}`),
-];
-
-interface DataSet {
-  note: string;
-  /** The data's "now": the newest event is just before it. */
-  end: number;
-}
 
 async function makeDataSet(): Promise<DataSet> {
   const marker = path.join(DIR, 'made.json');
@@ -101,6 +88,8 @@ interface Measured {
   query: Record<string, unknown>;
   /** The same numbers by hand, on the copy of the file; absent where not written. */
   sql?: string;
+  /** The same in ClickHouse SQL, for BENCH_INSIGHTS_STORE=chdb. */
+  clickhouse?: string;
   /** Whether the API's results and the hand-written rows hold the same numbers. */
   same?: (results: any, rows: Rows) => boolean;
 }
@@ -139,12 +128,13 @@ function measured(end: number): Measured[] {
       timeZone: tz,
       query: { kind: 'HogQLQuery', query: `select toStartOfDay(timestamp) as d, count() from events where timestamp >= '${from30}' and timestamp < toDateTime('${to}') + interval 1 day group by d order by d` },
       sql: `SELECT ${dayStart(tz)} AS d, count(*) AS n FROM events e WHERE project_id = 1 AND ${window(tz)} GROUP BY d ORDER BY d`,
+      clickhouse: ch.countByDaySql(from30, to, tz),
       same: (results: [string, number][], rows) => results.length === rows.length && results.every(([, n], i) => Number(rows[i].n) === n),
     },
   ];
   const trends = (tz: string): Measured[] => [
-    { name: `trends total, 30 days by day, ${tz}`, timeZone: tz, query: trend('total'), sql: trendSql(tz, 'count(*)'), same: sameTrend },
-    { name: `trends DAU, 30 days by day, ${tz}`, timeZone: tz, query: trend('dau'), sql: trendSql(tz, 'count(DISTINCT coalesce(p.person_id, e.person_id))', pdi), same: sameTrend },
+    { name: `trends total, 30 days by day, ${tz}`, timeZone: tz, query: trend('total'), sql: trendSql(tz, 'count(*)'), clickhouse: ch.trendSql(from30, to, tz, 'total'), same: sameTrend },
+    { name: `trends DAU, 30 days by day, ${tz}`, timeZone: tz, query: trend('dau'), sql: trendSql(tz, 'count(DISTINCT coalesce(p.person_id, e.person_id))', pdi), clickhouse: ch.trendSql(from30, to, tz, 'dau'), same: sameTrend },
   ];
   return [
     {
@@ -152,6 +142,7 @@ function measured(end: number): Measured[] {
       timeZone: 'UTC',
       query: { kind: 'HogQLQuery', query: 'select event, count() from events group by event order by count() desc' },
       sql: `SELECT event, count(*) AS c FROM events WHERE project_id = 1 GROUP BY event ORDER BY c DESC`,
+      clickhouse: ch.countByEventSql(),
       same: (results: [string, number][], rows) => results.every(([event, n]) => rows.some((r) => r.event === event && Number(r.c) === n)),
     },
     ...hogqlByDay('UTC'),
@@ -163,6 +154,7 @@ function measured(end: number): Measured[] {
       timeZone: 'UTC',
       query: { kind: 'FunnelsQuery', series: [ev('$pageview'), ev('signed_up'), ev('purchase')], dateRange, funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' } },
       sql: funnelSql(['$pageview', 'signed_up', 'purchase'], from30, day(end + DAY_MS), 14),
+      clickhouse: ch.funnelSql(['$pageview', 'signed_up', 'purchase'], from30, day(end + DAY_MS), 14),
       same: (results: { count: number }[], rows) => results.map((s) => s.count).join() === [rows[0].c0, rows[0].c1, rows[0].c2].map(Number).join(),
     },
     {
@@ -174,6 +166,7 @@ function measured(end: number): Measured[] {
         retentionFilter: { period: 'Week', totalIntervals: 8, retentionType: 'retention_recurring', targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' } },
       },
       sql: retentionSql('$pageview', '$pageview', day(weekStart(retentionFrom)), day(weekStart(end) + 7 * DAY_MS)),
+      clickhouse: ch.retentionSql('$pageview', '$pageview', day(weekStart(retentionFrom)), day(weekStart(end) + 7 * DAY_MS)),
       same: (results: { date: string; values: { count: number }[] }[], rows) =>
         results.every((cohort) => {
           const p = cohort.date.slice(0, 10);
@@ -198,13 +191,48 @@ async function time(rounds: number, run: () => Promise<void>): Promise<{ p50: nu
 
 const ms = (n: number) => `${n < 10 ? n.toFixed(1) : fmt(n)} ms`;
 
-export async function benchInsights(): Promise<string> {
-  const data = await makeDataSet();
+/** Where the hand-written SQL runs: a copy of the server's data, in this process. */
+interface Hand {
+  /** The table's column title and the line that says how it ran. */
+  title: string;
+  settings: string;
+  sqlOf(m: Measured): string | undefined;
+  rows(sql: string): Promise<Rows>;
+  close(): void;
+}
+
+async function duckHand(): Promise<Hand> {
   // The hand-written SQL runs with the server's own DuckDB settings, on the copy made with the data.
   const duck = serverDuckSettings();
   const instance = await DuckDBInstance.create(path.join(DIR, 'direct.duckdb'), { threads: String(duck.threads), memory_limit: duck.memoryLimit });
   const db = await instance.connect();
-  const server = await startBenchServer({ dataDir: DIR, ...KEYS });
+  return {
+    title: 'hand-written DuckDB SQL',
+    settings: `this process, DuckDB with the server's settings (${duck.threads} thread(s), memory limit ${duck.memoryLimit})`,
+    sqlOf: (m) => m.sql,
+    rows: async (sql) => (await db.runAndReadAll(sql)).getRowObjectsJson() as Rows,
+    close: () => (db.closeSync(), instance.closeSync()),
+  };
+}
+
+function chdbHand(): Hand {
+  const session = openChdbHand();
+  return {
+    title: 'hand-written ClickHouse SQL',
+    settings: "this process, chdb 26.7 with its default settings (as the server's), on a copy of the server's chdb folder",
+    sqlOf: (m) => m.clickhouse,
+    rows: (sql) => session.rows(sql),
+    close: () => session.close(),
+  };
+}
+
+export async function benchInsights(): Promise<string> {
+  const data = STORE === 'chdb' ? await makeChdbDataSet() : await makeDataSet();
+  const hand = STORE === 'chdb' ? chdbHand() : await duckHand();
+  const server = await startBenchServer({ dataDir: DIR, ...KEYS, ...(STORE === 'chdb' ? chdbServerOptions() : {}) }).catch((error: unknown) => {
+    hand.close();
+    throw error;
+  });
   const rows: string[] = [];
   let rssMb = 0;
   try {
@@ -224,24 +252,23 @@ export async function benchInsights(): Promise<string> {
         if (response.status !== 200) throw new Error(`${m.name}: HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
         return ((await response.json()) as { results: unknown }).results;
       };
-      const hand = async () => (await db.runAndReadAll(m.sql ?? 'SELECT 1')).getRowObjectsJson() as Rows;
-      const [a, b] = await alternating(api, hand, ROUNDS);
-      const same = m.same ? (m.same(a.result, b.result as Rows) ? 'yes' : '**no**') : '';
-      const ratio = m.sql ? `${(a.p50 / b.p50).toFixed(2)}×` : '';
-      rows.push(`| ${m.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${m.sql ? ms(b.p50) : 'not written'} | ${ratio} | ${same} |`);
+      const sql = hand.sqlOf(m);
+      const [a, b] = await alternating(api, () => hand.rows(sql ?? 'SELECT 1'), ROUNDS);
+      const same = m.same && sql ? (m.same(a.result, b.result as Rows) ? 'yes' : '**no**') : '';
+      const ratio = sql ? `${(a.p50 / b.p50).toFixed(2)}×` : '';
+      rows.push(`| ${m.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${sql ? ms(b.p50) : 'not written'} | ${ratio} | ${same} |`);
     }
     await setTimeZone(server, 'UTC');
     rssMb = Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
   } finally {
     await server.stop();
-    db.closeSync();
-    instance.closeSync();
+    hand.close();
   }
   return [
     `${data.note}; ${ROUNDS} rounds each after one warm-up, API and hand-written SQL taking turns, refresh force_blocking.`,
-    `Hand-written SQL: this process, DuckDB with the server's settings (${duck.threads} thread(s), memory limit ${duck.memoryLimit}). Load average at the end: ${os.loadavg().map((n) => n.toFixed(1)).join(' / ')}.`,
+    `Events in ${STORE === 'chdb' ? 'ClickHouse 26.7 (chdb, in the server process)' : 'DuckDB'}. Hand-written SQL: ${hand.settings}. Load average at the end: ${os.loadavg().map((n) => n.toFixed(1)).join(' / ')}.`,
     '',
-    '| query | API p50 | API p99 | hand-written DuckDB SQL p50 | ratio | same numbers |',
+    `| query | API p50 | API p99 | ${hand.title} p50 | ratio | same numbers |`,
     '|---|---|---|---|---|---|',
     ...rows,
     '',
