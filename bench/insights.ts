@@ -9,7 +9,8 @@
  * UTC project and in Europe/Paris), a 3-step funnel and an 8-week retention — each taking turns
  * with hand-written DuckDB SQL for the same numbers (on the copy, in this process, with the
  * server's DuckDB threads and memory limit), and whether both gave the same numbers. A kind not
- * registered in src/insights/kinds.ts is reported as absent.
+ * registered in src/insights/kinds.ts is reported as absent. BENCH_INSIGHTS_STORE=chdb runs it all
+ * with the events in ClickHouse 26.7 instead, beside hand-written ClickHouse SQL (insights-clickhouse.ts).
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import fs from 'node:fs';
