@@ -32,4 +32,4 @@ SUITES=(
   test/dashboards/*.test.ts
   test/cohorts/*.test.ts
 )
-SIGHTLINE_CLUSTER_TESTS=0 SIGHTLINE_TEST_EVENT_STORE=chdb node --import tsx --test --test-concurrency=1 "${SUITES[@]}"
+SIGHTLINE_CLUSTER_TESTS=0 SIGHTLINE_TEST_EVENT_STORE=chdb node --import tsx --test --test-concurrency=1 --test-force-exit "${SUITES[@]}"

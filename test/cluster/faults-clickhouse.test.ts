@@ -48,8 +48,10 @@ describe('fault: one ClickHouse server stops under capture load', { skip, concur
         SIGHTLINE_NATS_PARTITIONS: '4',
       },
     });
+    let loadToStop: CaptureLoad | null = null;
     try {
       const load = new CaptureLoad([server], 2);
+      loadToStop = load;
       await sleep(3_000);
       const stoppingAt = Date.now();
       stopped = true;
@@ -90,6 +92,7 @@ describe('fault: one ClickHouse server stops under capture load', { skip, concur
           `all stored once ${Date.now() - restartedAt} ms after the server answered again (${storedMs} ms after the load stopped)`,
       );
     } finally {
+      await loadToStop?.stop(); // stopped already, unless the test failed midway
       await server.stop();
     }
   });

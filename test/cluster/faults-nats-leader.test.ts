@@ -44,8 +44,10 @@ describe('fault: the NATS stream leader is killed under capture load', { skip, c
       env: { SIGHTLINE_POSTGRES_URL: await databaseFor(postgresUrl, newTempDir()), SIGHTLINE_NATS_URL: natsServers.join(','), SIGHTLINE_NATS_STREAM: stream, SIGHTLINE_NATS_PARTITIONS: '4' },
     });
     let killed: string | null = null;
+    let loadToStop: CaptureLoad | null = null;
     try {
       const load = new CaptureLoad([server], 3);
+      loadToStop = load;
       await sleep(3_000);
       killed = await streamLeader(natsServers, stream);
       const pid = Number(fs.readFileSync(path.join(CLUSTER_DIR, killed, 'pid'), 'utf8'));
@@ -73,6 +75,7 @@ describe('fault: the NATS stream leader is killed under capture load', { skip, c
           `answers in the ${duringMs} ms after the kill: ${JSON.stringify(statuses)}; ${load.acknowledged.length} events acknowledged, all stored once ${storedMs} ms after the load stopped`,
       );
     } finally {
+      await loadToStop?.stop(); // stopped already, unless the test failed midway
       await server.stop();
       if (killed) await clusterCommand('start', killed);
     }

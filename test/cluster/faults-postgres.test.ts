@@ -43,6 +43,7 @@ describe('fault: PostgreSQL stops under capture load', { skip, concurrency: fals
         SIGHTLINE_NATS_PARTITIONS: '4',
       },
     });
+    let loadToStop: CaptureLoad | null = null;
     try {
       await createFlag(server, everyone('fault-flag'));
       const flags = () => timedGet(`${server.url}/flags?v=2`, FLAGS_BOUND_MS, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: server.projectKey, distinct_id: 'person-1' }) });
@@ -50,6 +51,7 @@ describe('fault: PostgreSQL stops under capture load', { skip, concurrency: fals
       assert.equal((before.body as any).flags['fault-flag'].enabled, true);
 
       const load = new CaptureLoad([server], 2);
+      loadToStop = load;
       await sleep(2_000);
       const stoppedAt = Date.now();
       await postgres.stop();
@@ -94,6 +96,7 @@ describe('fault: PostgreSQL stops under capture load', { skip, concurrency: fals
       const ready2 = await timedGet(`${server.url}/_ready`, READY_BOUND_MS);
       assert.equal((ready2.body as any).checks?.postgres, 'ok');
     } finally {
+      await loadToStop?.stop(); // stopped already, unless the test failed midway
       await server.stop();
     }
   });

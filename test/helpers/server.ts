@@ -77,7 +77,10 @@ export interface StartOptions {
  * midway) loses its directory.
  */
 const tempDirs = new Set<string>();
+/** Servers still running when the file's process exits (a test that failed midway; --test-force-exit) go with it. */
+const running = new Set<ChildProcess>();
 process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
   if (process.env.SIGHTLINE_KEEP_TEMP_DIRS === '1') return;
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -178,7 +181,9 @@ async function startNode(options: StartOptions): Promise<TestServer> {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
+  running.add(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.once('exit', () => running.delete(child));
 
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -200,6 +205,12 @@ async function startNode(options: StartOptions): Promise<TestServer> {
     });
   });
 
+  // A crash is named where it happens: the test then fails with a bare 'fetch failed'.
+  let stopRequested = false;
+  child.once('exit', (code) => {
+    if (!stopRequested && code !== 0 && code !== null) console.error(`the server at ${url} exited with ${code}; its last output:\n${output.slice(-4_000)}`);
+  });
+
   const server: TestServer = {
     url,
     nodeUrls: [url],
@@ -212,10 +223,12 @@ async function startNode(options: StartOptions): Promise<TestServer> {
     output: () => output,
     ...httpClient(url, personalKey),
     async stop() {
+      stopRequested = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
     },
     async kill() {
+      stopRequested = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },

@@ -43,6 +43,14 @@ const mapRejection = (result: unknown): unknown =>
   result && typeof (result as Promise<unknown>).then === 'function' ? (result as Promise<unknown>).catch(asUnavailable) : result;
 
 class NulSafeClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection lost while checked out of the pool (a transaction when PostgreSQL stops) also
+    // emits 'error', and the pool listens only to idle ones: unheard, it would end the process.
+    // Its queries reject with the error, and the pool drops the client when it is released.
+    this.on('error', () => {});
+  }
+
   override query(...args: any[]): any {
     if (Array.isArray(args[1])) args[1] = args[1].map(withoutNul);
     else if (args[0] && typeof args[0] === 'object' && Array.isArray(args[0].values)) args[0] = { ...args[0], values: args[0].values.map(withoutNul) };

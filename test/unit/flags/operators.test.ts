@@ -13,7 +13,12 @@ const NOW = new Date('2024-06-15T12:00:00Z');
  * posthog-node's local evaluator (listed in docs/flags.md).
  */
 const SDK = 'differs from posthog-node';
-type Row = [operator: string | undefined, value: unknown, properties: Record<string, unknown>, expected: boolean, note?: typeof SDK];
+/**
+ * `BACKTRACKING` marks patterns that take a backtracking engine (V8's, which posthog-node uses)
+ * exponential time: the SDK is not asked about them, it would run for minutes.
+ */
+const BACKTRACKING = 'exponential for a backtracking engine';
+type Row = [operator: string | undefined, value: unknown, properties: Record<string, unknown>, expected: boolean, note?: typeof SDK | typeof BACKTRACKING];
 
 // Every row filters on the key `k`; `{}` is the absent-property case.
 const TABLE: Row[] = [
@@ -207,7 +212,7 @@ const TABLE: Row[] = [
   ['regex', '.+', { k: null }, true],
   ['not_regex', '.+', { k: null }, false],
   // RE2 patterns, in bounded time
-  ['regex', '^(a+)+$', { k: 'a'.repeat(30) + '!' }, false],
+  ['regex', '^(a+)+$', { k: 'a'.repeat(30) + '!' }, false, BACKTRACKING],
   ['regex', '^(a+)+$', { k: 'a'.repeat(30) }, true],
   ['regex', '^(a+)+\\1$', { k: 'aa' }, false],
 ];
@@ -271,7 +276,7 @@ describe('matchProperty', () => {
     let compared = 0;
     for (const [operator, value, properties, expected, note] of TABLE) {
       // Dates are skipped: the SDK reads numbers as milliseconds and relative dates from the clock.
-      if (properties.k === undefined || (operator ?? '').startsWith('is_date')) continue;
+      if (properties.k === undefined || (operator ?? '').startsWith('is_date') || note === BACKTRACKING) continue;
       let sdk: boolean;
       try {
         sdk = matchFeatureFlagProperty({ key: 'k', value: value as never, operator }, properties);
