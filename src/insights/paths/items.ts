@@ -39,7 +39,8 @@ export function parsePathItemRules(raw: Obj): PathItemRules {
   const pathGroupings = list(raw.pathGroupings, 'pathsFilter.pathGroupings').map((pattern, i) => {
     const attr = `pathsFilter.pathGroupings.${i}`;
     if (typeof pattern !== 'string' || pattern === '' || pattern.length > MAX_TEXT) throw validationError(`${attr} must be a non-empty pattern such as "/product/*".`, attr);
-    const regex = pattern.split('*').map(escapeRe2).join('.*');
+    // `(?s)`: `*` spans line breaks too, in every engine.
+    const regex = `(?s)${pattern.split('*').map(escapeRe2).join('.*')}`;
     const problem = re2SyntaxError(regex);
     if (problem) throw validationError(`${attr} cannot be matched: ${problem}.`, attr);
     return { pattern, regex };
