@@ -116,16 +116,16 @@ function escapeRe2(text: string): string {
 const str = (s: string) => ir.constant(s, 'String');
 
 /**
- * The item of an event of `e`: pageviews' URL without a trailing slash and screens' name (when
- * those types are listed or none is), else the HogQL expression (with `hogql` listed) or the
- * event name; then cleaned and grouped. A null item is ''.
+ * The item of an event of `e`: pageviews' URL without a trailing slash and screens' name, else
+ * the HogQL expression (given one) or the event name — each when its type is listed or none is,
+ * as in PostHog; then cleaned (groupings are a level up: groupedItem). A null item is ''.
  */
 export function pathItem(rules: PathItemRules, scope: EventsScope): Expr {
   const types = rules.includeEventTypes;
   const event = ir.column('e', 'events', 'event', 'String');
   const property = (key: string) => scope.filterSources().event(key).text;
   const listed = (type: PathEventType) => types.length === 0 || types.includes(type);
-  const hogql = types.includes('hogql') && rules.pathsHogQLExpression !== null ? hogqlValueText(scope, rules.pathsHogQLExpression, 'pathsFilter.pathsHogQLExpression') : null;
+  const hogql = listed('hogql') && rules.pathsHogQLExpression !== null ? hogqlValueText(scope, rules.pathsHogQLExpression, 'pathsFilter.pathsHogQLExpression') : null;
   const branches: Array<[Expr, Expr]> = [];
   if (listed('$pageview')) branches.push([ir.op('=', [event, str('$pageview')]), ir.call('__trimTrailingSlash', [ir.call('coalesce', [property('$current_url'), str('')], 'String')], 'String')]);
   if (listed('$screen')) branches.push([ir.op('=', [event, str('$screen')]), ir.call('coalesce', [property('$screen_name'), str('')], 'String')]);
