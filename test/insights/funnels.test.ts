@@ -269,6 +269,37 @@ describe('FunnelsQuery', () => {
     assert.ok(ttc.resolved_date_range.date_from.startsWith('2025-03-02T00:00:00'));
   });
 
+  test('funnelAggregateByHogQL: the actor is the expression\'s value (sessions here); unset or empty values count for none', async () => {
+    const n = names();
+    const sid = (s: string) => ({ $session_id: s });
+    await send([
+      // One person, two sessions: A in s1, B in s2 — converted as a person, not as a session.
+      { event: n('A'), distinct_id: n('u1'), at: t0, properties: sid(n('s1')) },
+      { event: n('B'), distinct_id: n('u1'), at: t0 + HOUR, properties: sid(n('s2')) },
+      // Two persons in one session: the session converts once.
+      { event: n('A'), distinct_id: n('u2'), at: t0, properties: sid(n('s3')) },
+      { event: n('B'), distinct_id: n('u3'), at: t0 + HOUR, properties: sid(n('s3')) },
+      // No session, or an empty one: no actor.
+      { event: n('A'), distinct_id: n('u4'), at: t0 },
+      { event: n('A'), distinct_id: n('u5'), at: t0, properties: sid('') },
+    ]);
+    const q = { series: series(n('A'), n('B')), dateRange: range(t0 - HOUR, t0 + DAY) };
+    assert.deepEqual(counts(await expectOk(await query(q))), [4, 1]);
+    const bySession = { ...q, funnelsFilter: { funnelAggregateByHogQL: 'properties.$session_id' } };
+    assert.deepEqual(counts(await expectOk(await query(bySession))), [2, 1]);
+    // "person_id" is the default; a group type wins over the expression, as in PostHog.
+    assert.deepEqual(counts(await expectOk(await query({ ...q, funnelsFilter: { funnelAggregateByHogQL: 'person_id' } }))), [4, 1]);
+    assert.deepEqual(counts(await expectOk(await query({ ...bySession, aggregation_group_type_index: 0 }))), [0, 0]);
+    // Trends: of the two sessions that entered on t0's day, one converted.
+    const trends = await expectOk(await query({ ...bySession, funnelsFilter: { ...bySession.funnelsFilter, funnelVizType: 'trends' } }));
+    assert.deepEqual(trends.results[0].data.filter((x: number) => x !== 0), [50]);
+    await expectError(await query({ ...q, funnelsFilter: { funnelAggregateByHogQL: 'properties.$session_id +' } }), 400, 'invalid_input', 'funnelsFilter.funnelAggregateByHogQL');
+    await expectError(await query({ ...q, funnelsFilter: { funnelAggregateByHogQL: 'count()' } }), 400, 'invalid_input', 'funnelsFilter.funnelAggregateByHogQL');
+    await expectError(await query({ ...q, funnelsFilter: { funnelAggregateByHogQL: ['person_id'] } }), 400, 'invalid_input', 'funnelsFilter.funnelAggregateByHogQL');
+    const actors = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...bySession }, funnelStep: 1 } } } });
+    await expectError(actors, 400, 'invalid_choice', 'source.source.funnelsFilter.funnelAggregateByHogQL');
+  });
+
   test('bad input is a 400 naming the field', async () => {
     const two = series('a', 'b');
     await expectError(await query({ series: series('a') }), 400, 'invalid_input', 'series');
@@ -297,6 +328,8 @@ describe('FunnelsQuery', () => {
         // Half hours around the DST change: ties and exact window edges are common.
         slot: fc.integer({ min: -100, max: 100 }),
         prop: fc.constantFrom('x', 'y', 'z', 'w', null, ''),
+        // A session id for funnelAggregateByHogQL (null: none).
+        session: fc.constantFrom('s1', 's2', 's3', null),
       }),
       { maxLength: 40 },
     ),
@@ -306,9 +339,10 @@ describe('FunnelsQuery', () => {
     exclusion: fc.option(fc.record({ fromStep: fc.integer({ min: 0, max: 1 }), span: fc.integer({ min: 1, max: 2 }) }), { nil: null }),
     breakdown: fc.constantFrom(null, 'event', 'hogql'),
     optionalStep: fc.constantFrom(null, null, 1, 2),
+    bySession: fc.boolean(),
   });
 
-  test('property: steps, trends and time to convert equal the reference (persons merged, DST, window edges, exclusions, breakdowns, optional steps)', async () => {
+  test('property: steps, trends and time to convert equal the reference (persons merged, DST, window edges, exclusions, breakdowns, optional steps, aggregation by HogQL)', async () => {
     await fc.assert(
       fc.asyncProperty(arbCase, reportingFailures(checkCase)),
       { numRuns: Number(process.env.FUNNEL_RUNS ?? 25), endOnFailure: true },
@@ -332,7 +366,9 @@ describe('FunnelsQuery', () => {
     const optional = c.order === 'ordered' && c.optionalStep !== null && c.optionalStep < n && exclusion?.fromStep !== c.optionalStep && exclusion?.toStep !== c.optionalStep ? c.optionalStep : null;
     const base = DST_MOMENTS[c.zone];
     const persons = generatedPersons(r, c.persons, c.merged);
-    const sent = c.events.map((e) => eventAt(name(e.step), persons.distinct(e.who), base + e.slot * 1_800_000, e.prop === null ? {} : { prop: e.prop }));
+    const sent = c.events.map((e) =>
+      eventAt(name(e.step), persons.distinct(e.who), base + e.slot * 1_800_000, { ...(e.prop === null ? {} : { prop: e.prop }), ...(e.session === null ? {} : { $session_id: r + e.session }) }),
+    );
     await setTimeZone(server, c.zone);
     await sendEvents(server, sent);
     const merges = persons.identifies(base - 20 * DAY);
@@ -341,7 +377,9 @@ describe('FunnelsQuery', () => {
     const localDay = (offsetDays: number) => wallDate(startOf('day', toWall(base, c.zone)) + offsetDays * DAY_MS);
     const dateRange = { date_from: localDay(-1), date_to: localDay(1) };
     const range = resolveDateRange(dateRange, { interval: 'day', timeZone: c.zone, weekStartDay: 0, now: new Date(base) });
-    const events = asReferenceEvents([...sent, ...merges], persons.personOf);
+    const byPerson = asReferenceEvents([...sent, ...merges], persons.personOf);
+    // Aggregated by the session id, the session is the reference's actor; events without one drop out.
+    const events = c.bySession ? byPerson.flatMap((e) => (typeof e.properties.$session_id === 'string' ? [{ ...e, person: e.properties.$session_id }] : [])) : byPerson;
     const f: RefFunnel = {
       steps: shapeSteps.map((event, k) => ({ event, optional: k === optional })),
       order: c.order,
@@ -358,6 +396,7 @@ describe('FunnelsQuery', () => {
         funnelWindowInterval: c.windowHours,
         funnelWindowIntervalUnit: 'hour',
         exclusions: exclusion ? [{ kind: 'EventsNode', event: name(3), funnelFromStep: exclusion.fromStep, funnelToStep: exclusion.toStep }] : [],
+        ...(c.bySession && { funnelAggregateByHogQL: 'properties.$session_id' }),
       },
       ...(c.breakdown && { breakdownFilter: { breakdown_type: c.breakdown, breakdown: c.breakdown === 'hogql' ? HOGQL_BREAKDOWN : 'prop', breakdown_limit: 2 } }),
     };

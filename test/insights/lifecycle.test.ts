@@ -46,6 +46,42 @@ describe('LifecycleQuery and StickinessQuery', () => {
     assert.deepEqual(body.results[0].days, ['2025-03-01', '2025-03-02', '2025-03-03', '2025-03-04', '2025-03-05']);
   });
 
+  test('lifecycle of groups: a group is new at its key\'s first event (any event); its actors are groups', async () => {
+    await setTimeZone('UTC');
+    const p = fresh();
+    const at = (event: string, who: string, iso: string, group: string | null): RefEvent => ({ ...ev(event, who, iso), properties: group ? { $groups: { company: group } } : {} });
+    await send([
+      // acme is born on day 1 by another event, so its series events on days 2 and 3 are not new.
+      at(`${p}-other`, `${p}-a`, '2025-03-01T09:00:00Z', `${p}-acme`),
+      at(p, `${p}-a`, '2025-03-02T10:00:00Z', `${p}-acme`),
+      at(p, `${p}-b`, '2025-03-03T10:00:00Z', `${p}-acme`),
+      // globex: new on day 2, dormant on day 3, resurrecting on day 4; an event without a group counts for no group.
+      at(p, `${p}-c`, '2025-03-02T11:00:00Z', `${p}-globex`),
+      at(p, `${p}-c`, '2025-03-04T11:00:00Z', `${p}-globex`),
+      at(p, `${p}-c`, '2025-03-03T11:00:00Z', null),
+    ]);
+    const lifecycle = { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: p }], dateRange: { date_from: '2025-03-01', date_to: '2025-03-05' }, aggregation_group_type_index: 0 };
+    const body = await expectOk(await query('LifecycleQuery', lifecycle));
+    assert.deepEqual(
+      body.results.map((r: any) => [r.status, r.data]),
+      [
+        ['new', [0, 1, 0, 0, 0]],
+        ['returning', [0, 0, 1, 0, 0]],
+        ['resurrecting', [0, 1, 0, 1, 0]],
+        ['dormant', [0, 0, -1, -1, -1]],
+      ],
+    );
+    const listed = async (status: string, day: string) => {
+      const actors = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'ActorsQuery', select: ['key'], source: { kind: 'InsightActorsQuery', source: lifecycle, status, day } } } }));
+      return actors.results.map((r: any[]) => r[0]).sort();
+    };
+    assert.deepEqual(await listed('new', '2025-03-02'), [`${p}-globex`]);
+    assert.deepEqual(await listed('resurrecting', '2025-03-02'), [`${p}-acme`]);
+    assert.deepEqual(await listed('dormant', '2025-03-05'), [`${p}-globex`]);
+    assert.deepEqual(await listed('dormant', '2025-03-04'), [`${p}-acme`]);
+    assert.deepEqual(await listed('returning', '2025-03-03'), [`${p}-acme`]);
+  });
+
   test('stickiness: actors per number of active days, cumulative, criteria, compare', async () => {
     await setTimeZone('UTC');
     const p = fresh();
@@ -76,7 +112,8 @@ describe('LifecycleQuery and StickinessQuery', () => {
     await expectError(await query('LifecycleQuery', { series: [{ kind: 'ActionsNode', id: 3 }] }), 400, 'invalid_choice', 'series.0.id');
     await expectError(await query('StickinessQuery', { series: [{ kind: 'EventsNode' }], stickinessFilter: { stickinessCriteria: { operator: 'about' } } }), 400, 'invalid_choice', 'stickinessFilter.stickinessCriteria.operator');
     await expectError(await query('StickinessQuery', { series: [{ kind: 'EventsNode' }], interval: 'year' }), 400, 'invalid_choice', 'interval');
-    await expectError(await query('LifecycleQuery', { series: [{ kind: 'EventsNode' }], aggregation_group_type_index: 0 }), 400, 'invalid_choice', 'aggregation_group_type_index');
+    await expectError(await query('LifecycleQuery', { series: [{ kind: 'EventsNode' }], aggregation_group_type_index: 7 }), 400, 'invalid_input', 'aggregation_group_type_index');
+    await expectError(await query('LifecycleQuery', { series: [{ kind: 'EventsNode' }], aggregation_group_type_index: 'company' }), 400, 'invalid_input', 'aggregation_group_type_index');
   });
 
   test('match the reference implementations (fast-check, DST, merges)', { timeout: 600_000 }, async () => {
@@ -86,13 +123,22 @@ describe('LifecycleQuery and StickinessQuery', () => {
           zone: fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York'),
           interval: fc.constantFrom('day' as const, 'week' as const, 'hour' as const),
           min: fc.integer({ min: 1, max: 2 }),
-          events: fc.array(fc.record({ who: fc.integer({ min: 0, max: 4 }), minutes: fc.integer({ min: -10 * 24 * 60, max: 10 * 24 * 60 }) }), { minLength: 1, maxLength: 30 }),
+          events: fc.array(
+            fc.record({ who: fc.integer({ min: 0, max: 4 }), minutes: fc.integer({ min: -10 * 24 * 60, max: 10 * 24 * 60 }), group: fc.option(fc.integer({ min: 0, max: 2 })), other: fc.boolean() }),
+            { minLength: 1, maxLength: 30 },
+          ),
           merge: fc.boolean(),
         }),
         async (c) => {
           const p = fresh();
           const center = Date.parse('2025-03-30T01:00:00Z');
-          const events: RefEvent[] = c.events.map((e) => ({ event: p, distinct_id: `${p}-d${e.who}`, ts: center + e.minutes * 60_000, properties: {} }));
+          // Some events of another name: they make persons and groups exist (born) without being active.
+          const events: RefEvent[] = c.events.map((e) => ({
+            event: e.other ? `${p}-other` : p,
+            distinct_id: `${p}-d${e.who}`,
+            ts: center + e.minutes * 60_000,
+            properties: e.group === null ? {} : { $groups: { company: `${p}-g${e.group}` } },
+          }));
           if (c.merge) events.push({ event: '$identify', distinct_id: `${p}-d0`, ts: center - 30 * 86_400_000, properties: { $anon_distinct_id: `${p}-d4` } });
           await setTimeZone(c.zone);
           await send(events);
@@ -107,6 +153,13 @@ describe('LifecycleQuery and StickinessQuery', () => {
           const lifecycle = await expectOk(await query('LifecycleQuery', { series, interval: c.interval, dateRange }));
           const expected = referenceLifecycle(events, { event: p, interval: c.interval, dateRange, timeZone: c.zone, now: new Date(), createdAt: (person) => first.get(person)! });
           assert.deepEqual(Object.fromEntries(lifecycle.results.map((r: any) => [r.status, r.data])), expected);
+          // By groups (company is group type 0: the first this server saw): born at the key's first event.
+          const groupOf = (e: RefEvent) => ((e.properties.$groups as Record<string, string> | undefined)?.company ?? null);
+          const born = new Map<string, number>();
+          for (const e of events) if (groupOf(e) !== null) born.set(groupOf(e)!, Math.min(born.get(groupOf(e)!) ?? Infinity, e.ts));
+          const byGroups = await expectOk(await query('LifecycleQuery', { series, interval: c.interval, dateRange, aggregation_group_type_index: 0 }));
+          const expectedGroups = referenceLifecycle(events, { event: p, interval: c.interval, dateRange, timeZone: c.zone, now: new Date(), createdAt: (g) => born.get(g)!, actor: groupOf });
+          assert.deepEqual(Object.fromEntries(byGroups.results.map((r: any) => [r.status, r.data])), expectedGroups);
         },
       ),
       { numRuns: Number(process.env.SIGHTLINE_FC_RUNS ?? 15) },

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { TestServer } from '../helpers/server.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { asReferenceEvents, eventAt, queryOf, sendEvents, startInsightsServer } from '../helpers/insights.js';
-import { referencePaths } from '../unit/insights/reference/paths.js';
+import { referenceItem, referencePaths, type RefPaths } from '../unit/insights/reference/paths.js';
 
 const MINUTE = 60_000;
 
@@ -56,10 +56,50 @@ describe('PathsQuery', () => {
     );
   });
 
+  test('cleaning rules rewrite items in order, groupings merge them, a HogQL expression makes them; actors follow', async () => {
+    const u = `g${run++}_`;
+    const h = `https://x.test/${u}`;
+    await send([
+      pageview(`${h}/home`, `${u}a`, t0),
+      pageview(`${h}/product/12`, `${u}a`, t0 + MINUTE),
+      pageview(`${h}/product/34`, `${u}a`, t0 + 2 * MINUTE),
+      pageview(`${h}/cart`, `${u}a`, t0 + 3 * MINUTE),
+      pageview(`${h}/home`, `${u}b`, t0),
+      pageview(`${h}/product/56`, `${u}b`, t0 + 2 * MINUTE),
+    ]);
+    const dateRange = range(t0 - MINUTE, t0 + 60 * MINUTE);
+    const edges = async (pathsFilter: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      (await expectOk(await query({ dateRange, pathsFilter: { includeEventTypes: ['$pageview'], ...pathsFilter }, ...extra }))).results.map((e: any) => `${e.source} ${e.target} ${e.value}`).filter((e: string) => e.includes(u));
+    // Two product pages in a row become one node, so a's path is home → product → cart.
+    const grouped = [`1_${h}/home 2_${h}/product/* 2`, `2_${h}/product/* 3_${h}/cart 1`];
+    assert.deepEqual(await edges({ pathGroupings: [`${h}/product/*`] }), grouped);
+    // Rules apply in order: the second sees the first's output; \1 is the first group.
+    const cleaned = await edges({ localPathCleaningFilters: [{ regex: '/product/(\\d)\\d$', alias: '/item/\\1x' }, { regex: '/item/(1|3)x', alias: '/item/odd' }] });
+    assert.deepEqual(cleaned, [`1_${h}/home 2_${h}/item/5x 1`, `1_${h}/home 2_${h}/item/odd 1`, `2_${h}/item/odd 3_${h}/cart 1`]);
+    // The item from HogQL (every event with only "hogql" listed): here the URL's last segment.
+    const own = { properties: [{ key: '$current_url', value: h, operator: 'icontains', type: 'event' }] };
+    const hogql = await edges({ includeEventTypes: ['hogql'], pathsHogQLExpression: `concat('${u}', replaceRegexpAll(properties.$current_url, '^.*/', ''))` }, own);
+    assert.deepEqual(hogql, [`1_${u}home 2_${u}12 1`, `1_${u}home 2_${u}56 1`, `2_${u}12 3_${u}34 1`, `3_${u}34 4_${u}cart 1`]);
+    // The persons behind a grouped node.
+    const actors = await expectOk(
+      await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', source: { kind: 'PathsQuery', dateRange, pathsFilter: { includeEventTypes: ['$pageview'], pathGroupings: [`${h}/product/*`] } }, pathStartKey: `2_${h}/product/*` } } } }),
+    );
+    assert.deepEqual(actors.results.map((r: any[]) => r[0].distinct_ids[0]).sort(), [`${u}a`, `${u}b`]);
+  });
+
   test('bad input is a 400 naming the field', async () => {
+    await expectError(await query({ pathsFilter: { localPathCleaningFilters: [{ regex: '(a', alias: 'b' }] } }), 400, 'invalid_input', 'pathsFilter.localPathCleaningFilters.0.regex');
+    await expectError(await query({ pathsFilter: { localPathCleaningFilters: [{ alias: 'b' }] } }), 400, 'required', 'pathsFilter.localPathCleaningFilters.0.regex');
+    await expectError(await query({ pathsFilter: { localPathCleaningFilters: [{ regex: 'a(b)', alias: '\\2' }] } }), 400, 'invalid_input', 'pathsFilter.localPathCleaningFilters.0.alias');
+    await expectError(await query({ pathsFilter: { localPathCleaningFilters: [{ regex: '(a+)+$', alias: 'x' }, { regex: 'a{2000}', alias: '' }] } }), 400, 'invalid_input', 'pathsFilter.localPathCleaningFilters.1.regex');
+    await expectError(await query({ pathsFilter: { localPathCleaningFilters: 'a' } }), 400, 'invalid_input', 'pathsFilter.localPathCleaningFilters');
+    await expectError(await query({ pathsFilter: { pathGroupings: ['/a/*', 7] } }), 400, 'invalid_input', 'pathsFilter.pathGroupings.1');
+    await expectError(await query({ pathsFilter: { pathGroupings: [''] } }), 400, 'invalid_input', 'pathsFilter.pathGroupings.0');
+    await expectError(await query({ pathsFilter: { includeEventTypes: ['hogql'], pathsHogQLExpression: 'event +' } }), 400, 'invalid_input', 'pathsFilter.pathsHogQLExpression');
+    await expectError(await query({ pathsFilter: { includeEventTypes: ['hogql'], pathsHogQLExpression: 'count()' } }), 400, 'invalid_input', 'pathsFilter.pathsHogQLExpression');
+    await expectError(await query({ pathsFilter: { includeEventTypes: ['hogql'], pathsHogQLExpression: 42 } }), 400, 'invalid_input', 'pathsFilter.pathsHogQLExpression');
     await expectError(await query({ pathsFilter: { includeEventTypes: ['$sound'] } }), 400, 'invalid_choice', 'pathsFilter.includeEventTypes.0');
     await expectError(await query({ pathsFilter: { stepLimit: 1 } }), 400, 'invalid_input', 'pathsFilter.stepLimit');
-    await expectError(await query({ pathsFilter: { pathGroupings: ['/blog/*'] } }), 400, 'invalid_choice', 'pathsFilter.pathGroupings');
     await expectError(await query({ pathsFilter: {}, dateRange: { date_from: 'never' } }), 400, 'invalid_date', 'dateRange.date_from');
   });
 
@@ -72,22 +112,45 @@ describe('PathsQuery', () => {
     exclude: fc.option(fc.integer({ min: 0, max: 4 }), { nil: null }),
     // Dense: every event within half an hour, so sessions run longer than the step limit.
     dense: fc.boolean(),
+    // Items from HogQL, cleaned by some rules (in some order), grouped by some patterns.
+    hogql: fc.boolean(),
+    cleaning: fc.shuffledSubarray([0, 1, 2]),
+    groupings: fc.shuffledSubarray([0, 1, 2]),
   });
 
-  test('property: edges equal the reference (sessions, repeats, start and end points, step limit, excluded items)', async () => {
+  test('property: edges equal the reference (sessions, repeats, start and end points, step limit, excluded items, cleaning, groupings, HogQL items)', async () => {
     await fc.assert(
       fc.asyncProperty(arbCase, async (c) => {
         const u = `p${run++}_`;
         const page = (i: number) => (i === 4 ? `${u}custom` : `https://x.test/${u}/${['', 'a/', 'b', 'c/'][i]}`);
         const sent = c.events.map((e) => pageview(page(e.page), `${u}${e.who % c.persons}`, t0 + (c.dense ? e.minute % 30 : e.minute) * MINUTE, e.page === 4 ? `${u}custom` : '$pageview'));
         await send(sent);
-        const item = (i: number) => (i === 4 ? `${u}custom` : page(i).replace(/(.)\/$/, '$1'));
+        // Every rule and pattern names this run's pages, so edges of other runs stay apart.
+        const rules = [
+          { regex: '/(a|c)$', alias: '/\\1\\1' },
+          { regex: `${u}/b$`, alias: `${u}/a` },
+          { regex: `${u}cus(t)om`, alias: `${u}\\1-event` },
+        ];
+        const patterns = [`${u}/a`, `${u}/*c`, `${u}*event`];
+        const items: Pick<RefPaths, 'hogql' | 'cleaning' | 'groupings'> = {
+          hogql: c.hogql ? (e) => String(e.properties.$current_url ?? e.event) : undefined,
+          cleaning: c.cleaning.map((i) => rules[i]),
+          groupings: c.groupings.map((i) => patterns[i]),
+        };
+        const item = (i: number) => referenceItem(items, asReferenceEvents([pageview(page(i), 'x', t0, i === 4 ? `${u}custom` : '$pageview')], (id) => id)[0]);
         const exclude = c.exclude === null ? [] : [item(c.exclude)];
-        const spec = { startPoint: c.startPoint === null ? null : item(c.startPoint), endPoint: c.endPoint === null ? null : item(c.endPoint), stepLimit: c.stepLimit, exclude, from: t0 - MINUTE, to: t0 + 300 * MINUTE };
-        // Edges of this run are told apart by its own page names.
-        const body = await expectOk(
-          await query({ dateRange: range(spec.from, spec.to), pathsFilter: { startPoint: spec.startPoint, endPoint: spec.endPoint, stepLimit: spec.stepLimit, excludeEvents: exclude, edgeLimit: 1000 } }),
-        );
+        const spec = { ...items, startPoint: c.startPoint === null ? null : item(c.startPoint), endPoint: c.endPoint === null ? null : item(c.endPoint), stepLimit: c.stepLimit, exclude, from: t0 - MINUTE, to: t0 + 300 * MINUTE };
+        const pathsFilter = {
+          startPoint: spec.startPoint,
+          endPoint: spec.endPoint,
+          stepLimit: spec.stepLimit,
+          excludeEvents: exclude,
+          edgeLimit: 1000,
+          localPathCleaningFilters: items.cleaning,
+          pathGroupings: items.groupings,
+          ...(c.hogql ? { includeEventTypes: ['hogql'], pathsHogQLExpression: 'coalesce(properties.$current_url, event)' } : {}),
+        };
+        const body = await expectOk(await query({ dateRange: range(spec.from, spec.to), pathsFilter }));
         const events = asReferenceEvents(sent, (id) => id);
         const expected = referencePaths(spec, events);
         const mine = (body.results as any[]).filter((edge) => edge.source.includes(u));

@@ -16,6 +16,8 @@ import { bestAttempts } from './attempts.js';
 import { type FunnelsNode, OTHER_BREAKDOWN, previousRequired } from './parse.js';
 
 export function funnelActors(node: FunnelsNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
+  // The actors are then values of an expression (sessions, say), neither persons nor groups.
+  if (node.aggregateByHogQL !== null) throw validationError('Listing the actors of a funnel aggregated by a HogQL expression is not supported.', 'source.source.funnelsFilter.funnelAggregateByHogQL', 'invalid_choice');
   if (point.funnelTrendsEntrancePeriodStart) return trendsViewActors(node, point, ctx);
   const step = reachedStep(point.funnelStep, node.steps.length);
   if (node.breakdown?.cohorts && point.breakdown !== null && point.breakdown !== undefined) {

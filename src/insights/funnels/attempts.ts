@@ -124,7 +124,9 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
 
   const timestamp = ir.column('e', 'events', 'timestamp', 'DateTime');
   const groupColumn = node.groupTypeIndex === null ? null : ir.column('e', 'events', `$group_${node.groupTypeIndex}`, 'String');
-  const actor = groupColumn ?? scope.field(['person_id'], 0);
+  // Actors other than persons (a group key, an expression's value) must be set and non-empty.
+  const keyColumn = groupColumn ?? (node.aggregateByHogQL === null ? null : hogqlValueText(scope, node.aggregateByHogQL, 'funnelsFilter.funnelAggregateByHogQL'));
+  const actor = keyColumn ?? scope.field(['person_id'], 0);
   const steps = node.steps.map((step, i) => matches(step, `series.${i}`));
   const exclusions = node.exclusions.map((x, i) => matches(x, `funnelsFilter.exclusions.${i}`));
 
@@ -156,8 +158,8 @@ function eventRows(node: FunnelsNode, range: ResolvedDateRange, ctx: InsightCont
     ir.op('<', [timestamp, instantConstant(range.to)]),
     filters(node.properties, 'properties'),
     node.filterTestAccounts ? filters(ctx.project.testAccountFilters, 'filterTestAccounts') : null,
-    groupColumn ? ir.op('!=', [groupColumn, ir.constant('', 'String')]) : null,
-    groupColumn ? isSet(groupColumn) : null,
+    keyColumn ? ir.op('!=', [keyColumn, ir.constant('', 'String')]) : null,
+    keyColumn ? isSet(keyColumn) : null,
     node.order === 'strict' ? null : or(...steps, ...exclusions),
   ]);
   // The joins are known only now: filters and breakdowns on person properties record them.

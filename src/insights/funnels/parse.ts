@@ -53,6 +53,8 @@ export interface FunnelsNode {
   filterTestAccounts: boolean;
   /** `$group_N` instead of the person. */
   groupTypeIndex: number | null;
+  /** funnelsFilter.funnelAggregateByHogQL: the actor is this expression's value (as text) instead of the person. */
+  aggregateByHogQL: string | null;
   breakdown: FunnelBreakdown | null;
   order: FunnelOrder;
   viz: FunnelViz;
@@ -154,8 +156,9 @@ export function parseFunnelsQuery(node: Obj): FunnelsNode {
   const fromStep = integerField(filter.funnelFromStep, 0, 0, last - 1, 'funnelsFilter.funnelFromStep')!;
   const toStep = integerField(filter.funnelToStep, last, 1, last, 'funnelsFilter.funnelToStep')!;
   if (fromStep >= toStep) throw validationError('funnelToStep must be after funnelFromStep.', 'funnelsFilter.funnelToStep');
-  if (filter.funnelAggregateByHogQL !== undefined && filter.funnelAggregateByHogQL !== null && filter.funnelAggregateByHogQL !== 'person_id') {
-    throw validationError('Aggregating funnels by a HogQL expression is not supported yet.', 'funnelsFilter.funnelAggregateByHogQL', 'invalid_choice');
+  const aggregateBy = filter.funnelAggregateByHogQL;
+  if (aggregateBy !== undefined && aggregateBy !== null && (typeof aggregateBy !== 'string' || aggregateBy.length > 2000)) {
+    throw validationError('funnelsFilter.funnelAggregateByHogQL must be a HogQL expression, such as "properties.$session_id".', 'funnelsFilter.funnelAggregateByHogQL');
   }
   const attribution = filter.breakdownAttributionType ?? 'first_touch';
   if (attribution !== 'first_touch') {
@@ -166,6 +169,7 @@ export function parseFunnelsQuery(node: Obj): FunnelsNode {
     throw validationError(`funnelsFilter.exclusions must be a list of at most ${MAX_EXCLUSIONS} EventsNodes.`, 'funnelsFilter.exclusions');
   }
   checkOptionalSteps(steps, order, viz);
+  const groupTypeIndex = integerField(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index');
   const dateRange = optionalObject(node.dateRange, 'dateRange') as DateRangeInput | null;
   return {
     kind: 'FunnelsQuery',
@@ -174,7 +178,9 @@ export function parseFunnelsQuery(node: Obj): FunnelsNode {
     interval: choiceField(node.interval, INTERVALS, 'day', 'interval'),
     properties: node.properties ?? [],
     filterTestAccounts: node.filterTestAccounts === true,
-    groupTypeIndex: integerField(node.aggregation_group_type_index, null, 0, 4, 'aggregation_group_type_index'),
+    groupTypeIndex,
+    // A group type wins over the expression, as in PostHog; "person_id" is the default.
+    aggregateByHogQL: groupTypeIndex === null && aggregateBy && aggregateBy.trim() !== 'person_id' ? aggregateBy : null,
     breakdown: parsePropertyBreakdown(optionalObject(node.breakdownFilter, 'breakdownFilter'), ['event', 'person', 'group', 'hogql'], 3),
     order,
     viz,

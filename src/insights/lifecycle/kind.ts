@@ -3,7 +3,9 @@
  * matching event), read from one interval before the range; per interval in the range a person
  * is new (the interval of their created_at), returning (active in the interval before), or
  * resurrecting, and dormant (negative) in the interval after an active one without activity.
- * The statuses are decided in the engine (statement.ts).
+ * With `aggregation_group_type_index` the actors are that type's groups (the events' `$group_N`
+ * keys), new in the interval of their key's first event. The statuses are decided in the engine
+ * (statement.ts).
  */
 import { ir } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
@@ -11,7 +13,7 @@ import type { ActorsPoint, InsightContext, KindResponse, QueryKind } from '../ty
 import { addUnits, bucketCount, buckets, describeRange, INTERVALS, MAX_BUCKETS, bucketIndexOf, resolveDateRange, toInstant, type Bucket, type DateRangeInput, type Interval } from '../time/index.js';
 import { lifecycleStatement, type LifecyclePoint } from './statement.js';
 import { InsightScope } from '../series/scope.js';
-import { choice, optionalBoolean, parseDateRange, parseSeries, seriesId, seriesName, seriesType, type SeriesNode } from '../series/node.js';
+import { choice, optionalBoolean, optionalInteger, parseDateRange, parseSeries, seriesId, seriesName, seriesType, type SeriesNode } from '../series/node.js';
 
 export interface LifecycleNode {
   kind: 'LifecycleQuery';
@@ -20,15 +22,13 @@ export interface LifecycleNode {
   dateRange: DateRangeInput;
   properties: unknown;
   filterTestAccounts: boolean;
+  /** Actors are the groups of this type instead of persons. */
+  groupTypeIndex: number | null;
 }
 
 const STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 
 export function parseLifecycle(node: Record<string, unknown>): LifecycleNode {
-  if (node.aggregation_group_type_index !== undefined && node.aggregation_group_type_index !== null) {
-    // Groups' lifecycles need their created_at, which the event store does not mirror yet.
-    throw validationError('Lifecycle by groups is not supported yet.', 'aggregation_group_type_index', 'invalid_choice');
-  }
   return {
     kind: 'LifecycleQuery',
     // Only the first series is used, as PostHog does.
@@ -37,6 +37,7 @@ export function parseLifecycle(node: Record<string, unknown>): LifecycleNode {
     dateRange: parseDateRange(node.dateRange),
     properties: node.properties ?? null,
     filterTestAccounts: optionalBoolean(node.filterTestAccounts, 'filterTestAccounts'),
+    groupTypeIndex: optionalInteger(node.aggregation_group_type_index, 'aggregation_group_type_index', 0, 4),
   };
 }
 
@@ -45,10 +46,11 @@ export const lifecycleKind: QueryKind<LifecycleNode> = {
   parse: parseLifecycle,
   run: runLifecycle,
   actors: lifecycleActors,
+  actorsGroupType: (node) => node.groupTypeIndex,
   freshForSeconds: (node) => (node.interval === 'hour' || node.interval === 'minute' ? 180 : 900),
 };
 
-/** The range's buckets and the lifecycle statement over them (listing one point's persons with `point`). */
+/** The range's buckets and the lifecycle statement over them (listing one point's actors with `point`). */
 function lifecycleOf(node: LifecycleNode, ctx: InsightContext, point?: (list: Bucket[]) => LifecyclePoint) {
   const { timeZone, weekStartDay } = ctx.project;
   const range = resolveDateRange(node.dateRange, { interval: node.interval, timeZone, weekStartDay, now: ctx.now });
@@ -62,11 +64,11 @@ function lifecycleOf(node: LifecycleNode, ctx: InsightContext, point?: (list: Bu
     scope.testAccounts(node.filterTestAccounts),
   ]);
   const readFrom = toInstant(before, timeZone);
-  const statement = lifecycleStatement(scope, where, range, [before, ...list.map((b) => b.wall)], readFrom, point?.(list));
+  const statement = lifecycleStatement(scope, where, range, [before, ...list.map((b) => b.wall)], readFrom, point?.(list), node.groupTypeIndex);
   return { range, list, statement, timeSpan: { from: new Date(readFrom), to: new Date(range.to) } };
 }
 
-/** The persons of one status in one bucket (InsightActorsQuery `status` and `day`, a `days` entry or its index). */
+/** The actors (persons or group keys) of one status in one bucket (InsightActorsQuery `status` and `day`, a `days` entry or its index). */
 function lifecycleActors(node: LifecycleNode, point: ActorsPoint, ctx: InsightContext): ir.IrQuery {
   const status = STATUSES.find((s) => s === point.status);
   if (!status) throw validationError(`status must be one of ${STATUSES.join(', ')}.`, 'source.status', 'invalid_choice');

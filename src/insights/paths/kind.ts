@@ -2,7 +2,7 @@
  * PathsQuery (query-api.md §1.12): the transitions between consecutive items of the actors'
  * sessions, as edges `{source: "1_/home", target: "2_/pricing", value, average_conversion_time}`.
  * An item is a pageview's URL without its trailing slash, a screen's name, or else the event's
- * name. Sessions split an actor's events at gaps of 30 minutes or more; repeats of one item in a
+ * name or a HogQL expression, then cleaned and grouped (items.ts). Sessions split an actor's events at gaps of 30 minutes or more; repeats of one item in a
  * row collapse; a path starts at `startPoint` and ends at `endPoint` when given and is at most
  * `stepLimit` items long. All of it is window functions in one statement; only the edges return.
  */
@@ -12,14 +12,12 @@ import { validationError } from '../../kernel/errors.js';
 import { describeRange, resolveDateRange, type DateRangeInput } from '../time/index.js';
 import type { ActorsPoint, InsightContext, KindResponse, QueryKind } from '../types.js';
 import { type Obj, integerField, isObject } from '../node-fields.js';
+import { groupedItem, parsePathItemRules, pathItem, type PathItemRules } from './items.js';
 
 type Expr = ir.IrExpr;
 
-export type PathEventType = '$pageview' | '$screen' | 'custom_event';
-
-export interface PathsNode {
+export interface PathsNode extends PathItemRules {
   kind: 'PathsQuery';
-  includeEventTypes: PathEventType[];
   startPoint: string | null;
   endPoint: string | null;
   stepLimit: number;
@@ -43,25 +41,14 @@ function text(v: unknown, attr: string): string | null {
 export function parsePathsQuery(node: Obj): PathsNode {
   const raw = node.pathsFilter ?? {};
   if (!isObject(raw)) throw validationError('pathsFilter must be an object.', 'pathsFilter');
-  const types = raw.includeEventTypes ?? [];
-  if (!Array.isArray(types)) throw validationError('pathsFilter.includeEventTypes must be a list.', 'pathsFilter.includeEventTypes');
-  types.forEach((t, i) => {
-    if (t === 'hogql') throw validationError('HogQL path items are not supported yet.', `pathsFilter.includeEventTypes.${i}`, 'invalid_choice');
-    if (t !== '$pageview' && t !== '$screen' && t !== 'custom_event') {
-      throw validationError('pathsFilter.includeEventTypes items must be $pageview, $screen or custom_event.', `pathsFilter.includeEventTypes.${i}`, 'invalid_choice');
-    }
-  });
-  for (const field of ['pathGroupings', 'localPathCleaningFilters', 'pathsHogQLExpression'] as const) {
-    const v = raw[field];
-    if (v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0)) throw validationError(`pathsFilter.${field} is not supported yet.`, `pathsFilter.${field}`, 'invalid_choice');
-  }
+  const rules = parsePathItemRules(raw);
   if (node.funnelPathsFilter !== undefined && node.funnelPathsFilter !== null) throw validationError('Paths around funnel steps are not supported yet.', 'funnelPathsFilter', 'invalid_choice');
   const exclude = raw.excludeEvents ?? [];
   if (!Array.isArray(exclude) || exclude.some((e) => typeof e !== 'string')) throw validationError('pathsFilter.excludeEvents must be a list of path items.', 'pathsFilter.excludeEvents');
   if (node.dateRange !== undefined && node.dateRange !== null && !isObject(node.dateRange)) throw validationError('dateRange must be an object.', 'dateRange');
   return {
     kind: 'PathsQuery',
-    includeEventTypes: types as PathEventType[],
+    ...rules,
     startPoint: text(raw.startPoint, 'pathsFilter.startPoint'),
     endPoint: text(raw.endPoint, 'pathsFilter.endPoint'),
     stepLimit: integerField(raw.stepLimit, 5, 2, 20, 'pathsFilter.stepLimit')!,
@@ -115,17 +102,9 @@ function pathEdges(node: PathsNode, ctx: InsightContext) {
   const { scope, filters } = insightEvents(ctx);
   const event = ir.column('e', 'events', 'event', 'String');
   const timestamp = ir.column('e', 'events', 'timestamp', 'DateTime');
-  const property = (key: string) => scope.filterSources().event(key).text;
-  const item = {
-    kind: 'case' as const,
-    branches: [
-      [ir.op('=', [event, str('$pageview')]), ir.call('__trimTrailingSlash', [ir.call('coalesce', [property('$current_url'), str('')], 'String')], 'String')],
-      [ir.op('=', [event, str('$screen')]), ir.call('coalesce', [property('$screen_name'), str('')], 'String')],
-    ] as Array<[Expr, Expr]>,
-    otherwise: event,
-    type: 'String' as const,
-  };
-  const typeConditions = node.includeEventTypes.map((t) => (t === 'custom_event' ? ir.op('notLike', [event, str('$%')]) : ir.op('=', [event, str(t)])));
+  const item = pathItem(node, scope);
+  // `hogql` adds no condition: with no other type listed, every event is an item (as in PostHog).
+  const typeConditions = node.includeEventTypes.flatMap((t) => (t === 'hogql' ? [] : [t === 'custom_event' ? ir.op('notLike', [event, str('$%')]) : ir.op('=', [event, str(t)])]));
   const base = ir.select({
     columns: [
       { name: 'a', expr: scope.field(['person_id'], 0) },
@@ -143,7 +122,10 @@ function pathEdges(node: PathsNode, ctx: InsightContext) {
     ]),
   });
   base.joins = lazyJoins(scope.binding);
-  const withoutExcluded = node.excludeEvents.length === 0 ? base : over(base, (c) => ({ columns: ['a', 'us', 'uid', 'item'].map((n) => [n, c(n)]), where: ir.op('notIn', [c('item'), ...node.excludeEvents.map(str)]) }));
+  // Groupings read the cleaned item once per pattern: computed a level up, over the cleaned column.
+  const grouped = node.pathGroupings.length === 0 ? base : over(base, (c) => ({ columns: [...['a', 'us', 'uid'].map((n) => [n, c(n)] as [string, Expr]), ['item', groupedItem(node, c('item'))!]] }));
+  // Excluded items are the final ones (cleaned and grouped), as startPoint and endPoint are.
+  const withoutExcluded = node.excludeEvents.length === 0 ? grouped : over(grouped, (c) => ({ columns: ['a', 'us', 'uid', 'item'].map((n) => [n, c(n)]), where: ir.op('notIn', [c('item'), ...node.excludeEvents.map(str)]) }));
 
   const byTime = (c: (name: string) => Expr): ir.IrOrder[] => [{ expr: c('us'), desc: false }, { expr: c('uid'), desc: false }];
   // Each window level sorts every event of the range again (five sorts were 40% of the

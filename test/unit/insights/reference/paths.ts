@@ -1,7 +1,9 @@
 /**
  * Paths from an in-memory event list with plain loops (query-api.md §1.12, as docs/insights.md
  * states Sightline's rules): items, excluded items dropped, 30-minute sessions, repeats
- * collapsed, start/end points, step limit, then edges counted.
+ * collapsed, start/end points, step limit, then edges counted. An item can come from a
+ * HogQL expression (given here as a function), be cleaned by regex rules (test-written patterns,
+ * so JS RegExp is fine here) and grouped by wildcard patterns (matched with plain string search).
  */
 import type { RefEvent } from './funnels.js';
 
@@ -11,6 +13,12 @@ export interface RefPaths {
   stepLimit: number;
   /** Items left out before sessions are made (pathsFilter.excludeEvents). */
   exclude?: string[];
+  /** pathsHogQLExpression with includeEventTypes ["hogql"]: every event's raw item. */
+  hogql?: (e: RefEvent) => string;
+  /** localPathCleaningFilters, applied in order (alias `\1` = group 1). */
+  cleaning?: Array<{ regex: string; alias: string }>;
+  /** pathGroupings: an item containing a pattern (`*` = any text) becomes the pattern. */
+  groupings?: string[];
   from: number;
   to: number;
 }
@@ -22,7 +30,7 @@ export interface RefEdge {
   average_conversion_time: number;
 }
 
-const itemOf = (e: RefEvent) => {
+const rawItemOf = (e: RefEvent) => {
   if (e.event === '$pageview') {
     const url = String(e.properties.$current_url ?? '');
     return url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
@@ -30,7 +38,26 @@ const itemOf = (e: RefEvent) => {
   return e.event;
 };
 
+/** Whether `text` contains `pattern`'s pieces between its `*`s, in order. */
+function containsWildcard(text: string, pattern: string): boolean {
+  let at = 0;
+  for (const piece of pattern.split('*')) {
+    const found = text.indexOf(piece, at);
+    if (found < 0) return false;
+    at = found + piece.length;
+  }
+  return true;
+}
+
+/** An event's item: raw (or the HogQL function's), cleaned, then grouped. */
+export function referenceItem(spec: Pick<RefPaths, 'hogql' | 'cleaning' | 'groupings'>, e: RefEvent): string {
+  let item = spec.hogql ? spec.hogql(e) : rawItemOf(e);
+  for (const rule of spec.cleaning ?? []) item = item.replace(new RegExp(rule.regex, 'g'), rule.alias.replace(/\\(\d)/g, '$$$1'));
+  return (spec.groupings ?? []).find((pattern) => containsWildcard(item, pattern)) ?? item;
+}
+
 export function referencePaths(spec: RefPaths, events: RefEvent[]): RefEdge[] {
+  const itemOf = (e: RefEvent) => referenceItem(spec, e);
   const byPerson = new Map<string, RefEvent[]>();
   const excluded = new Set(spec.exclude ?? []);
   for (const e of events) if (e.ts >= spec.from && e.ts < spec.to && !excluded.has(itemOf(e))) byPerson.set(e.person, [...(byPerson.get(e.person) ?? []), e]);
