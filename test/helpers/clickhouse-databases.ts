@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { clusterAvailability } from './cluster.js';
+import { dropClickHouseAtExit } from './drop-at-exit.js';
 
 const databases = new Map<string, string>();
-let dropScheduled = false;
 
 /** The SIGHTLINE_CLICKHOUSE_* settings for a server on `dataDir`; empty unless the tests run on ClickHouse. */
 export function clickhouseEnvFor(dataDir: string): Record<string, string> {
@@ -20,19 +20,7 @@ export function clickhouseEnvFor(dataDir: string): Record<string, string> {
   if (!name) {
     name = `sightline_test_${randomBytes(6).toString('hex')}`;
     databases.set(dataDir, name);
-    scheduleDrop(clickhouseUrls[0], clickhouseCluster);
+    dropClickHouseAtExit(clickhouseUrls[0], clickhouseCluster, name);
   }
   return { SIGHTLINE_CLICKHOUSE_URL: clickhouseUrls.join(','), SIGHTLINE_CLICKHOUSE_CLUSTER: clickhouseCluster, SIGHTLINE_CLICKHOUSE_DATABASE: name };
-}
-
-function scheduleDrop(url: string, cluster: string): void {
-  if (dropScheduled) return;
-  dropScheduled = true;
-  process.once('beforeExit', () => {
-    const names = [...databases.values()];
-    databases.clear();
-    void (async () => {
-      for (const name of names) await fetch(url, { method: 'POST', body: `DROP DATABASE IF EXISTS \`${name}\` ON CLUSTER \`${cluster}\`` }).catch(() => {});
-    })();
-  });
 }

@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { dropPostgresAtExit } from './drop-at-exit.js';
 
 const databases = new Map<string, string>();
-let dropScheduled = false;
 
 function withDatabase(url: string, database: string): string {
   const next = new URL(url);
@@ -34,7 +34,7 @@ export async function databaseFor(clusterUrl: string, dataDir: string): Promise<
     const created = name;
     await admin(clusterUrl, (client) => client.query(`CREATE DATABASE ${created}`));
     databases.set(dataDir, name);
-    scheduleDrop(clusterUrl);
+    dropPostgresAtExit(clusterUrl, name);
   }
   return withDatabase(clusterUrl, name);
 }
@@ -43,17 +43,4 @@ export async function databaseFor(clusterUrl: string, dataDir: string): Promise<
 export function databaseUrlOf(clusterUrl: string | null, dataDir: string): string | null {
   const name = databases.get(dataDir);
   return clusterUrl && name ? withDatabase(clusterUrl, name) : null;
-}
-
-function scheduleDrop(clusterUrl: string): void {
-  if (dropScheduled) return;
-  dropScheduled = true;
-  // beforeExit: the event loop is empty, so every server of this file has stopped.
-  process.once('beforeExit', () => {
-    const names = [...databases.values()];
-    databases.clear();
-    void admin(clusterUrl, async (client) => {
-      for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    }).catch(() => {});
-  });
 }
