@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- insights`: the query API at scale. BENCH_INSIGHTS_EVENTS (default
  * 10,000,000) events — 50,000 persons, 30 event names, 90 days, realistic properties — are
- * written once with SQL straight into a stopped server's event store (kept in
- * BENCH_INSIGHTS_DIR, default <tmp>/sightline-insights-<events>, and reused), with the person
+ * written once with SQL straight into a stopped server's event store, in time order as ingestion
+ * appends them (BENCH_INSIGHTS_LAYOUT=scattered: in no time order; insights-data.ts), kept in
+ * BENCH_INSIGHTS_DIR (default <tmp>/sightline-insights-<events>-by-time, or -<events> when scattered) and reused, with the person
  * mirror (a person and a distinct id per user), and copied for the hand-written SQL. Then, over
  * HTTP with refresh force_blocking (no cache), p50/p99 of: the events API list (the baseline
  * every run has), HogQL count() by event and by day, trends total and DAU 30 days by day (in a
@@ -23,7 +24,7 @@ import { fmt } from './format.js';
 import { percentile } from './load.js';
 import { serverDuckSettings, startBenchServer, startedDataDir } from './server.js';
 import { alternating, funnelSql, retentionSql } from './insights-sql.js';
-import { DIR, EVENTS, KEYS, PERSONS, CHUNK, DAYS, NAMES, STORE, type DataSet } from './insights-data.js';
+import { DIR, EVENTS, KEYS, PERSONS, CHUNK, DAYS, NAMES, STORE, LAYOUT, type DataSet } from './insights-data.js';
 import * as ch from './insights-clickhouse-sql.js';
 import { chdbServerOptions, makeChdbDataSet, openChdbHand } from './insights-clickhouse.js';
 
@@ -50,19 +51,28 @@ async function makeDataSet(): Promise<DataSet> {
     INSERT INTO person_distinct_ids SELECT ${project.id}, split_part(json_extract_string(properties, '$.email'), '@', 1), id FROM persons WHERE project_id = ${project.id}`);
   // Through the store's pending table, so that the materialized columns are filled as it fills them.
   await db.run(CREATE_PENDING_EVENTS);
-  for (let from = 0; from < EVENTS; from += CHUNK) {
-    const to = Math.min(EVENTS, from + CHUNK);
-    process.stderr.write(`events ${fmt(from)}–${fmt(to)}…\n`);
-    // A scattered but repeatable time per event: a multiplicative hash of i over the 90 days.
+  // A scattered but repeatable time per event: a multiplicative hash of i over the 90 days,
+  // `back` seconds before the end.
+  const span = DAYS * 86_400;
+  const back = `((i * 40503) % ${span})`;
+  const chunks = Math.ceil(EVENTS / CHUNK);
+  for (let k = 0; k < chunks; k++) {
+    // By time: chunk k holds the k-th slice of the days, oldest first, each in time order.
+    const [newest, oldest] = [span - Math.round(((k + 1) * span) / chunks), span - Math.round((k * span) / chunks)];
+    const rows =
+      LAYOUT === 'time'
+        ? `range(${EVENTS}) t(i) WHERE ${back} >= ${newest} AND ${back} < ${oldest} ORDER BY ${back} DESC, i`
+        : `range(${k * CHUNK}, ${Math.min(EVENTS, (k + 1) * CHUNK)}) t(i)`;
+    process.stderr.write(`events, chunk ${k + 1} of ${chunks}…\n`);
     await db.run(`
       INSERT INTO ${PENDING_EVENTS}
       SELECT ${project.id}, uuid(), ${names}[1 + (i * 7) % ${NAMES.length}], 'user-' || ((i * 2654435761) % ${PERSONS}), NULL,
-             TIMESTAMP '${endText}' - to_seconds(((i * 40503) % ${DAYS * 86_400})::BIGINT), TIMESTAMP '${endText}',
+             TIMESTAMP '${endText}' - to_seconds(${back}::BIGINT), TIMESTAMP '${endText}',
              json_object('$current_url', 'https://example.com/page/' || (i % 500), '$browser', ['Chrome', 'Firefox', 'Safari'][1 + i % 3],
                          '$os', ['Mac OS X', 'Windows', 'Linux', 'iOS'][1 + i % 4], '$session_id', 'sess-' || (i // 20),
                          '$geoip_country_code', ['GB', 'US', 'SE', 'DE'][1 + i % 4], 'plan', ['free', 'pro'][1 + i % 2], 'price', (i % 50) * 1.5),
              '', '', '', '', '', '', 0
-      FROM range(${from}, ${to}) t(i)`);
+      FROM ${rows}`);
     await db.run(INSERT_PENDING_EVENTS);
   }
   await db.run('CHECKPOINT');
@@ -70,7 +80,7 @@ async function makeDataSet(): Promise<DataSet> {
   instance.closeSync();
   fs.copyFileSync(path.join(DIR, 'events.duckdb'), path.join(DIR, 'direct.duckdb'));
   const data: DataSet = {
-    note: `${fmt(EVENTS)} events of ${fmt(PERSONS)} persons, ${NAMES.length} names over ${DAYS} days, made in ${fmt((performance.now() - started) / 1000)} s (events.duckdb ${fmt(fs.statSync(path.join(DIR, 'events.duckdb')).size / 2 ** 20)} MB)`,
+    note: `${fmt(EVENTS)} events of ${fmt(PERSONS)} persons, ${NAMES.length} names over ${DAYS} days, ${LAYOUT === 'time' ? 'stored in time order' : 'stored scattered in time'}, made in ${fmt((performance.now() - started) / 1000)} s (events.duckdb ${fmt(fs.statSync(path.join(DIR, 'events.duckdb')).size / 2 ** 20)} MB)`,
     end,
   };
   fs.writeFileSync(marker, JSON.stringify(data));
