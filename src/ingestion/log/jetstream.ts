@@ -57,6 +57,9 @@ const RETRY_DELAY_MS = 1_000;
 const REDELIVERY_MARGIN_MS = 1_000;
 /** Shorter than ACK_WAIT_MS: each wait for the stores ends by telling the stream the messages are still in work. */
 const STORED_WAIT_MS = 5_000;
+/** Stream setup at start: each JetStream API call's bound, and how often the whole is tried. */
+const SETUP_TIMEOUT_MS = 20_000;
+const SETUP_ATTEMPTS = 4;
 /** /_ready must answer quickly even while the stream elects a leader. */
 const PING_TIMEOUT_MS = 1_000;
 
@@ -71,10 +74,23 @@ async function connectTo(urls: string[], name: string): Promise<NatsConnection> 
 
 /**
  * Creates or updates the stream and its consumers (at start and by `sightline migrate`): R3 once
- * three servers are known, so a NATS node may fail without losing an acknowledged batch.
+ * three servers are known, so a NATS node may fail without losing an acknowledged batch. Nodes
+ * starting at the same moment all run it: their requests wait on one another while the new stream's
+ * replicas elect a leader, so each call gets a long timeout and the whole is tried again.
  */
 export async function ensureStream(nc: NatsConnection, settings: JetStreamSettings): Promise<void> {
-  const jsm = await nc.jetstreamManager();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ensureStreamOnce(nc, settings);
+    } catch (error) {
+      if (attempt === SETUP_ATTEMPTS) throw error;
+      await sleep(RETRY_DELAY_MS * attempt);
+    }
+  }
+}
+
+async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings): Promise<void> {
+  const jsm = await nc.jetstreamManager({ timeout: SETUP_TIMEOUT_MS });
   const known = new Set([...settings.urls, ...(nc.info?.connect_urls ?? [])]);
   const config: Partial<StreamConfig> & { name: string } = {
     name: settings.stream,
@@ -83,12 +99,22 @@ export async function ensureStream(nc: NatsConnection, settings: JetStreamSettin
     num_replicas: known.size >= 3 ? 3 : 1,
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
   };
-  const exists = await jsm.streams.info(settings.stream).then(
-    () => true,
-    () => false,
-  );
-  if (exists) await jsm.streams.update(settings.stream, config);
-  else await jsm.streams.add(config);
+  const exists = () =>
+    jsm.streams.info(settings.stream).then(
+      () => true,
+      () => false,
+    );
+  // Another node may create it between the look and the add: then it is updated like an existing one.
+  const created =
+    !(await exists()) &&
+    (await jsm.streams.add(config).then(
+      () => true,
+      async (error: unknown) => {
+        if (!(await exists())) throw error;
+        return false;
+      },
+    ));
+  if (!created) await jsm.streams.update(settings.stream, config);
   for (let p = 0; p < settings.partitions; p++) {
     const tunable = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: FETCH_MAX_MESSAGES * 4 };
     const config = { durable_name: durableOf(p), filter_subject: subjectOf(settings.stream, p), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...tunable };

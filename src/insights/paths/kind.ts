@@ -2,9 +2,10 @@
  * PathsQuery (query-api.md §1.12): the transitions between consecutive items of the actors'
  * sessions, as edges `{source: "1_/home", target: "2_/pricing", value, average_conversion_time}`.
  * An item is a pageview's URL without its trailing slash, a screen's name, or else the event's
- * name or a HogQL expression, then cleaned and grouped (items.ts). Sessions split an actor's events at gaps of 30 minutes or more; repeats of one item in a
- * row collapse; a path starts at `startPoint` and ends at `endPoint` when given and is at most
- * `stepLimit` items long. All of it is window functions in one statement; only the edges return.
+ * name or a HogQL expression, then cleaned and grouped (items.ts). Sessions split an actor's
+ * events at gaps of 30 minutes or more; repeats of one item in a row collapse; a path starts at
+ * `startPoint` and ends at `endPoint` when given and is at most `stepLimit` items long. All of
+ * it is window functions in one statement; only the edges return.
  */
 import { ir, lazyJoins } from '../../hogql/index.js';
 import { insightEvents, instantConstant } from '../events-scope.js';
