@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 import { REWRITE_MESSAGE } from '../../src/ingestion/buffer.js';
 import { clusterAvailability } from '../helpers/cluster.js';
@@ -24,14 +24,6 @@ const skip = availability.enabled ? false : availability.reason;
 /** Metadata commits after which a node started with the hook kills itself (a few seconds of load). */
 const COMMITS_BEFORE_KILL = 8;
 const KNOWN_PEOPLE = 200;
-let database: string | null = null;
-
-after(async () => {
-  if (!availability.enabled || !database) return;
-  const { clickhouseUrls, clickhouseCluster } = availability.settings;
-  await fetch(clickhouseUrls[0], { method: 'POST', body: `DROP DATABASE IF EXISTS \`${database}\` ON CLUSTER \`${clickhouseCluster}\`` }).catch(() => undefined);
-});
-
 let batches = 0;
 
 /** Events of known persons and of two new ones (persons are created throughout the run); each sets its e-mail. */
@@ -65,7 +57,7 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
     if (!availability.enabled) return;
     const { clickhouseUrls } = availability.settings;
     const shared = await sharedNodesEnv(availability.settings, 'faultnode', 4);
-    database = shared.database;
+    const { database } = shared;
     const { metaUrl, env } = shared;
     const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
     const began = Date.now();
@@ -143,7 +135,7 @@ describe('fault: a Sightline node killed -9 under load', { skip, concurrency: fa
       assert.match(everyNode.map((n) => n.output()).join('\n'), new RegExp(REWRITE_MESSAGE), 'a redelivered batch was written again by the next owner');
 
       // In ClickHouse itself: every acknowledged uuid, one row each with FINAL, none that was never sent.
-      const ch = (sql: string) => clickhouseRows<Record<string, string>>(clickhouseUrls[0], database!, sql);
+      const ch = (sql: string) => clickhouseRows<Record<string, string>>(clickhouseUrls[0], database, sql);
       const [final] = await ch(`SELECT count() AS rows, uniqExact(uuid) AS uuids FROM events FINAL WHERE event = '${FAULT_EVENT}'`);
       const [plain] = await ch(`SELECT count() AS rows, uniqExact(uuid) AS uuids FROM events WHERE event = '${FAULT_EVENT}'`);
       mark(`ClickHouse: FINAL ${final.rows} rows / ${final.uuids} uuids; without FINAL ${plain.rows} rows / ${plain.uuids} uuids`);

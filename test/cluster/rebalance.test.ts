@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 import { shareBounds } from '../../src/ingestion/log/fair-share.js';
 import { LOST_DELIVERIES_MESSAGE } from '../../src/ingestion/log/delivery-gaps.js';
@@ -26,14 +26,6 @@ const PEOPLE_PER_CLIENT = 5;
 const JOIN_BOUND_MS = 30_000;
 /** A dead node's locks go with its connection: the next pass (1 s) takes them. */
 const LEAVE_BOUND_MS = 15_000;
-let database: string | null = null;
-
-after(async () => {
-  if (!availability.enabled || !database) return;
-  const { clickhouseUrls, clickhouseCluster } = availability.settings;
-  await fetch(clickhouseUrls[0], { method: 'POST', body: `DROP DATABASE IF EXISTS \`${database}\` ON CLUSTER \`${clickhouseCluster}\`` }).catch(() => undefined);
-});
-
 /** Each client sends its own persons only, one batch at a time, so the order it sent them in is the order they must be applied in. */
 class OrderedBatches {
   private sequence = 0;
@@ -114,7 +106,6 @@ describe('NATS log: partitions shared among live nodes', { skip, concurrency: fa
   test('joining and leaving nodes share the partitions; nothing acknowledged is lost, stored twice or reordered', { timeout: 300_000 }, async () => {
     if (!availability.enabled) return;
     const shared = await sharedNodesEnv(availability.settings, 'rebalance', PARTITIONS);
-    database = shared.database;
     const { metaUrl, env } = shared;
     const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
     const start = () => startServer({ env, singleNode: true, ...keys });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 import { clusterAvailability } from '../helpers/cluster.js';
 import { batchOf, sharedNodesEnv, waitFor } from '../helpers/faults.js';
@@ -15,14 +15,6 @@ import { startServer, type TestServer } from '../helpers/server.js';
 const availability = clusterAvailability();
 const skip = availability.enabled ? false : availability.reason;
 const NODES = 3;
-let database: string | null = null;
-
-after(async () => {
-  if (!availability.enabled || !database) return;
-  const { clickhouseUrls, clickhouseCluster } = availability.settings;
-  await fetch(clickhouseUrls[0], { method: 'POST', body: `DROP DATABASE IF EXISTS \`${database}\` ON CLUSTER \`${clickhouseCluster}\`` }).catch(() => undefined);
-});
-
 async function metaRows(metaUrl: string, sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: metaUrl });
   await client.connect();
@@ -43,7 +35,6 @@ describe('nodes started at the same moment on empty stores', { skip, concurrency
   test('all come up on one schema and one project, and each serves capture and queries', { timeout: 240_000 }, async () => {
     if (!availability.enabled) return;
     const shared = await sharedNodesEnv(availability.settings, 'together', 4);
-    database = shared.database;
     const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
     const started = await Promise.allSettled(Array.from({ length: NODES }, () => startServer({ env: shared.env, singleNode: true, ...keys })));
     const nodes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ClusterSettings } from './cluster.js';
+import { dropClickHouseAtExit } from './drop-at-exit.js';
 import { databaseFor } from './postgres-databases.js';
 import { newTempDir, type TestServer } from './server.js';
 
@@ -27,13 +28,14 @@ export interface SentEvent {
 export const FAULT_EVENT = 'fault test';
 
 /**
- * Settings for nodes that share a PostgreSQL database, a ClickHouse database (`database`, for the
- * caller to drop) and a NATS stream of `partitions`, all new and named after `kind`.
+ * Settings for nodes that share a PostgreSQL database, a ClickHouse database (`database`) and a
+ * NATS stream of `partitions`, all new and named after `kind`; both databases are dropped at exit.
  */
 export async function sharedNodesEnv(settings: ClusterSettings, kind: string, partitions: number): Promise<{ database: string; metaUrl: string; env: Record<string, string> }> {
   const tag = randomBytes(6).toString('hex');
   const database = `sightline_test_${kind}_${tag}`;
   const metaUrl = await databaseFor(settings.postgresUrl, newTempDir());
+  dropClickHouseAtExit(settings.clickhouseUrls[0], settings.clickhouseCluster, database);
   const env = {
     SIGHTLINE_POSTGRES_URL: metaUrl,
     SIGHTLINE_CLICKHOUSE_URL: settings.clickhouseUrls.join(','),
