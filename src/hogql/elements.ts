@@ -10,6 +10,7 @@
  */
 import { HogQLError, quoteForMessage } from './errors.js';
 import { type IrExpr, call, constant } from './ir.js';
+import { escapeRegex } from './re2.js';
 
 export type ElementAttribute = 'text' | 'href' | 'tag_name';
 
@@ -123,9 +124,6 @@ function parseSelector(text: string): Compound[] {
 
 const unsupported = (selector: string) =>
   new HogQLError(`Selector ${quoteForMessage(selector)} is not supported (use tags, .class, #id, [attr] or [attr="value"], joined by spaces or >)`);
-
-/** Regex-escaped text (RE2 and ClickHouse's re2 share the syntax). */
-const escapeRegex = (text: string) => text.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
 
 /**
  * One element's text, from its start to just before its `;`. Each class must be whole (the next

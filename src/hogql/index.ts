@@ -19,7 +19,7 @@ export { parseExpression, parseSelect, parseSelectItem, MAX_DEPTH, MAX_EXPRESSIO
 export { StatementCompiler, type CompiledStatement, type Placeholders } from './statement.js';
 export { parseLiteral, timestampMs, timestampText } from './dates.js';
 export { formatExpr } from './format.js';
-export { re2SyntaxError } from './re2.js';
+export { escapeRegex, re2SyntaxError } from './re2.js';
 export type { HogQLType } from './types.js';
 export type { Expr, SelectItem, SelectStatement } from './ast.js';
 export * as ir from './ir.js';

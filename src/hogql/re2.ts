@@ -5,6 +5,9 @@
  * patterns that compile too large (`\pL{1000}`).
  */
 export const MAX_PATTERN_LENGTH = 5_000;
+
+/** A pattern matching `text` literally (RE2 and ClickHouse's re2 share the syntax). */
+export const escapeRegex = (text: string) => text.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
 const MAX_REPEAT = 1_000;
 const MAX_GROUP_DEPTH = 100;
 // RE2 in DuckDB refuses ~700k "literal units"; stay far below.

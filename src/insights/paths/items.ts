@@ -5,7 +5,7 @@
  * `pathGroupings` pattern it contains (`*` any text). User patterns run only in the engine's RE2
  * (linear time) after re2SyntaxError accepted them; nothing here runs them in V8.
  */
-import { ir, re2SyntaxError, type EventsScope } from '../../hogql/index.js';
+import { escapeRegex, ir, re2SyntaxError, type EventsScope } from '../../hogql/index.js';
 import { validationError } from '../../kernel/errors.js';
 import { hogqlValueText } from '../events-scope.js';
 import { type Obj, isObject } from '../node-fields.js';
@@ -40,7 +40,7 @@ export function parsePathItemRules(raw: Obj): PathItemRules {
     const attr = `pathsFilter.pathGroupings.${i}`;
     if (typeof pattern !== 'string' || pattern === '' || pattern.length > MAX_TEXT) throw validationError(`${attr} must be a non-empty pattern such as "/product/*".`, attr);
     // `(?s)`: `*` spans line breaks too, in every engine.
-    const regex = `(?s)${pattern.split('*').map(escapeRe2).join('.*')}`;
+    const regex = `(?s)${pattern.split('*').map(escapeRegex).join('.*')}`;
     const problem = re2SyntaxError(regex);
     if (problem) throw validationError(`${attr} cannot be matched: ${problem}.`, attr);
     return { pattern, regex };
@@ -106,11 +106,6 @@ function captureGroups(pattern: string): number {
     }
   }
   return count;
-}
-
-/** RE2 text matching `text` literally. */
-function escapeRe2(text: string): string {
-  return text.replace(/[\\.+*?()|[\]{}^$]/g, (c) => `\\${c}`);
 }
 
 const str = (s: string) => ir.constant(s, 'String');
