@@ -104,17 +104,16 @@ async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings)
       () => true,
       () => false,
     );
-  // Another node may create it between the look and the add: then it is updated like an existing one.
-  const created =
-    !(await exists()) &&
-    (await jsm.streams.add(config).then(
-      () => true,
-      async (error: unknown) => {
-        if (!(await exists())) throw error;
-        return false;
-      },
-    ));
-  if (!created) await jsm.streams.update(settings.stream, config);
+  const update = () => jsm.streams.update(settings.stream, config);
+  if (await exists()) {
+    await update();
+  } else {
+    // Another node may create it between the look and the add: then it is updated like an existing one.
+    await jsm.streams.add(config).catch(async (error: unknown) => {
+      if (!(await exists())) throw error;
+      await update();
+    });
+  }
   for (let p = 0; p < settings.partitions; p++) {
     const tunable = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: FETCH_MAX_MESSAGES * 4 };
     const config = { durable_name: durableOf(p), filter_subject: subjectOf(settings.stream, p), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...tunable };
