@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { clusterAvailability } from '../helpers/cluster.js';
 import { assertStoredOnce, CaptureLoad, clusterCommand, FAULT_EVENT, sleep, timedGet } from '../helpers/faults.js';
+import { dropClickHouseAtExit } from '../helpers/drop-at-exit.js';
 import { databaseFor } from '../helpers/postgres-databases.js';
 import { newTempDir, startServer } from '../helpers/server.js';
 
@@ -21,14 +22,11 @@ const skip = availability.enabled ? false : availability.reason;
 const QUERY_BOUND_MS = 15_000;
 const OUTAGE_MS = 15_000;
 const STOPPED = 'clickhouse-2';
-let database: string | null = null;
 let stopped = false;
 
 after(async () => {
   if (!availability.enabled) return;
   if (stopped) await clusterCommand('start', STOPPED).catch(() => undefined);
-  const { clickhouseUrls, clickhouseCluster } = availability.settings;
-  if (database) await fetch(clickhouseUrls[0], { method: 'POST', body: `DROP DATABASE IF EXISTS \`${database}\` ON CLUSTER \`${clickhouseCluster}\`` }).catch(() => undefined);
 });
 
 describe('fault: one ClickHouse server stops under capture load', { skip, concurrency: false }, () => {
@@ -36,7 +34,8 @@ describe('fault: one ClickHouse server stops under capture load', { skip, concur
     if (!availability.enabled) return;
     const { postgresUrl, clickhouseUrls, clickhouseCluster, natsServers } = availability.settings;
     const tag = randomBytes(6).toString('hex');
-    database = `sightline_test_faultch_${tag}`;
+    const database = `sightline_test_faultch_${tag}`;
+    dropClickHouseAtExit(clickhouseUrls[0], clickhouseCluster, database);
     const server = await startServer({
       env: {
         SIGHTLINE_POSTGRES_URL: await databaseFor(postgresUrl, newTempDir()),

@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { clusterAvailability, type ClusterSettings } from '../helpers/cluster.js';
+import { dropClickHouseAtExit } from '../helpers/drop-at-exit.js';
 import { databaseFor } from '../helpers/postgres-databases.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
 
@@ -18,20 +19,13 @@ const settings = (): ClusterSettings => {
   return availability.settings;
 };
 const TIMEOUT = 240_000;
-const chDatabases: string[] = [];
-
-after(async () => {
-  if (!availability.enabled) return;
-  const { clickhouseUrls, clickhouseCluster } = settings();
-  for (const name of chDatabases) await fetch(clickhouseUrls[0], { method: 'POST', body: `DROP DATABASE IF EXISTS \`${name}\` ON CLUSTER \`${clickhouseCluster}\`` }).catch(() => {});
-});
 
 /** Settings for servers that share one PostgreSQL database, ClickHouse database and stream. */
 async function sharedEnv(): Promise<Record<string, string>> {
   const { postgresUrl, clickhouseUrls, clickhouseCluster, natsServers } = settings();
   const tag = randomBytes(6).toString('hex');
   const chDatabase = `sightline_test_nats_${tag}`;
-  chDatabases.push(chDatabase);
+  dropClickHouseAtExit(clickhouseUrls[0], clickhouseCluster, chDatabase);
   return {
     SIGHTLINE_POSTGRES_URL: await databaseFor(postgresUrl, newTempDir()),
     SIGHTLINE_CLICKHOUSE_URL: clickhouseUrls.join(','),

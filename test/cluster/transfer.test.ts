@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { clusterAvailability } from '../helpers/cluster.js';
+import { dropClickHouseAtExit } from '../helpers/drop-at-exit.js';
 import { databaseFor } from '../helpers/postgres-databases.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
 import { checkPaging, fill, OWNER_ENV, sightline, snapshot } from '../helpers/transfer.js';
@@ -35,11 +36,9 @@ describe('the PostgreSQL store\'s whole-table reads and writes', { skip }, () =>
 describe('export from the embedded mode, import into PostgreSQL + ClickHouse, and back', { skip }, () => {
   const servers: TestServer[] = [];
   const clickhouseDatabase = `sightline_test_transfer_${randomBytes(4).toString('hex')}`;
+  if (availability.enabled) dropClickHouseAtExit(availability.settings.clickhouseUrls[0], availability.settings.clickhouseCluster, clickhouseDatabase);
   after(async () => {
     for (const server of servers) await server.stop();
-    if (!availability.enabled) return;
-    const { clickhouseUrls, clickhouseCluster } = availability.settings;
-    await fetch(clickhouseUrls[0], { method: 'POST', body: `DROP DATABASE IF EXISTS \`${clickhouseDatabase}\` ON CLUSTER \`${clickhouseCluster}\`` }).catch(() => {});
   });
 
   test('every API answer is the same in the distributed mode, and after the way back', async () => {
