@@ -223,7 +223,11 @@ export interface IrNumbers {
 
 export type IrFromItem = IrTable | IrDerived | IrCteRef | IrNumbers;
 
-export type JoinType = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS';
+/**
+ * `ASOF LEFT`: each left row meets at most one right row, the closest by the one inequality in ON
+ * (for `left.x <= right.y`, the right row with the smallest y at or after x); NULLs where none does.
+ */
+export type JoinType = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS' | 'ASOF LEFT';
 
 export interface IrJoin {
   type: JoinType;

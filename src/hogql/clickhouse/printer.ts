@@ -206,7 +206,7 @@ export class Printer implements SqlWriter {
     const { item } = join;
     if (join.type === 'CROSS') return `CROSS JOIN ${this.fromItem(item, null, false)}`;
     if (!join.on) throw unsupported('A join without a condition');
-    const strictness = join.type === 'INNER' || join.type === 'LEFT' ? 'ALL ' : '';
+    if (join.type === 'ASOF LEFT' && !this.tables.current) throw unsupported('An as-of join');
     const right = this.fromItem(item, null, false);
     const { equalities, others } = this.splitCondition(join.on);
     // An inner join's other conditions filter its result: the same rows from WHERE, which 18.16 takes.
@@ -214,7 +214,8 @@ export class Printer implements SqlWriter {
     else if (others.length > 0 && this.tables.current) equalities.push(...others.map((e) => `(${this.expr(e)})`));
     else if (others.length > 0 || equalities.length === 0) throw unsupported('A join condition other than equalities');
     // 18.16 takes the equalities unparenthesised.
-    return `${strictness}${join.type} JOIN ${right} ON ${equalities.join(' AND ')}`;
+    const kind = join.type === 'ASOF LEFT' ? 'LEFT ASOF' : join.type === 'INNER' || join.type === 'LEFT' ? `ALL ${join.type}` : join.type;
+    return `${kind} JOIN ${right} ON ${equalities.join(' AND ')}`;
   }
 
   /** A join condition's equalities, printed as 18.16 takes them (unparenthesised), and its other parts. */

@@ -96,7 +96,14 @@ export function bestAttempts(node: FunnelsNode, range: ResolvedDateRange, ctx: I
   const timeColumns = options.perPeriod ? ['ts'] : [];
   const base = eventRows(node, range, ctx, options.perPeriod);
   const attributed = node.breakdown ? attributeBreakdown(node, base) : base;
-  const attempts = node.order === 'ordered' ? orderedAttempts(node, attributed, timeColumns) : node.order === 'strict' ? strictAttempts(node, attributed, timeColumns) : unorderedAttempts(node, attributed, timeColumns);
+  const attempts =
+    node.order === 'ordered'
+      ? chainable(node)
+        ? chainedAttempts(node, attributed, timeColumns)
+        : orderedAttempts(node, attributed, timeColumns)
+      : node.order === 'strict'
+        ? strictAttempts(node, attributed, timeColumns)
+        : unorderedAttempts(node, attributed, timeColumns);
 
   const times = Array.from({ length: n }, (_, k) => `t${k}`);
   const done = node.steps.flatMap((step, m) => (step.optional ? [`d${m}`] : []));
@@ -190,6 +197,50 @@ function sameEventPossible(node: FunnelsNode, j: number, k: number): boolean {
   const [a, b] = [node.steps[j], node.steps[k]];
   if (a.action !== undefined || b.action !== undefined) return true;
   return a.event === null || b.event === null || a.event === b.event;
+}
+
+/** Ordered funnels whose chain is the plain required steps: no optional step, no exclusion. */
+const chainable = (node: FunnelsNode) => node.exclusions.length === 0 && node.steps.every((step) => !step.optional);
+
+/**
+ * The greedy chain of a chainable ordered funnel by as-of joins, one per step: from each entry,
+ * step k is the first step-k event at or after (strictly after, where one event could match both)
+ * the chain's step k−1 event. Same attempts as orderedAttempts, but the engine sorts each step's
+ * events once, where the window passes sort every row once per step.
+ */
+function chainedAttempts(node: FunnelsNode, rows: Relation, timeColumns: string[]): Relation {
+  const n = node.steps.length;
+  const window_ = int(node.windowSeconds * 1_000_000);
+  const passed = ['a', ...timeColumns, ...(node.breakdown ? ['bd'] : [])];
+  const times = (upTo: number) => Array.from({ length: upTo }, (_, k) => `c${k}`);
+  const types = new Map<string, ColumnType>([...passed.map((name): [string, ColumnType] => [name, rows.columns.get(name)!]), ...times(n).map((name): [string, ColumnType] => [name, { type: 'Integer' }])]);
+  const of = (alias: string) => (name: string) => ir.column(alias, null, name, name === 'us' || /^s\d+$/.test(name) ? rows.columns.get(name)!.type : types.get(name)!.type);
+  const [r, s, h, x] = ['r', 's', 'h', 'x'].map(of);
+  const stepEvents = (k: number) => ({
+    name: `funnel_step${k}`,
+    query: ir.select({ columns: [{ name: 'a', expr: r('a') }, { name: 'us', expr: r('us') }], from: { kind: 'cte', name: 'funnel_rows', alias: 'r' }, where: r(`s${k}`) }),
+  });
+  // The entries with their step-0 time c0; each level joins the next step's time to the chain so far.
+  let chain = ir.select({
+    columns: [...passed.map((name) => ({ name, expr: s(name) })), { name: 'c0', expr: s('us') }],
+    from: { kind: 'cte', name: 'funnel_rows', alias: 's' },
+    where: s('s0'),
+  });
+  for (let k = 1; k < n; k++) {
+    const after = sameEventPossible(node, k - 1, k) ? '<' : '<=';
+    chain = ir.select({
+      columns: [...[...passed, ...times(k)].map((name) => ({ name, expr: h(name) })), { name: `c${k}`, expr: x('us') }],
+      from: { kind: 'subquery', query: chain, alias: 'h' },
+      joins: [{ type: 'ASOF LEFT', item: { kind: 'cte', name: `funnel_step${k}`, alias: 'x' }, on: and(ir.op('=', [h('a'), x('a')]), ir.op(after, [h(`c${k - 1}`), x('us')])) }],
+    });
+  }
+  const ctes = [{ name: 'funnel_rows', query: rows.query }, ...Array.from({ length: n - 1 }, (_, k) => stepEvents(k + 1))];
+  return new Relation(ir.select({ ...chain, ctes }), types).next([], (c) => {
+    const reachedList: Expr[] = [ir.TRUE];
+    for (let k = 1; k < n; k++) reachedList.push(and(reachedList[k - 1], isSet(c(`c${k}`)), ir.op('<=', [minus(c(`c${k}`), c('c0')), window_])));
+    const time = (k: number): Expr => (k === 0 ? c('c0') : when(reachedList[k], c(`c${k}`)));
+    return attemptColumns(node, c, time, (k) => reachedList[k], ir.constant(false, 'Boolean'), timeColumns.length > 0);
+  });
 }
 
 function orderedAttempts(node: FunnelsNode, rows: Relation, timeColumns: string[]): Relation {
