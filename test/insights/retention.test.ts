@@ -147,6 +147,33 @@ describe('RetentionQuery', () => {
     );
   });
 
+  test('the hour clocks go back over is one period: an actor active in both halves is one cohort member and returns once (America/New_York)', async () => {
+    const p = `v${run++}_`;
+    await setTimeZone(server, 'America/New_York');
+    // a: 01:10 EDT and 01:10 EST (the same wall hour twice), back at 03:10 EST; b: 01:40 EST only.
+    await send([
+      event(`${p}T`, `${p}a`, Date.parse('2025-11-02T05:10:00Z')),
+      event(`${p}T`, `${p}a`, Date.parse('2025-11-02T06:10:00Z')),
+      event(`${p}T`, `${p}b`, Date.parse('2025-11-02T06:40:00Z')),
+      event(`${p}R`, `${p}a`, Date.parse('2025-11-02T08:10:00Z')),
+    ]);
+    const retention = (cumulative: boolean, returning: string) =>
+      query({
+        dateRange: { date_from: '2025-11-02', date_to: '2025-11-02' },
+        retentionFilter: { period: 'Hour', totalIntervals: 4, cumulative, targetEntity: { id: `${p}T`, type: 'events' }, returningEntity: { id: returning, type: 'events' } },
+      });
+    for (const cumulative of [false, true]) {
+      const body = await expectOk(await retention(cumulative, `${p}R`));
+      assert.equal(body.results.length, 24, 'one row per wall hour of the 25-hour day');
+      assert.match(body.results[1].date, /^2025-11-02T01:00:00/);
+      assert.deepEqual(counts(body.results[1]), cumulative ? [2, 1, 1, 0] : [2, 0, 1, 0], `cumulative ${cumulative}`);
+    }
+    // The same event on both sides: the second half of the hour is no return within it.
+    const same = await expectOk(await retention(false, `${p}T`));
+    assert.deepEqual(counts(same.results[1]), [2, 0, 0, 0]);
+    await setTimeZone(server, 'UTC');
+  });
+
   test('bad input is a 400 naming the field', async () => {
     await expectError(await query({ retentionFilter: { period: 'Fortnight' } }), 400, 'invalid_choice', 'retentionFilter.period');
     await expectError(await query({ retentionFilter: { totalIntervals: 0 } }), 400, 'invalid_input', 'retentionFilter.totalIntervals');

@@ -104,6 +104,19 @@ describe('TrendsQuery', () => {
     await setTimeZone('UTC');
   });
 
+  test('the hour clocks go back over is one bucket: its DAU counts a person active in both halves once (America/New_York)', async () => {
+    await setTimeZone('America/New_York');
+    const p = fresh();
+    // 01:10 EDT, 01:10 EST (the same wall hour twice), 01:40 EST, 02:10 EST.
+    await send([ev(p, `${p}-a`, '2025-11-02T05:10:00Z'), ev(p, `${p}-a`, '2025-11-02T06:10:00Z'), ev(p, `${p}-b`, '2025-11-02T06:40:00Z'), ev(p, `${p}-a`, '2025-11-02T07:10:00Z')]);
+    const range = { date_from: '2025-11-02T00:00:00', date_to: '2025-11-02T02:30:00' };
+    const body = await trends({ series: [{ kind: 'EventsNode', event: p, math: 'dau' }, { kind: 'EventsNode', event: p }], interval: 'hour', dateRange: range });
+    assert.deepEqual(body.results[0].days, ['2025-11-02 00:00:00', '2025-11-02 01:00:00', '2025-11-02 02:00:00']);
+    assert.deepEqual(body.results[0].data, [0, 2, 1]);
+    assert.deepEqual(body.results[1].data, [0, 3, 1]);
+    await setTimeZone('UTC');
+  });
+
   test('project settings: weeks starting on Monday, and filterTestAccounts with the project filters', async () => {
     await setTimeZone('UTC');
     const p = fresh();

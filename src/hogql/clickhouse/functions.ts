@@ -29,6 +29,19 @@ function startOf(c: IrCall, x: string, fn: string): string {
   return micros(`${fn}(${wall(x, tzArg(c, 1))})`);
 }
 
+/**
+ * A truncation below a day (`t`, a DateTime in `tz`) as one instant per wall time. Where the
+ * clock goes back, each wall time of the repeated hour names two instants and ClickHouse keeps
+ * the one its row came from: the hour would be two buckets (an actor counted in both, rows of
+ * one wall hour added up). The later instant is taken, as the embedded mode's ICU does. Right
+ * for shifts of a whole hour (every zone but Lord Howe's half hour and Troll's two hours).
+ */
+function oneInstantPerWallTime(t: string, tz: string): string {
+  // UTC repeats no hour, and the check costs two time-zone lookups a row.
+  if (tz === stringLiteral('UTC')) return micros(t);
+  return micros(`(${t} + if(toHour(${t} + 3600, ${tz}) = toHour(${t}, ${tz}), 3600, 0))`);
+}
+
 function startOfWeek(date: string, mondayFirst: boolean): string {
   // Sunday-first weeks: the Monday after the day, less one day.
   return mondayFirst ? `toMonday(${date})` : `(toMonday(${date} + 1) - 1)`;
@@ -57,7 +70,7 @@ const FUNCTIONS: Record<string, Print> = {
   // Values are µs instants: only the calendar functions around it read the zone (functions.ts).
   toTimeZone: (_p, _c, [x]) => x,
   toDate: (_p, c, [x]) => `toDate(${wall(x, tzArg(c, 1))})`,
-  toStartOfHour: (_p, c, [x]) => startOf(c, x, 'toStartOfHour'),
+  toStartOfHour: (_p, c, [x]) => oneInstantPerWallTime(`toStartOfHour(${wall(x, tzArg(c, 1))})`, tzArg(c, 1)),
   toStartOfDay: (_p, c, [x]) => startOf(c, x, 'toStartOfDay'),
   toStartOfWeek: (_p, c, [x]) => startOfWeek(`toDate(${wall(x, tzArg(c, 1))})`, c.args[2]?.kind === 'const' && c.args[2].value === 1),
   toStartOfMonth: (_p, c, [x]) => `toStartOfMonth(toDate(${wall(x, tzArg(c, 1))}))`,
@@ -81,9 +94,10 @@ const FUNCTIONS: Record<string, Print> = {
       quarter: 'toStartOfQuarter',
       year: 'toStartOfYear',
     };
-    if (unit === 'second') return micros(local);
+    if (unit === 'second') return oneInstantPerWallTime(local, tz);
     if (unit === 'week') return micros(`toDateTime(toMonday(toDate(${local})), ${tz})`);
     if (!fn[unit]) throw unsupported(`The dateTrunc unit ${unit}`);
+    if (unit === 'minute' || unit === 'hour') return oneInstantPerWallTime(`${fn[unit]}(${local})`, tz);
     const truncated = ['month', 'quarter', 'year'].includes(unit) ? `toDateTime(${fn[unit]}(toDate(${local})), ${tz})` : `${fn[unit]}(${local})`;
     return micros(truncated);
   },
