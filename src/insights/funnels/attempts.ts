@@ -214,7 +214,8 @@ function chainedAttempts(node: FunnelsNode, rows: Relation, timeColumns: string[
   const passed = ['a', ...timeColumns, ...(node.breakdown ? ['bd'] : [])];
   const times = (upTo: number) => Array.from({ length: upTo }, (_, k) => `c${k}`);
   const types = new Map<string, ColumnType>([...passed.map((name): [string, ColumnType] => [name, rows.columns.get(name)!]), ...times(n).map((name): [string, ColumnType] => [name, { type: 'Integer' }])]);
-  const of = (alias: string) => (name: string) => ir.column(alias, null, name, name === 'us' || /^s\d+$/.test(name) ? rows.columns.get(name)!.type : types.get(name)!.type);
+  // Columns of the event rows (r, s) and of the chain (h) and a step's events (x).
+  const of = (alias: string) => (name: string) => ir.column(alias, null, name, (types.get(name) ?? rows.columns.get(name)!).type);
   const [r, s, h, x] = ['r', 's', 'h', 'x'].map(of);
   const stepEvents = (k: number) => ({
     name: `funnel_step${k}`,
