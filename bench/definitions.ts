@@ -1,11 +1,12 @@
 /**
  * Property definition search (10,000 definitions, `search`, target p99 < 20 ms): ~500 list
- * requests over HTTP, next to the same SQL (count + page) run on better-sqlite3 in this process
+ * requests over HTTP, next to the same SQL (count + page) run on SQLite in this process
  * against the server's own database file — the floor any HTTP answer stands on.
  */
-import Database from 'better-sqlite3';
+import { DatabaseSync, type StatementSyncInstance } from '@photostructure/sqlite';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { addFoldCase } from '../src/store/sqlite/database.js';
 import { propertyListSql } from '../src/store/sqlite/definitions.js';
 import type { PropertyDefinitionQuery } from '../src/store/types.js';
 import { startBenchServer } from './server.js';
@@ -56,10 +57,11 @@ export async function benchDefinitions(): Promise<string> {
     }
     const project = (await (await server.api('/api/projects/@current/')).json()) as { id: number };
 
-    const db = new Database(path.join(server.dataDir, 'meta.sqlite'), { readonly: true });
+    const db = new DatabaseSync(path.join(server.dataDir, 'meta.sqlite'), { readOnly: true });
+    addFoldCase(db);
     // Statements prepared once, as the store keeps them.
-    const statements = new Map<string, Database.Statement<unknown[]>>();
-    const prepared = (sql: string) => statements.get(sql) ?? statements.set(sql, db.prepare<unknown[]>(sql)).get(sql)!;
+    const statements = new Map<string, StatementSyncInstance>();
+    const prepared = (sql: string) => statements.get(sql) ?? statements.set(sql, db.prepare(sql)).get(sql)!;
     const direct = await timed((search) => {
       const sql = propertyListSql(query(search, project.id));
       prepared(sql.page.sql).all(...sql.page.params);
@@ -80,7 +82,7 @@ export async function benchDefinitions(): Promise<string> {
     return [
       `| property_definitions list with \`search\`, ${total.toLocaleString('en')} definitions, ${REQUESTS} requests | p50 ms | p99 ms |`,
       '|---|---|---|',
-      row('better-sqlite3 in process, same SQL (count + first page of 100)', direct),
+      row('SQLite in process, same SQL (count + first page of 100)', direct),
       row('Sightline over HTTP (auth, scope, validation, JSON)', http),
       '',
       `target p99 < 20 ms; ${failures} non-200 answers; searches cycled: ${SEARCHES.map((s) => `"${s}"`).join(', ')}`,

@@ -1,4 +1,5 @@
 import { isStoreUnavailable } from '../kernel/errors.js';
+import { storeErrorCode } from './sqlite/result-codes.js';
 
 /** A query stopped at the event store's time limit (SIGHTLINE_QUERY_TIMEOUT_MS). */
 export class QueryTimeoutError extends Error {
@@ -91,7 +92,7 @@ function withoutPassword(url: string): string {
 
 /** The cause of a failed open, in one line (a SQLite or system error code first when there is one). */
 export function describeOpenError(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
+  const code = storeErrorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   const line = message.split('\n')[0];
   return typeof code === 'string' && !line.startsWith(code) ? `${code}: ${line}` : line;
@@ -114,7 +115,7 @@ const POSTGRES_CONTENT = /^(22|23|54)[0-9A-Z]{3}$/;
 export function refusesContent(error: unknown): boolean {
   // A server that cannot be reached refuses nothing: node-postgres' lost-connection errors carry no code.
   if (isStoreUnavailable(error)) return false;
-  const code = (error as { code?: unknown })?.code;
+  const code = storeErrorCode(error);
   if (typeof code !== 'string') return error instanceof Error;
   return CONTENT_CODES.some((prefix) => code.startsWith(prefix)) || POSTGRES_CONTENT.test(code);
 }

@@ -7,6 +7,7 @@ import { DuckDbEventStore } from '../../src/store/duckdb/event-store.js';
 import { SqliteMetaStore } from '../../src/store/sqlite/meta-store.js';
 import { PostgresMetaStore } from '../../src/store/postgres/meta-store.js';
 import type { MetaStore } from '../../src/store/types.js';
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { clickhouseEnvFor } from './clickhouse-databases.js';
 import { clusterPostgresUrl } from './cluster.js';
@@ -105,4 +106,18 @@ export async function readStores(dataDir: string): Promise<StoredSnapshot> {
     await meta.close();
     await closeSelect();
   }
+}
+
+/**
+ * readStores in a child process, for a test that must have no file of the data dir open
+ * afterwards (a read-only remount): a closed SQLite connection of @photostructure/sqlite 1.2
+ * keeps its files open until its prepared statements are garbage, which the stores' caches
+ * may delay past the test's next step.
+ */
+export function readStoresInChildProcess(dataDir: string): StoredSnapshot {
+  const helper = new URL(import.meta.url).href;
+  const script = `const { readStores } = await import(${JSON.stringify(helper)}); process.stdout.write(JSON.stringify(await readStores(${JSON.stringify(dataDir)})));`;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, env: process.env });
+  if (child.status !== 0) throw new Error(`reading the stores in a child process failed (${child.status}): ${child.stderr}`);
+  return JSON.parse(child.stdout) as StoredSnapshot;
 }

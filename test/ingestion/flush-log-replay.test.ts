@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
+import { backup, DatabaseSync } from '@photostructure/sqlite';
 
 import { REPLAY_MESSAGE } from '../../src/ingestion/buffer.js';
 import { assertMirrorMatches, capture, newUuid, personsByDistinctId, stopAndRead } from '../helpers/ingest.js';
@@ -30,8 +30,8 @@ test('flushes the metadata store lost are replayed from the flush log at start-u
 
   // A consistent copy of the metadata store as it is now (SQLite's online backup).
   const copy = path.join(first.dataDir, 'meta-copy.sqlite');
-  const live = new Database(path.join(first.dataDir, 'meta.sqlite'), { readonly: true });
-  await live.backup(copy);
+  const live = new DatabaseSync(path.join(first.dataDir, 'meta.sqlite'), { readOnly: true });
+  await backup(live, copy);
   live.close();
 
   // Acknowledged after the copy: a merge, property changes, a new person.

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from '@photostructure/sqlite';
 import { readStores } from '../helpers/stores.js';
 import { metric } from '../helpers/robustness.js';
 import { startServer } from '../helpers/server.js';
@@ -16,7 +16,7 @@ describe('a malformed event in a group commit', () => {
   it('is dropped and counted alone; the other requests of the commit are stored', async (t) => {
     const first = await startServer();
     assert.equal(await first.stop(), 0);
-    const meta = new Database(path.join(first.dataDir, 'meta.sqlite'));
+    const meta = new DatabaseSync(path.join(first.dataDir, 'meta.sqlite'));
     meta.exec(`CREATE TRIGGER refuse_poison BEFORE INSERT ON event_definitions WHEN NEW.name = 'poison'
                BEGIN SELECT RAISE(ABORT, 'malformed event'); END`);
     meta.close();

@@ -15,7 +15,7 @@ import type {
   StoredTile,
   TileUpdate,
 } from '../types.js';
-import { toBool, type Sqlite } from './database.js';
+import { isUniqueViolation, toBool, type Sqlite } from './database.js';
 import { dashboardFromRow, insightFromRow, nextTileSlot, tileFromRow } from '../dashboard-rows.js';
 import { likeContains } from '../definition-sql.js';
 
@@ -33,8 +33,6 @@ function assignments(patch: Record<string, unknown>): { sql: string; values: unk
   const entries = Object.entries(patch).filter(([, value]) => value !== undefined);
   return { sql: entries.map(([column]) => `${column} = ?`).join(', '), values: entries.map(([, value]) => bind(value)) };
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 export class SqliteDashboardStore implements DashboardStore {
   constructor(private readonly db: Sqlite) {}

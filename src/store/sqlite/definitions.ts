@@ -15,8 +15,7 @@ import type {
   PropertyDefinitionQuery,
   PropertyValueType,
 } from '../types.js';
-import type Database from 'better-sqlite3';
-import { parseJson, toBool, type Sqlite } from './database.js';
+import { parseJson, toBool, type Sqlite, type SqliteStatement } from './database.js';
 import { HIDDEN_EVENT_PROPERTY_NAMES } from '../definition-sql.js';
 
 type Row = Record<string, unknown>;
@@ -101,15 +100,15 @@ const eventFromRow = (row: Row): EventDefinition => ({
 
 export class SqliteDefinitionStore implements DefinitionStore {
   /** Prepared statements by SQL text (filters present × number of search words), bounded. */
-  private readonly statements = new Map<string, Database.Statement<unknown[]>>();
+  private readonly statements = new Map<string, SqliteStatement>();
 
   constructor(private readonly db: Sqlite) {}
 
-  private statement(sql: string): Database.Statement<unknown[]> {
+  private statement(sql: string): SqliteStatement {
     let statement = this.statements.get(sql);
     if (!statement) {
       if (this.statements.size >= MAX_STATEMENTS) this.statements.clear();
-      statement = this.db.prepare<unknown[]>(sql);
+      statement = this.db.prepare(sql);
       this.statements.set(sql, statement);
     }
     return statement;

@@ -19,7 +19,7 @@ import type {
 import { CachedPersonReads } from '../cached-person-reads.js';
 import { cohortsKey, groupKey, groupTypesKey, type ChangeStamps } from '../change-stamps.js';
 import { StampedCache } from '../stamped-cache.js';
-import { parseJson, toBool, type Sqlite } from './database.js';
+import { isUniqueViolation, parseJson, toBool, type Sqlite } from './database.js';
 import { likeContains } from '../definition-sql.js';
 
 type Row = Record<string, unknown>;
@@ -38,8 +38,6 @@ const flagFromRow = (row: Row): StoredFlag => ({
   created_at: row.created_at as string,
   updated_at: row.updated_at as string,
 });
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 /** Column values of the writable fields, in the shape SQLite binds. */
 const COLUMNS: { [K in keyof FlagWrite]: (value: FlagWrite[K]) => unknown } = {

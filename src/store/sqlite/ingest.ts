@@ -218,7 +218,7 @@ export class SqliteIngestStore implements IngestStore {
     try {
       this.db.transaction(work)();
     } catch (error) {
-      if (this.db.inTransaction) {
+      if (this.db.isTransaction) {
         try {
           this.db.exec('ROLLBACK');
         } catch {

@@ -88,7 +88,7 @@ export class SqliteMetaStore implements MetaStore {
   }
 
   async close(): Promise<void> {
-    if (!this.db.open) return;
+    if (!this.db.isOpen) return;
     try {
       this.db.pragma('wal_checkpoint(TRUNCATE)');
     } catch {

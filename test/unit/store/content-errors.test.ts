@@ -27,3 +27,13 @@ test('a store marked unreachable is never content, even without a code (node-pos
   const lost = storeUnavailable('MetaStoreUnavailableError', new Error('Connection terminated unexpectedly'));
   assert.equal(refusesContent(lost), false);
 });
+
+test('SQLite errors as node:sqlite throws them: judged by the name of their numeric result code', () => {
+  const sqlite = (errcode: number) => Object.assign(new Error('sqlite'), { code: 'ERR_SQLITE_ERROR', errcode });
+  // 2067 SQLITE_CONSTRAINT_UNIQUE, 20 SQLITE_MISMATCH, 18 SQLITE_TOOBIG, 25 SQLITE_RANGE.
+  for (const errcode of [2067, 20, 18, 25]) assert.equal(refusesContent(sqlite(errcode)), true, String(errcode));
+  // 778 SQLITE_IOERR_WRITE, 13 SQLITE_FULL, 5 SQLITE_BUSY, 8 SQLITE_READONLY.
+  for (const errcode of [778, 13, 5, 8]) assert.equal(refusesContent(sqlite(errcode)), false, String(errcode));
+  // A value SQLite cannot bind is an error on the data.
+  assert.equal(refusesContent(Object.assign(new TypeError('Provided value cannot be bound'), { code: 'ERR_INVALID_ARG_TYPE' })), true);
+});
