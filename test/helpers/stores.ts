@@ -82,7 +82,8 @@ export async function readStores(dataDir: string): Promise<StoredSnapshot> {
   } else {
     const sqlite = SqliteMetaStore.open(dataDir);
     meta = sqlite;
-    select = async (sql) => sqlite.db.prepare(sql).all();
+    // Plain objects, as PostgreSQL's rows are (node:sqlite's have no prototype).
+    select = async (sql) => sqlite.db.prepare(sql).all().map((row) => ({ ...row }));
   }
   const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
   try {
