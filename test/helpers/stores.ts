@@ -2,12 +2,12 @@
  * Reads a stopped server's data dir through the real store implementations (the same code the
  * service uses), for tests that check what was stored before any API exists for it.
  */
+import { spawnSync } from 'node:child_process';
 import { ClickHouseEventStore } from '../../src/store/clickhouse/event-store.js';
 import { DuckDbEventStore } from '../../src/store/duckdb/event-store.js';
 import { SqliteMetaStore } from '../../src/store/sqlite/meta-store.js';
 import { PostgresMetaStore } from '../../src/store/postgres/meta-store.js';
 import type { MetaStore } from '../../src/store/types.js';
-import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { clickhouseEnvFor } from './clickhouse-databases.js';
 import { clusterPostgresUrl } from './cluster.js';
