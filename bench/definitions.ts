@@ -59,6 +59,7 @@ export async function benchDefinitions(): Promise<string> {
 
     const db = new DatabaseSync(path.join(server.dataDir, 'meta.sqlite'), { readOnly: true });
     addFoldCase(db);
+    db.exec('PRAGMA cache_size = -16000'); // the store's page cache (openSqlite)
     // Statements prepared once, as the store keeps them.
     const statements = new Map<string, StatementSyncInstance>();
     const prepared = (sql: string) => statements.get(sql) ?? statements.set(sql, db.prepare(sql)).get(sql)!;

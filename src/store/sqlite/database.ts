@@ -18,6 +18,8 @@ export function openSqlite(file: string): Sqlite {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // 16 MB of page cache, as better-sqlite3 compiled it in (this binding's default is 2 MB).
+  db.pragma('cache_size = -16000');
   addFoldCase(db);
   migrate(db);
   return db;

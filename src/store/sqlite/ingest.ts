@@ -106,7 +106,7 @@ export class SqliteIngestStore implements IngestStore {
     for (const [projectId, uuids] of request.eventUuids) {
       const existing = getOrCreate(snapshot.existingUuids, projectId, () => new Set<string>());
       const hex = uuids.map((uuid) => uuid.replace(/-/g, ''));
-      for (const row of q.existingUuids.all(projectId, JSON.stringify(hex)) as { uuid: Buffer }[]) existing.add(bytesToUuid(row.uuid));
+      for (const row of q.existingUuids.all(projectId, JSON.stringify(hex)) as { uuid: Uint8Array }[]) existing.add(bytesToUuid(row.uuid));
     }
 
     for (const projectId of projects) {

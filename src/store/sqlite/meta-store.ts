@@ -75,13 +75,13 @@ export class SqliteMetaStore implements MetaStore {
   }
 
   /**
-   * SQLite's page cache (16 MB a connection as better-sqlite3 builds it) fills under ingestion
+   * SQLite's page cache (16 MB a connection, openSqlite) fills under ingestion
    * and stays: after the ingest benchmark it held most of the metadata file, ~16 MB of glibc's
    * heap. `shrink_memory` frees the pages no statement is using.
    */
   releaseIdleMemory(): void {
     try {
-      if (this.db.open) this.db.pragma('shrink_memory');
+      if (this.db.isOpen) this.db.pragma('shrink_memory');
     } catch {
       // Busy (an export iterating across awaits): the next idle collection tries again.
     }

@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { DatabaseSync, enhance } from '@photostructure/sqlite';
 import { SLOTS } from '../../../src/store/sqlite/person-search-keys.js';
 import { migrations } from '../../../src/store/sqlite/migrations.js';
 import { SqliteMetaStore } from '../../../src/store/sqlite/meta-store.js';
+import type { Sqlite } from '../../../src/store/sqlite/database.js';
 
 interface Person {
   uuid: string;
@@ -30,7 +31,7 @@ function newDir(): string {
   return dir;
 }
 
-function insertPersons(db: Database.Database, persons: Person[]): void {
+function insertPersons(db: Sqlite, persons: Person[]): void {
   const insert = db.prepare('INSERT INTO persons VALUES (1, ?, ?, 0, ?, 0)');
   const id = db.prepare('INSERT INTO person_ids (project_id, uuid) VALUES (1, ?)');
   db.transaction(() => {
@@ -57,7 +58,7 @@ const uuidOf = (prefix: number, n: number) => `00000000-0000-4000-${prefix}000-$
 
 test('persons indexed before migration 9 are found in the list order after it', async () => {
   const dir = newDir();
-  const old = new Database(path.join(dir, 'meta.sqlite'));
+  const old = enhance(new DatabaseSync(path.join(dir, 'meta.sqlite')));
   old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   for (const migration of migrations.filter((m) => m.version < 9)) {
     old.exec(migration.sql);
