@@ -211,7 +211,7 @@ function pathEdges(node: PathsNode, ctx: InsightContext) {
  * The edges when paths start at each session's first item and end nowhere in particular: only a
  * session's first stepLimit items count, and an item's place is read from the session starts of
  * the stepLimit − 1 rows before it. All of it in the sort that finds the next item, where
- * numbering within sessions would sort every event once more (a quarter of the statement at 1M
+ * numbering within sessions would sort every event once more (a third of the statement at 1M
  * events).
  */
 function leadingEdges(node: PathsNode, collapsed: ir.IrSelect, byTime: (c: (name: string) => Expr) => ir.IrOrder[]): ir.IrSelect {
