@@ -15,6 +15,7 @@ import { readRawBody } from './raw-body.js';
 import type { Drain } from './drain.js';
 import { readQueryLikeDrf } from './query-params.js';
 import type { JsonSchema } from './schemas.js';
+import { lazySchemaCompilers } from './lazy-schemas.js';
 
 export function createServer(config: Config, log: Logger, metrics: Metrics, drain: Drain): FastifyInstance {
   const app = Fastify({
@@ -33,6 +34,7 @@ export function createServer(config: Config, log: Logger, metrics: Metrics, drai
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
     // A membership level is an integer or its string ('8'), as DRF accepts it.
     ajv: { customOptions: { allowUnionTypes: true } },
+    schemaController: { compilersFactory: lazySchemaCompilers() },
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
     // Node enforces headersTimeout/requestTimeout only when it sweeps its connections, every
