@@ -189,12 +189,7 @@ function pathEdges(node: PathsNode, ctx: InsightContext) {
     const position = ir.op('+', [ir.op('-', [c('idx'), firstKept], 'Integer'), int(1)], 'Integer');
     const nextKept = ir.allOf([ir.op('<', [position, int(node.stepLimit)]), node.endPoint !== null ? ir.op('<', [c('idx'), c('endIdx')]) : null])!;
     return {
-      columns: [
-        ...['a', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]),
-        ['step', position],
-        ['nextItem', when(nextKept, c('nextItem'))],
-        ['nextUs', when(nextKept, c('nextUs'))],
-      ],
+      columns: edgeColumns(c, position, nextKept),
       where: ir.allOf([
         ir.op('isNotNull', [c('startIdx')]),
         ir.op('>=', [c('idx'), firstKept]),
@@ -220,9 +215,9 @@ function leadingEdges(node: PathsNode, collapsed: ir.IrSelect, byTime: (c: (name
     return {
       columns: [
         ...['a', 'us', 'item', 'starts'].map((n) => [n, c(n)] as [string, Expr]),
-        ['followingItem', inActor('lead', 'item', 1, 'String')],
-        ['followingUs', inActor('lead', 'us', 1, 'Integer')],
-        ['followingStarts', inActor('lead', 'starts', 1, 'Boolean')],
+        ['nextItem', inActor('lead', 'item', 1, 'String')],
+        ['nextUs', inActor('lead', 'us', 1, 'Integer')],
+        ['nextStarts', inActor('lead', 'starts', 1, 'Boolean')],
         ...Array.from({ length: node.stepLimit - 1 }, (_, k) => [`starts${k + 1}Back`, inActor('lag', 'starts', k + 1, 'Boolean')] as [string, Expr]),
       ],
     };
@@ -231,17 +226,22 @@ function leadingEdges(node: PathsNode, collapsed: ir.IrSelect, byTime: (c: (name
     // 1 at the session's start, k + 1 when it started k rows back, past stepLimit when further.
     const starts = [c('starts'), ...Array.from({ length: node.stepLimit - 1 }, (_, k) => c(`starts${k + 1}Back`))];
     const position = starts.reduceRight<Expr>((further, started, k) => when(started, int(k + 1), further), int(node.stepLimit + 1));
-    const nextKept = ir.allOf([ir.op('<', [position, int(node.stepLimit)]), ir.op('not', [ir.call('coalesce', [c('followingStarts'), ir.TRUE], 'Boolean')])])!;
+    const nextKept = ir.allOf([ir.op('<', [position, int(node.stepLimit)]), ir.op('not', [ir.call('coalesce', [c('nextStarts'), ir.TRUE], 'Boolean')])])!;
     return {
-      columns: [
-        ...['a', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]),
-        ['step', position],
-        ['nextItem', when(nextKept, c('followingItem'))],
-        ['nextUs', when(nextKept, c('followingUs'))],
-      ],
+      columns: edgeColumns(c, position, nextKept),
       where: ir.op('<=', [position, int(node.stepLimit)]),
     };
   });
+}
+
+/** An edge row: the item at `position` in its path, and the next item where it is kept too. */
+function edgeColumns(c: (name: string) => Expr, position: Expr, nextKept: Expr): Array<[string, Expr]> {
+  return [
+    ...['a', 'us', 'item'].map((n) => [n, c(n)] as [string, Expr]),
+    ['step', position],
+    ['nextItem', when(nextKept, c('nextItem'))],
+    ['nextUs', when(nextKept, c('nextUs'))],
+  ];
 }
 
 /** `<step>_<item>`, the name of a node of the paths (the step as text). */
