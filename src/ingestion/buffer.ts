@@ -12,7 +12,7 @@ import type { Metrics } from '../kernel/metrics.js';
 import type { Stores } from '../store/index.js';
 import type { IngestSnapshot } from '../store/types.js';
 import { repairWithoutFlushLog } from '../store/index.js';
-import { refusesContent } from '../store/errors.js';
+import { PersonsChangedError, refusesContent } from '../store/errors.js';
 import { encodeFlushRecord, sharedBytes, type EncodedFlush } from '../store/flush-record.js';
 import { afterIo } from '../util/after-io.js';
 import { SharedArena } from '../util/shared-arena.js';
@@ -20,6 +20,7 @@ import { DefinitionCache } from './plan/definitions.js';
 import { FlushLog } from './flush-log.js';
 import { EventStoreFeed, type FeedOptions } from './event-store-feed.js';
 import { addCachedPersons, PersonCache } from './person-cache.js';
+import { personsReadOf } from './persons-read.js';
 import { plan, snapshotRequest, type PendingEvent } from './plan/plan.js';
 
 export interface BufferOptions {
@@ -76,6 +77,12 @@ function stopwatch(): () => number {
     return Math.round(ms * 10) / 10;
   };
 }
+
+/**
+ * Times a flush is planned again when another node changed its persons first. Each replan sees
+ * that node's commit, so more than one happens only under a stream of changes to one person.
+ */
+const REPLANS = 5;
 
 /** How long a flush waits for the event store to fall below its lag bound before its requests get 503. */
 const ROOM_WAIT_MS = 5_000;
@@ -293,7 +300,12 @@ export class IngestBuffer {
    * other event of the group commit is stored. Other failures answer every request with 503.
    */
   private async flush(entries: Entry[]): Promise<void> {
-    const error = await this.flushOnce(entries);
+    let error = await this.flushOnce(entries);
+    // Another node changed some of its persons between load and apply: plan again on theirs.
+    for (let again = 0; error instanceof PersonsChangedError && again < REPLANS; again++) {
+      this.metrics.flushReplans.inc();
+      error = await this.flushOnce(entries);
+    }
     if (error === null) return;
     if (!(error instanceof FlushContentError)) {
       this.failed(error, entries);
@@ -336,9 +348,12 @@ export class IngestBuffer {
       const cached = this.persons.take(request);
       const snapshot = await this.stores.meta.ingest.loadSnapshot(request);
       addCachedPersons(snapshot, cached);
+      const personsRead = personsReadOf(snapshot, request);
       const loadMs = lap();
       const flush = this.planOrRefuse(batch, snapshot, seq);
       encoded = encodeFlushRecord(flush, (length) => this.recordBytes(length));
+      // Checked at apply time only: a replay of the log applies what was acknowledged as it is.
+      flush.changes.personsRead = personsRead;
       const planMs = lap();
       await this.flushLog.append(encoded);
       const logMs = lap();

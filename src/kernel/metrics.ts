@@ -32,6 +32,11 @@ export function createMetrics() {
       registers: [registry],
     }),
     flushFailures: new Counter({ name: 'sightline_flush_failures_total', help: 'Flushes that failed', registers: [registry] }),
+    flushReplans: new Counter({
+      name: 'sightline_flush_replans_total',
+      help: 'Flushes planned again because another node changed their persons between load and apply',
+      registers: [registry],
+    }),
     bufferDepth: new Gauge({ name: 'sightline_ingest_buffer_events', help: 'Events waiting for a flush', registers: [registry] }),
     eventStoreLag: new Gauge({
       name: 'sightline_event_store_lag_events',

@@ -37,6 +37,18 @@ export function queryFailure(name: QueryFailure, message: string): Error {
 
 export const isQueryFailure = (error: unknown, name: QueryFailure) => error instanceof Error && error.name === name;
 
+/**
+ * A flush was planned on persons that another node changed before it was applied (a merge on
+ * one node, a property update on another): nothing was written, and planning again on what
+ * the store holds now gives the right result.
+ */
+export class PersonsChangedError extends Error {
+  constructor(readonly changed: number) {
+    super(`${changed} distinct id(s) of the flush changed person since they were read`);
+    this.name = 'PersonsChangedError';
+  }
+}
+
 /** The data folder, or a store file in it, cannot be created, opened or written. */
 export class DataDirError extends Error {
   constructor(
@@ -115,6 +127,8 @@ const POSTGRES_CONTENT = /^(22|23|54)[0-9A-Z]{3}$/;
 export function refusesContent(error: unknown): boolean {
   // A server that cannot be reached refuses nothing: node-postgres' lost-connection errors carry no code.
   if (isStoreUnavailable(error)) return false;
+  // A write planned on stale persons: planned again, it goes through.
+  if (error instanceof PersonsChangedError) return false;
   const code = storeErrorCode(error);
   if (typeof code !== 'string') return error instanceof Error;
   return CONTENT_CODES.some((prefix) => code.startsWith(prefix)) || POSTGRES_CONTENT.test(code);

@@ -388,6 +388,20 @@ export interface IngestChanges {
    * ignore it.
    */
   refreshPersons?: { project_id: number; uuid: string }[];
+  /**
+   * What planning read of the persons: each distinct id's person and that person's version
+   * (null: none). A store that several nodes write refuses the changes with
+   * PersonsChangedError when any of them differs at apply time, so a flush planned on a
+   * person another node has changed since is planned again instead of overwriting it.
+   */
+  personsRead?: PersonRead[];
+}
+
+export interface PersonRead {
+  project_id: number;
+  distinct_id: string;
+  person_uuid: string | null;
+  version: number | null;
 }
 
 /**

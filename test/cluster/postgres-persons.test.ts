@@ -3,7 +3,7 @@
  * suites show: the persons list against a plain-JS reference (fast-check, both of its plans, with
  * and without property filters), migrations 3 and 4 on persons already stored (integer ids, the
  * search's trigram indexes), two nodes placing tiles on one dashboard at once, and each node
- * resuming only its own deletions.
+ * resuming only its own deletions, and a flush planned on a person the other node changed since.
  * Runs only when the cluster tests are on (test/helpers/cluster.ts).
  */
 import assert from 'node:assert/strict';
@@ -12,7 +12,12 @@ import fc from 'fast-check';
 import type { JsonObject } from '../../src/kernel/json.js';
 import { PostgresMetaStore } from '../../src/store/postgres/meta-store.js';
 import { migrations } from '../../src/store/postgres/migrations.js';
+import { DefinitionCache } from '../../src/ingestion/plan/definitions.js';
+import { plan, snapshotRequest, type PendingEvent } from '../../src/ingestion/plan/plan.js';
+import { personsReadOf } from '../../src/ingestion/persons-read.js';
+import { PersonsChangedError } from '../../src/store/errors.js';
 import { clusterPostgresUrl } from '../helpers/cluster.js';
+import { incoming } from '../helpers/plan-fixtures.js';
 import { admin, databaseFor } from '../helpers/postgres-databases.js';
 import { newTempDir } from '../helpers/server.js';
 
@@ -200,5 +205,32 @@ describe('two nodes on one database', { skip }, () => {
     assert.equal(log.count, 1);
     assert.equal(log.results[0].activity, 'deleted');
     assert.equal(await a.persons.get(projectId, 'gone-a'), null);
+  });
+
+  test('a flush planned on a person the other node changed since is refused whole; planned again, it keeps both changes', async () => {
+    const flushOf = async (store: PostgresMetaStore, events: PendingEvent['event'][], seq: number) => {
+      const batch = events.map((event) => ({ projectId, anonymizeIps: false, event }));
+      const request = snapshotRequest(batch);
+      const snapshot = await store.ingest.loadSnapshot(request);
+      const read = personsReadOf(snapshot, request);
+      const planned = plan(batch, snapshot, seq, { definitions: new DefinitionCache(), now: new Date() });
+      return () => store.ingest.applyChanges({ ...planned.changes, personsRead: read });
+    };
+    const personOf = async (distinctId: string) => (await a.ingest.personsOf(projectId, [distinctId])).get(distinctId)?.person;
+    await (await flushOf(a, [incoming('$pageview', 'anon-1')], 1))();
+
+    // Both planned from the same state: node A merges the anonymous id into a user, node B sets a property on it.
+    const identify = await flushOf(a, [incoming('$identify', 'user-1', { $anon_distinct_id: 'anon-1', $set: { email: 'u@example.test' } })], 2);
+    const setOnAnon = await flushOf(b, [incoming('$pageview', 'anon-1', { $set_once: { first_visit: 'yes' } })], 1);
+    await identify();
+    await assert.rejects(setOnAnon(), PersonsChangedError);
+    const merged = await personOf('anon-1');
+    assert.equal(merged?.is_identified, true, 'the refused flush wrote nothing over the merge');
+
+    await (await flushOf(b, [incoming('$pageview', 'anon-1', { $set_once: { first_visit: 'yes' } })], 2))();
+    const after = await personOf('user-1');
+    assert.equal(after?.uuid, merged?.uuid);
+    assert.equal(after?.is_identified, true);
+    assert.deepEqual([after?.properties.email, after?.properties.first_visit], ['u@example.test', 'yes']);
   });
 });

@@ -4,14 +4,17 @@
  *
  * Several nodes may ingest into one database. A flush's changes are computed from a snapshot and
  * then applied; the transaction-level advisory lock makes the applies of all nodes take turns,
- * as SQLite's single writer did, so two flushes never interleave their person merges. (Events of
- * one person reaching two nodes at once can still race between snapshot and apply: the
- * partitioned log of docs/scale-out-cluster.md is what routes them to one consumer.)
+ * as SQLite's single writer did, so two flushes never interleave their person merges. A person
+ * can still change between one node's snapshot and its apply: the log routes each distinct id
+ * to one consumer, but a merge names two ids, which may be in two partitions. So an apply first
+ * checks, under the lock, that every person its plan read is as it was read, and refuses the
+ * flush when not (the buffer plans it again).
  */
 import type { JsonObject } from '../../kernel/json.js';
 import { v7 as uuidv7 } from 'uuid';
-import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonMirrorState, type PersonRecord, type UuidsByProject } from '../types.js';
+import { groupKeyOf, type IngestChanges, type IngestSnapshot, type IngestSnapshotRequest, type IngestStore, type PersonMirrorState, type PersonRead, type PersonRecord, type UuidsByProject } from '../types.js';
 import { getOrCreate } from '../../util/get-or-create.js';
+import { PersonsChangedError } from '../errors.js';
 import { distinctIdKey, groupKey, groupTypesKey, personKey, type ChangeStamps } from '../change-stamps.js';
 import { jsonValue, one, rows, transaction, type PgClient, type PgPool, type Row } from './database.js';
 
@@ -144,7 +147,22 @@ export class PostgresIngestStore implements IngestStore {
     for (const g of changes.upsertGroups) this.stamps.bump(groupKey(g.project_id, g.group_type_index, g.group_key));
   }
 
+  /** Under the apply lock: refuses the flush when a person it read has changed since (another node's apply). */
+  private async checkPersonsRead(client: PgClient, read: PersonRead[]): Promise<void> {
+    if (read.length === 0) return;
+    const { rows: now } = await client.query<{ person_uuid: string | null; version: number | null }>(
+      `SELECT p.uuid AS person_uuid, p.version FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS r(project_id, distinct_id, n)
+         LEFT JOIN person_distinct_ids d ON d.project_id = r.project_id AND d.distinct_id = r.distinct_id
+         LEFT JOIN persons p ON p.project_id = d.project_id AND p.uuid = d.person_uuid
+       ORDER BY r.n`,
+      [read.map((r) => r.project_id), read.map((r) => r.distinct_id)],
+    );
+    const changed = read.filter((r, i) => r.person_uuid !== now[i].person_uuid || r.version !== now[i].version).length;
+    if (changed > 0) throw new PersonsChangedError(changed);
+  }
+
   private async applyIn(client: PgClient, changes: IngestChanges, now: string): Promise<void> {
+    await this.checkPersonsRead(client, changes.personsRead ?? []);
     // Merges one by one, in order: a later merge may move what an earlier one moved.
     for (const r of changes.reassignDistinctIds) {
       await client.query('UPDATE person_distinct_ids SET person_uuid = $1 WHERE project_id = $2 AND person_uuid = $3', [
