@@ -19,7 +19,7 @@ export const ms = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
 export const p = (values: number[], q: number) => ms(percentile(values, q));
 
 /** A started server whose project holds `total` events (written into its folder while it was stopped). */
-export async function serverWithEvents(total: number, prefix: string): Promise<{ server: TestServer; projectId: number }> {
+export async function serverWithEvents(total: number, prefix: string): Promise<{ server: TestServer; projectId: number; startAgain: () => Promise<TestServer> }> {
   const dataDir = newTempDir(prefix);
   const first = await startBenchServer({ dataDir, env: ENV });
   const keys = { projectKey: first.projectKey, personalKey: first.personalKey };
@@ -27,7 +27,9 @@ export async function serverWithEvents(total: number, prefix: string): Promise<{
   await first.stop();
   process.stderr.write(`loading ${fmt(total)} events…\n`);
   await load(dataDir, projectId, total);
-  return { server: await startBenchServer({ dataDir, env: ENV, ...keys }), projectId };
+  /** A new process on the same folder (call after stopping the last one). */
+  const startAgain = () => startBenchServer({ dataDir, env: ENV, ...keys });
+  return { server: await startAgain(), projectId, startAgain };
 }
 
 /** A 1280×900 page signed in as the owner. */

@@ -146,6 +146,25 @@ test('the dashboard shows every tile with the numbers (or the words) the API giv
   assert.equal(saved.filters.date_from, '-30d');
 });
 
+test('a dashboard opened directly asks for its tiles once, before the session check, and shows them', async () => {
+  requireChromium();
+  const asked: string[] = [];
+  const record = (request: { url: () => string; method: () => string }) => {
+    const { pathname, search } = new URL(request.url());
+    if (request.method() === 'GET' && pathname.startsWith('/api/')) asked.push(pathname + search);
+  };
+  page.on('request', record);
+  try {
+    await page.goto(`${server.url}/project/${projectId}/dashboards/${dashboardId}`);
+    await page.locator('article.tile [data-value]').first().waitFor();
+  } finally {
+    page.off('request', record);
+  }
+  const dashboardPath = `/api/projects/${projectId}/dashboards/${dashboardId}/`;
+  assert.equal(asked.filter((p) => p === dashboardPath).length, 1, `one request for the dashboard: ${JSON.stringify(asked)}`);
+  assert.ok(asked.indexOf(dashboardPath) < asked.indexOf('/api/users/@me/'), `the dashboard is asked for first: ${JSON.stringify(asked)}`);
+});
+
 test('a trend and a funnel built in the Insights page show the API numbers, and one is saved onto the dashboard', async () => {
   requireChromium();
   await page.getByRole('link', { name: 'Insights', exact: true }).click();

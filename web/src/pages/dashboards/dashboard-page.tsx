@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, query } from '../../api/client';
 import { useResource } from '../../api/use-resource';
+import { takeEarly } from '../../early';
 import { projectApi, useProject } from '../../auth/project';
 import { timeAgo } from '../../components/format';
 import { PageHeader } from '../../components/shell';
@@ -46,7 +47,10 @@ export function DashboardPage() {
   const [arranging, setArranging] = useState(false);
   const [dragged, setDragged] = useState<number | null>(null);
   const path = projectApi(project, `dashboards/${params.dashboardId}/`);
-  const dashboard = useResource((signal) => api<Dashboard>(path + query({ refresh }), { signal }), [path, refresh]);
+  const dashboard = useResource(
+    (signal) => (refresh === undefined ? takeEarly<Dashboard>(path) : undefined) ?? api<Dashboard>(path + query({ refresh }), { signal }),
+    [path, refresh],
+  );
   const [patched, setPatched] = useState<Dashboard | null>(null);
   const shown = patched && dashboard.data && patched.id === dashboard.data.id && !dashboard.loading ? patched : dashboard.data;
 
