@@ -1,8 +1,8 @@
 /**
- * A dashboard opened directly (a bookmark, a reload) would otherwise wait for the session check
- * and the project list before its code loads and its request leaves, ~300 ms in which the server
- * could already be computing its tiles. The entry starts both at once; the page then takes the
- * answer in flight.
+ * A dashboard opened directly (a bookmark, a reload) would otherwise wait for the session check,
+ * the project list and its page's code before its request leaves (~80 ms here), time in which the
+ * server could already be computing its tiles. The entry starts the request and the code at once;
+ * the page then takes the answer in flight.
  */
 import { api } from './api/client';
 
