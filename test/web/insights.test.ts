@@ -251,6 +251,13 @@ async function tileOrder(): Promise<{ names: string[]; slots: Record<string, { x
 /** The tile names the page shows, in document order (which is reading order). */
 const shownTiles = () => page.locator('article.tile h2').allTextContents();
 
+/** The names shown once they are `expected` (a saved change is drawn a moment after its answer arrives), or after 5 s whatever is shown. */
+async function shownTilesOnceSettled(expected: string[]): Promise<string[]> {
+  const drawn = (names: string) => JSON.stringify(Array.from(document.querySelectorAll('article.tile h2')).map((h) => h.textContent)) === names;
+  await page.waitForFunction(drawn, JSON.stringify(expected), { timeout: 5_000 }).catch(() => undefined);
+  return shownTiles();
+}
+
 test('dashboard tiles are moved, resized and dragged in the page, and the layout is saved through the API', async () => {
   requireChromium();
   await page.goto(`${server.url}/project/${projectId}/dashboards/${dashboardId}`);
@@ -269,7 +276,7 @@ test('dashboard tiles are moved, resized and dragged in the page, and the layout
   const moved = await tileOrder();
   const expected = [...before.names.slice(0, -2), last, before.names.at(-2)!];
   assert.deepEqual(moved.names, expected);
-  assert.deepEqual(await shownTiles(), expected);
+  assert.deepEqual(await shownTilesOnceSettled(expected), expected);
 
   // The first tile wider (half → two thirds) and taller by a row; the order stays.
   const first = expected[0]!;
