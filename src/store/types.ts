@@ -822,6 +822,11 @@ export interface MetaStore {
   readonly dashboards: DashboardStore;
   readonly cohorts: CohortStore;
   readonly actions: ActionStore;
+  /**
+   * Runs the first start's setup so that nodes starting together on one store take turns (the
+   * second finds the first's organization). Only where several nodes share the store.
+   */
+  firstStartInTurn?<T>(work: () => Promise<T>): Promise<T>;
   /** Health probe: true when the store answers. */
   ping(): Promise<boolean>;
   sizeBytes(): Promise<number>;

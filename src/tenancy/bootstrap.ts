@@ -29,11 +29,19 @@ export async function createTenant(
   return { organization, project, user, projectApiKey, personalApiKey };
 }
 
-/** On an empty data dir: the default organization, project, owner and keys. Null otherwise. */
-export async function bootstrapIfEmpty(
-  meta: MetaStore,
-  keys: { projectApiKey?: string; personalApiKey?: string; email?: string },
-): Promise<CreatedTenant | null> {
+/** Keys and the owner's email forced by settings for the first start. */
+type BootstrapKeys = { projectApiKey?: string; personalApiKey?: string; email?: string };
+
+/**
+ * On an empty data dir: the default organization, project, owner and keys. Null otherwise,
+ * and for all but one of several nodes starting together on one empty store.
+ */
+export function bootstrapIfEmpty(meta: MetaStore, keys: BootstrapKeys): Promise<CreatedTenant | null> {
+  const inTurn = meta.firstStartInTurn?.bind(meta) ?? ((work: () => Promise<CreatedTenant | null>) => work());
+  return inTurn(() => createDefaultTenant(meta, keys));
+}
+
+async function createDefaultTenant(meta: MetaStore, keys: BootstrapKeys): Promise<CreatedTenant | null> {
   if ((await meta.tenancy.countOrganizations()) > 0) return null;
   // Checked only when the key is created: on an existing data dir the setting is not used, and
   // an upgrade must not refuse to start over it.

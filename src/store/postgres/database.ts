@@ -7,8 +7,9 @@ export type PgPool = pg.Pool;
 export type PgClient = pg.PoolClient;
 export type Row = Record<string, unknown>;
 
-/** Any number: keys of the migration lock, chosen once (pg_advisory_lock takes a bigint). */
+/** Any numbers: keys of the session locks, chosen once (pg_advisory_lock takes a bigint). */
 const MIGRATION_LOCK = 7_357_216_001;
+export const FIRST_START_LOCK = 7_357_216_003;
 
 /**
  * PostgreSQL text cannot hold U+0000, which JSON and SQLite allow: every string parameter has it
@@ -79,28 +80,33 @@ export function openPool(url: string, max: number): PgPool {
 }
 
 /** Applies pending migrations; returns the versions it applied. Safe to run from many nodes at once. */
-export async function migrate(pool: PgPool): Promise<number[]> {
+export function migrate(pool: PgPool): Promise<number[]> {
+  return withSessionLock(pool, MIGRATION_LOCK, (client) => applyMigrations(client));
+}
+
+/** Runs `work` while this session holds the advisory lock `key`: nodes doing the same take turns. */
+export async function withSessionLock<T>(pool: PgPool, key: number, work: (client: PgClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
-  const applied: number[] = [];
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)');
-    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
-    for (const migration of migrations) {
-      if (done.has(migration.version)) continue;
-      await inTransaction(client, async () => {
-        await client.query(migration.sql);
-        await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
-          migration.version,
-          migration.name,
-          new Date().toISOString(),
-        ]);
-      });
-      applied.push(migration.version);
-    }
+    await client.query('SELECT pg_advisory_lock($1)', [key]);
+    return await work(client);
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => {});
     client.release();
+  }
+}
+
+async function applyMigrations(client: PgClient): Promise<number[]> {
+  const applied: number[] = [];
+  await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)');
+  const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
+  for (const migration of migrations) {
+    if (done.has(migration.version)) continue;
+    await inTransaction(client, async () => {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
+    });
+    applied.push(migration.version);
   }
   return applied;
 }

@@ -1,6 +1,6 @@
 import type { MetaStore } from '../types.js';
 import { ChangeStamps } from '../change-stamps.js';
-import { migrate, openPool, type PgPool } from './database.js';
+import { FIRST_START_LOCK, migrate, openPool, withSessionLock, type PgPool } from './database.js';
 import { PostgresAccountStore } from './accounts.js';
 import { PostgresDefinitionStore } from './definitions.js';
 import { PostgresFlagStore } from './flags.js';
@@ -80,6 +80,10 @@ export class PostgresMetaStore implements MetaStore {
     } finally {
       await pool.end();
     }
+  }
+
+  firstStartInTurn<T>(work: () => Promise<T>): Promise<T> {
+    return withSessionLock(this.pool, FIRST_START_LOCK, () => work());
   }
 
   async ping(): Promise<boolean> {
