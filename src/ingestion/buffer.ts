@@ -20,7 +20,6 @@ import { DefinitionCache } from './plan/definitions.js';
 import { FlushLog } from './flush-log.js';
 import { EventStoreFeed, type FeedOptions } from './event-store-feed.js';
 import { addCachedPersons, PersonCache } from './person-cache.js';
-import { personsReadOf } from './persons-read.js';
 import { plan, snapshotRequest, type PendingEvent } from './plan/plan.js';
 
 export interface BufferOptions {
@@ -348,12 +347,11 @@ export class IngestBuffer {
       const cached = this.persons.take(request);
       const snapshot = await this.stores.meta.ingest.loadSnapshot(request);
       addCachedPersons(snapshot, cached);
-      const personsRead = personsReadOf(snapshot, request);
       const loadMs = lap();
       const flush = this.planOrRefuse(batch, snapshot, seq);
       encoded = encodeFlushRecord(flush, (length) => this.recordBytes(length));
       // Checked at apply time only: a replay of the log applies what was acknowledged as it is.
-      flush.changes.personsRead = personsRead;
+      flush.changes.personsRead = snapshot.personsRead;
       const planMs = lap();
       await this.flushLog.append(encoded);
       const logMs = lap();

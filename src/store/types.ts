@@ -358,6 +358,8 @@ export interface IngestSnapshot {
   groupTypes: Map<number, Map<string, number>>;
   /** project id → groupKeyOf(index, key) → group properties. */
   groups: Map<number, Map<string, { properties: JsonObject; created_at: string }>>;
+  /** From a store that several nodes write: what it read of the persons, for `IngestChanges.personsRead`. */
+  personsRead?: PersonRead[];
 }
 
 export interface PropertyDefinitionWrite {

@@ -14,7 +14,6 @@ import { PostgresMetaStore } from '../../src/store/postgres/meta-store.js';
 import { migrations } from '../../src/store/postgres/migrations.js';
 import { DefinitionCache } from '../../src/ingestion/plan/definitions.js';
 import { plan, snapshotRequest, type PendingEvent } from '../../src/ingestion/plan/plan.js';
-import { personsReadOf } from '../../src/ingestion/persons-read.js';
 import { PersonsChangedError } from '../../src/store/errors.js';
 import { clusterPostgresUrl } from '../helpers/cluster.js';
 import { incoming } from '../helpers/plan-fixtures.js';
@@ -212,7 +211,7 @@ describe('two nodes on one database', { skip }, () => {
       const batch = events.map((event) => ({ projectId, anonymizeIps: false, event }));
       const request = snapshotRequest(batch);
       const snapshot = await store.ingest.loadSnapshot(request);
-      const read = personsReadOf(snapshot, request);
+      const read = snapshot.personsRead;
       const planned = plan(batch, snapshot, seq, { definitions: new DefinitionCache(), now: new Date() });
       return () => store.ingest.applyChanges({ ...planned.changes, personsRead: read });
     };

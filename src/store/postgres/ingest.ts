@@ -62,6 +62,7 @@ export class PostgresIngestStore implements IngestStore {
       existingUuids: new Map(),
       groupTypes: new Map(),
       groups: new Map(),
+      personsRead: [],
     };
     const projects = new Set([...request.distinctIds.keys(), ...request.eventUuids.keys(), ...request.groups.keys()]);
 
@@ -77,6 +78,11 @@ export class PostgresIngestStore implements IngestStore {
       for (const row of found) {
         mapping.set(row.distinct_id, row.uuid as string);
         if (!snapshot.persons.has(row.uuid as string)) snapshot.persons.set(row.uuid as string, personFromRow(row));
+      }
+      // What applyChanges checks: each id's person and version as read here (planning bumps the records' versions in place).
+      for (const distinctId of ids) {
+        const uuid = mapping.get(distinctId) ?? null;
+        snapshot.personsRead!.push({ project_id: projectId, distinct_id: distinctId, person_uuid: uuid, version: uuid === null ? null : snapshot.persons.get(uuid)!.version });
       }
     }
 
