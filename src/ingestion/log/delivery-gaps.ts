@@ -1,15 +1,15 @@
-/** Deliveries of a partition's consumer that a fetch never handed to its loop (NATS JetStream log). */
+/** Deliveries of a partition's consumer that never reached its loop (NATS JetStream log). */
 
-/** Logged when a fetch lost deliveries; tests read it. */
-export const LOST_DELIVERIES_MESSAGE = 'a fetch lost deliveries: the partition waits for their redelivery (ack_wait) before later batches';
+/** Logged when deliveries were lost; tests read it. */
+export const LOST_DELIVERIES_MESSAGE = 'deliveries were lost: the partition waits for their redelivery (ack_wait) before later batches';
 
 /**
  * How many deliveries of the consumer never reached this loop: the consumer numbers every delivery
- * (redeliveries too), and one owner fetches at a time, so the numbers it sees are consecutive
- * unless a fetch's client closed before messages the server had sent arrived (the client ends a
- * fetch on its own timer, 5 % after the server's; a stalled event loop runs that timer before it
- * reads the socket). Those messages stay unacknowledged until ack_wait; applying later ones first
- * would apply a person's events out of order.
+ * (redeliveries too), and one owner pulls at a time, so the numbers it sees are consecutive
+ * unless messages the server sent never arrived. The pulls' inbox outlives them
+ * (pull-subscription.ts), so this is a safety net: a subscription that missed messages (a
+ * reconnect, a slow consumer's dropped messages). Those stay unacknowledged until ack_wait;
+ * applying later ones first would apply a person's events out of order.
  */
 export function lostDeliveries(last: number | null, deliveries: number[]): number {
   let lost = 0;

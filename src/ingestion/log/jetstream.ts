@@ -16,6 +16,7 @@ import { decodeBatch, encodeBatch } from './batch-codec.js';
 import { LOST_DELIVERIES_MESSAGE, lostDeliveries } from './delivery-gaps.js';
 import { FairShare } from './fair-share.js';
 import { PartitionLocks } from './partition-owner.js';
+import { PullSubscription } from './pull-subscription.js';
 import { splitByPartition } from './partitions.js';
 import { LogUnavailableError, type IngestLog } from './types.js';
 
@@ -46,8 +47,8 @@ const META_CHECK_MS = 1_000;
 const META_PING_TIMEOUT_MS = 500;
 /** An unacknowledged message goes to the next owner after this long (the owner extends it while it waits for the stores). */
 const ACK_WAIT_MS = 15_000;
-const FETCH_MAX_MESSAGES = 256;
-const FETCH_EXPIRES_MS = 1_000;
+const PULL_MAX_MESSAGES = 256;
+const PULL_EXPIRES_MS = 1_000;
 /** How often a node looks at who holds what, takes free partitions and hands over those above its share. */
 const CLAIM_INTERVAL_MS = 1_000;
 /** Partitions are handed over only once the live nodes have not changed for this long (no flapping). */
@@ -115,7 +116,7 @@ async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings)
     });
   }
   for (let p = 0; p < settings.partitions; p++) {
-    const tunable = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: FETCH_MAX_MESSAGES * 4 };
+    const tunable = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: PULL_MAX_MESSAGES * 4 };
     const config = { durable_name: durableOf(p), filter_subject: subjectOf(settings.stream, p), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...tunable };
     // An existing consumer keeps its position; only what may change between versions is updated.
     await jsm.consumers.add(settings.stream, config).catch(() => jsm.consumers.update(settings.stream, durableOf(p), tunable));
@@ -332,46 +333,59 @@ export class JetStreamLog implements IngestLog {
     }
   }
 
-  /** Consumes one partition while this node holds it: fetch, store, then acknowledge. */
+  /** Consumes one partition while this node holds it: pull, store, then acknowledge. */
   private async consume(partition: number): Promise<void> {
+    const puller = new PullSubscription(this.nc, this.settings.stream, durableOf(partition));
     let consumer: Consumer | null = null;
     let lastDelivery: number | null = null;
     let tookOver = false;
-    while (this.consuming(partition)) {
-      const messages: JsMsg[] = [];
-      try {
-        // Inside the loop's guard: a request that times out (a busy or electing stream) is retried,
-        // where a rejection out of this loop would end the process.
-        consumer ??= await this.js.consumers.get(this.settings.stream, durableOf(partition));
-        if (!tookOver) {
-          await this.awaitUnacknowledged(consumer, partition);
-          tookOver = true;
+    try {
+      while (this.consuming(partition)) {
+        let messages: JsMsg[] = [];
+        try {
+          // Inside the loop's guard: a request that times out (a busy or electing stream) is retried,
+          // where a rejection out of this loop would end the process.
+          consumer ??= await this.js.consumers.get(this.settings.stream, durableOf(partition));
+          if (!tookOver) {
+            await this.awaitUnacknowledged(consumer, partition);
+            tookOver = true;
+          }
+          messages = await puller.next(PULL_MAX_MESSAGES, PULL_EXPIRES_MS);
+          if (messages.length === 0) continue;
+          const lost = lostDeliveries(lastDelivery, messages.map((m) => m.info.deliverySequence));
+          lastDelivery = messages[messages.length - 1].info.deliverySequence;
+          if (lost > 0) {
+            // Nothing later than what was lost is applied before it: these go back for after the
+            // lost ones (whose ack_wait ends first), and the partition waits until both are due.
+            this.deps.log.warn({ partition, lost }, LOST_DELIVERIES_MESSAGE);
+            for (const m of messages) m.nak(ACK_WAIT_MS);
+            await this.pause(partition, ACK_WAIT_MS + REDELIVERY_MARGIN_MS);
+            continue;
+          }
+          await this.storeAndAck(partition, messages);
+        } catch (err) {
+          // Not acknowledged: redelivered (to this node or the next owner) once the stores answer again.
+          for (const m of messages) m.nak(RETRY_DELAY_MS);
+          this.storeError = failure(err);
+          this.deps.log.warn({ err, partition }, 'could not store a batch from the NATS stream; retrying');
+          await sleep(RETRY_DELAY_MS);
         }
-        const batch = await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS });
-        for await (const m of batch) messages.push(m);
-        if (messages.length === 0) continue;
-        const lost = lostDeliveries(lastDelivery, messages.map((m) => m.info.deliverySequence));
-        lastDelivery = messages[messages.length - 1].info.deliverySequence;
-        if (lost > 0) {
-          // Nothing later than what was lost is applied before it: these go back for after the
-          // lost ones (whose ack_wait ends first), and the partition waits until both are due.
-          this.deps.log.warn({ partition, lost }, LOST_DELIVERIES_MESSAGE);
-          for (const m of messages) m.nak(ACK_WAIT_MS);
-          await this.pause(partition, ACK_WAIT_MS + REDELIVERY_MARGIN_MS);
-          continue;
-        }
-        await this.store(messages);
-        for (const m of messages) m.ack();
-        if (this.storeError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
-        this.storeError = null;
-      } catch (err) {
-        // Not acknowledged: redelivered (to this node or the next owner) once the stores answer again.
-        for (const m of messages) m.nak(RETRY_DELAY_MS);
-        this.storeError = failure(err);
-        this.deps.log.warn({ err, partition }, 'could not store a batch from the NATS stream; retrying');
-        await sleep(RETRY_DELAY_MS);
       }
+      // A hand-over or a shutdown: what the last pull still delivers is stored here, while the lock
+      // is held, instead of waiting out ack_wait for the next owner.
+      const late = await puller.settle(PULL_EXPIRES_MS);
+      const inOrder = lostDeliveries(lastDelivery, late.map((m) => m.info.deliverySequence)) === 0;
+      if (late.length > 0 && inOrder && this.locks.owns(partition)) await this.storeAndAck(partition, late).catch(() => late.forEach((m) => m.nak()));
+    } finally {
+      puller.close();
     }
+  }
+
+  private async storeAndAck(partition: number, messages: JsMsg[]): Promise<void> {
+    await this.store(messages);
+    for (const m of messages) m.ack();
+    if (this.storeError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
+    this.storeError = null;
   }
 
   private consuming(partition: number): boolean {
