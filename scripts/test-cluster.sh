@@ -23,8 +23,9 @@ fi
 #    that store and dialect alone (a database per test server, test/helpers/clickhouse-databases.ts).
 # 3. Every node is equal: two nodes on PostgreSQL and ClickHouse behind a round-robin proxy
 #    (test/helpers/round-robin-proxy.ts), so a test's consecutive requests land on different nodes.
-#    This pass carries the API suites; the SDK suites drive the unmodified posthog-node and
-#    posthog-js through the proxy.
+#    This pass carries the API suites, person deletion among them (what one node ingested, a
+#    deletion on the other erases); the SDK suites drive the unmodified posthog-node and posthog-js
+#    through the proxy.
 SINGLE_NODE_SUITES=(
   test/cluster/*.test.ts
   test/persons/person-deletion.test.ts test/persons/person-deletion-crash.test.ts
@@ -43,7 +44,7 @@ TWO_NODE_SUITES=(
   test/definitions/*.test.ts
   test/events/events-list.test.ts test/events/events-hogql.test.ts
   test/insights/query-api.test.ts test/insights/hogql-functions.test.ts test/insights/retention.test.ts test/insights/events-query.test.ts
-  test/persons/persons-api.test.ts test/persons/person-export.test.ts
+  test/persons/persons-api.test.ts test/persons/person-export.test.ts test/persons/person-deletion.test.ts test/persons/person-deletion-crash.test.ts
   test/groups/*.test.ts
   test/dashboards/*.test.ts
   test/cohorts/*.test.ts

@@ -128,13 +128,14 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
   );
   await buffer.start();
   const ingestLog = await openIngestLog(config.nats, { buffer, metaStore: stores.meta, postgresUrl: config.postgresUrl, log });
+  const sharedVisibility = SharedVisibility.of(stores.meta.ingest, stores.events);
   // A deletion waits for the batches acknowledged before it (the NATS log processes them later).
   const ordering = {
     betweenFlushes: async <T>(work: (lastFlushSeq: number) => Promise<T>) => (await ingestLog.processedAll(ORDERING_WAIT_MS), buffer.betweenFlushes(work)),
     eventStoreHolds: (seq: number, timeoutMs: number) => buffer.eventStoreHolds(seq, timeoutMs),
+    everyNodeStored: sharedVisibility ? (flushes: Record<string, number>, timeoutMs: number) => sharedVisibility.holds(flushes, timeoutMs) : undefined,
   };
 
-  const sharedVisibility = SharedVisibility.of(stores.meta.ingest, stores.events);
   /** The event store once it holds what was acknowledged: by this node, and with shared stores by every node (bounded wait). */
   const queryableEvents = async () => {
     // With the NATS log, acknowledged batches may still wait in the stream: processed first, then in the event store.

@@ -33,17 +33,25 @@ export class SharedVisibility {
   /** True once every node's committed flushes are queryable; false after `timeoutMs` without. */
   async wait(timeoutMs: number): Promise<boolean> {
     const committed = await this.committed();
-    const missing = () => [...committed].filter(([node, seq]) => (this.stored.get(node) ?? 0) < seq && this.stuck.get(node) !== seq);
-    if (missing().length === 0) return true;
+    const behind = await this.pollUntil(() => [...committed].filter(([node, seq]) => (this.stored.get(node) ?? 0) < seq && this.stuck.get(node) !== seq), timeoutMs);
+    for (const [node, seq] of behind) this.stuck.set(node, seq);
+    return behind.length === 0;
+  }
+
+  /** True once the event store holds each node's flush given here (a person deletion's); false after `timeoutMs` without. */
+  async holds(flushes: Record<string, number>, timeoutMs: number): Promise<boolean> {
+    const behind = await this.pollUntil(() => Object.entries(flushes).filter(([node, seq]) => (this.stored.get(node) ?? 0) < seq), timeoutMs);
+    return behind.length === 0;
+  }
+
+  /** Reads the event store's positions until `behind` lists none or the time is up; what is still behind. */
+  private async pollUntil(behind: () => [string, number][], timeoutMs: number): Promise<[string, number][]> {
+    if (behind().length === 0) return [];
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       for (const [node, seq] of await this.held()) this.stored.set(node, Math.max(seq, this.stored.get(node) ?? 0));
-      const behind = missing();
-      if (behind.length === 0) return true;
-      if (Date.now() >= deadline) {
-        for (const [node, seq] of behind) this.stuck.set(node, seq);
-        return false;
-      }
+      const still = behind();
+      if (still.length === 0 || Date.now() >= deadline) return still;
       await sleep(POLL_MS);
     }
   }

@@ -17,6 +17,8 @@ export interface DeletionDeps {
   ordering: {
     betweenFlushes<T>(work: (lastFlushSeq: number) => Promise<T>): Promise<T>;
     eventStoreHolds(seq: number, timeoutMs: number): Promise<boolean>;
+    /** With an event store every node writes: whether it holds each node's flush given, waited for up to `timeoutMs`. */
+    everyNodeStored?(flushes: Record<string, number>, timeoutMs: number): Promise<boolean>;
   };
   /** Events were deleted: the events list's cached counts are stale. */
   eventsDeleted(): void;
@@ -29,6 +31,12 @@ export interface DeletionDeps {
 const HOLD_WAIT_MS = 10_000;
 /** Pause after a failed event-store step before the next try. */
 const RETRY_MS = 1_000;
+/**
+ * How long a deletion waits for other nodes' flushes before it to reach the shared event store.
+ * Bounded: a node that died between its metadata commit and its event-store write writes them only
+ * at its restart, and the deletions queued after this one would wait with it.
+ */
+const OTHER_NODES_WAIT_MS = 60_000;
 
 export class PersonDeletions {
   /** Event-store steps run one at a time, in the order the deletions were made. */
@@ -88,6 +96,16 @@ export class PersonDeletions {
     }
   }
 
+  private async awaitOtherNodes(deletion: PersonDeletion): Promise<void> {
+    const { ordering, log } = this.deps;
+    if (!deletion.flushes_before || !ordering.everyNodeStored) return;
+    if (await ordering.everyNodeStored(deletion.flushes_before, OTHER_NODES_WAIT_MS)) return;
+    log.warn(
+      { deletion: deletion.id, flushes: deletion.flushes_before },
+      "person deletion: another node's flushes from before it are not in the event store yet; erasing what is there (what that node writes later stays)",
+    );
+  }
+
   private enqueue(deletion: PersonDeletion): void {
     this.queue = this.queue.then(() => this.finish(deletion));
   }
@@ -100,6 +118,7 @@ export class PersonDeletions {
           log.warn({ deletion: deletion.id, flushSeq: deletion.after_flush_seq }, 'person deletion waits for the event store to catch up');
           continue;
         }
+        await this.awaitOtherNodes(deletion);
         const current = await this.deps.persons.personsOf(deletion.project_id, deletion.distinct_ids);
         const keep = [...new Map([...current.values()].map((found) => [found.person.uuid, found])).values()];
         const deleted = await events.erasePerson({
@@ -108,6 +127,7 @@ export class PersonDeletions {
           distinctIds: deletion.distinct_ids,
           events: deletion.delete_events,
           afterFlushSeq: deletion.after_flush_seq,
+          flushesBefore: deletion.flushes_before,
           keep,
         });
         await store.finishDeletion(deletion.id, new Date().toISOString());

@@ -27,6 +27,6 @@ export class PersonSplits {
     if (!(await ordering.eventStoreHolds(seq, MIRROR_WAIT_MS))) log.warn({ flushSeq: seq }, 'person split: the event store is behind; its mirror follows when it catches up');
     const current = await persons.personsOf(projectId, before.distinct_ids);
     const keep = [...new Map([...current.values()].map((found) => [found.person.uuid, found])).values()];
-    await events.erasePerson({ projectId, personUuid: uuid, distinctIds: before.distinct_ids, events: false, afterFlushSeq: seq, keep });
+    await events.erasePerson({ projectId, personUuid: uuid, distinctIds: before.distinct_ids, events: false, afterFlushSeq: seq, flushesBefore: null, keep });
   }
 }

@@ -27,6 +27,7 @@ export const deletionFromRow = (row: Row): PersonDeletion => ({
   distinct_ids: jsonColumn<string[]>(row.distinct_ids, []),
   delete_events: toBool(row.delete_events),
   after_flush_seq: Number(row.after_flush_seq),
+  flushes_before: jsonColumn<Record<string, number> | null>(row.flushes_before, null),
   requested_by: nullableNumber(row.requested_by),
   requested_at: row.requested_at as string,
   finished_at: (row.finished_at as string | null) ?? null,

@@ -478,6 +478,11 @@ export interface PersonDeletion {
   delete_events: boolean;
   /** Every flush up to this one was committed before the deletion: their events are the person's to erase. */
   after_flush_seq: number;
+  /**
+   * With a metadata store several nodes share: per node, the last flush it had committed when the
+   * deletion was made (this node's is `after_flush_seq`). Null where one node writes the events.
+   */
+  flushes_before: Record<string, number> | null;
   requested_by: number | null;
   requested_at: string;
   finished_at: string | null;
@@ -879,6 +884,8 @@ export interface PersonErasure {
   distinctIds: string[];
   events: boolean;
   afterFlushSeq: number;
+  /** Per node, its last flush before the deletion (PersonDeletion.flushes_before): an event store all nodes write erases each node's. */
+  flushesBefore: Record<string, number> | null;
   keep: { person: PersonRecord; distinct_ids: string[] }[];
 }
 

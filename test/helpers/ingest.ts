@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { v7 as uuidv7 } from 'uuid';
 
 import { DuckDbEventStore } from '../../src/store/duckdb/event-store.js';
+import { clickhouseEnvFor } from './clickhouse-databases.js';
 import type { TestServer } from './server.js';
 import { readStores, type StoredSnapshot } from './stores.js';
 
@@ -77,26 +78,49 @@ export function personsByDistinctId(snapshot: StoredSnapshot): Map<string, Store
   return map;
 }
 
-/** The event store's person mirror: distinct id → person uuid, and the mirrored person uuids. */
-export async function readPersonMirror(dataDir: string): Promise<{ distinctIds: Map<string, string>; persons: Map<string, Record<string, unknown>> }> {
+type MirrorRow = Record<string, unknown>;
+
+/** The mirror's rows where the server kept them: its ClickHouse database (live rows under FINAL) or its DuckDB file. */
+async function readMirrorRows(dataDir: string): Promise<{ ids: MirrorRow[]; persons: MirrorRow[] }> {
+  const clickhouse = clickhouseEnvFor(dataDir);
+  if (clickhouse.SIGHTLINE_CLICKHOUSE_URL) {
+    const select = async (sql: string): Promise<MirrorRow[]> => {
+      const url = `${clickhouse.SIGHTLINE_CLICKHOUSE_URL.split(',')[0]}/?database=${clickhouse.SIGHTLINE_CLICKHOUSE_DATABASE}`;
+      const response = await fetch(url, { method: 'POST', body: `${sql} FORMAT JSONEachRow` });
+      const text = await response.text();
+      assert.equal(response.status, 200, text);
+      return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as MirrorRow);
+    };
+    return {
+      ids: await select('SELECT distinct_id, person_id FROM person_distinct_ids FINAL WHERE is_deleted = 0'),
+      persons: (await select('SELECT id, properties, is_identified FROM persons FINAL WHERE is_deleted = 0')).map((p) => ({ ...p, is_identified: p.is_identified === 1 })),
+    };
+  }
   const store = await DuckDbEventStore.open(dataDir);
   try {
-    const ids = await store.query({ sql: 'SELECT distinct_id, person_id::VARCHAR AS person_id FROM person_distinct_ids', params: [] });
-    const persons = await store.query({ sql: 'SELECT id::VARCHAR AS id, properties::VARCHAR AS properties, is_identified FROM persons', params: [] });
-    const distinctIds = new Map<string, string>();
-    for (const row of ids) {
-      assert.ok(!distinctIds.has(row.distinct_id as string), `mirror has distinct id ${row.distinct_id} twice`);
-      distinctIds.set(row.distinct_id as string, row.person_id as string);
-    }
-    const byId = new Map<string, Record<string, unknown>>();
-    for (const row of persons) {
-      assert.ok(!byId.has(row.id as string), `mirror has person ${row.id} twice`);
-      byId.set(row.id as string, { ...row, properties: JSON.parse(row.properties as string) });
-    }
-    return { distinctIds, persons: byId };
+    return {
+      ids: await store.query({ sql: 'SELECT distinct_id, person_id::VARCHAR AS person_id FROM person_distinct_ids', params: [] }),
+      persons: await store.query({ sql: 'SELECT id::VARCHAR AS id, properties::VARCHAR AS properties, is_identified FROM persons', params: [] }),
+    };
   } finally {
     await store.close();
   }
+}
+
+/** The event store's person mirror: distinct id → person uuid, and the mirrored person uuids. */
+export async function readPersonMirror(dataDir: string): Promise<{ distinctIds: Map<string, string>; persons: Map<string, Record<string, unknown>> }> {
+  const { ids, persons } = await readMirrorRows(dataDir);
+  const distinctIds = new Map<string, string>();
+  for (const row of ids) {
+    assert.ok(!distinctIds.has(row.distinct_id as string), `mirror has distinct id ${row.distinct_id} twice`);
+    distinctIds.set(row.distinct_id as string, row.person_id as string);
+  }
+  const byId = new Map<string, Record<string, unknown>>();
+  for (const row of persons) {
+    assert.ok(!byId.has(row.id as string), `mirror has person ${row.id} twice`);
+    byId.set(row.id as string, { ...row, properties: JSON.parse(row.properties as string) });
+  }
+  return { distinctIds, persons: byId };
 }
 
 /** The event store's person mirror must say exactly what the metadata store says. */

@@ -457,7 +457,7 @@ export class ClickHouseEventStore implements EventStore {
       const ids = input.distinctIds.map(stringLiteral).join(', ') || "''";
       let deleted = 0;
       if (input.events) {
-        const condition = `project_id = ${project} AND flush_seq <= ${input.afterFlushSeq} AND (stored_person_id = ${person} OR distinct_id IN (${ids}))`;
+        const condition = `project_id = ${project} AND ${flushedBefore(input)} AND (stored_person_id = ${person} OR distinct_id IN (${ids}))`;
         const [row] = await this.rows<{ n: string }>(`SELECT count() AS n FROM ${this.table('events')} FINAL WHERE ${condition}`);
         deleted = Number(row?.n ?? 0);
         if (deleted > 0) await this.deleteEvents(condition);
@@ -498,7 +498,9 @@ export class ClickHouseEventStore implements EventStore {
     return this.serial(async () => {
       const onCluster = this.settings.cluster ? ` ON CLUSTER \`${this.settings.cluster}\`` : '';
       for (const table of [this.settings.cluster ? 'events_local' : 'events', 'persons', 'person_distinct_ids', 'cohort_people']) {
-        await this.client.command({ query: `OPTIMIZE TABLE ${this.table(table)}${onCluster} FINAL` });
+        await this.client.command({ query: `OPTIMIZE TABLE ${this.table(table)}${onCluster} FINAL` }).catch((error: unknown) => {
+          if (!nothingToMerge(error)) throw error;
+        });
       }
     });
   }
@@ -512,6 +514,25 @@ export class ClickHouseEventStore implements EventStore {
     await this.writes;
     await this.client.close();
   }
+}
+
+/**
+ * The rows of flushes committed before a person's deletion. Each node numbers its own flushes, so
+ * with several nodes writing this store every node's bound is its own; a node without one had
+ * committed nothing yet.
+ */
+function flushedBefore({ afterFlushSeq, flushesBefore }: Pick<PersonErasure, 'afterFlushSeq' | 'flushesBefore'>): string {
+  if (!flushesBefore) return `flush_seq <= ${Number(afterFlushSeq)}`;
+  const perNode = Object.entries(flushesBefore).map(([node, seq]) => `(node = ${stringLiteral(node)} AND flush_seq <= ${Number(seq)})`);
+  return perNode.length > 0 ? `(${perNode.join(' OR ')})` : '0';
+}
+
+/**
+ * ClickHouse 18.16 answers OPTIMIZE … FINAL on a replicated table without parts (on any host of
+ * ON CLUSTER) with this error instead of doing nothing; the hosts that have parts still merge them.
+ */
+function nothingToMerge(error: unknown): boolean {
+  return error instanceof Error && error.message.includes('Unknown log entry type: 0');
 }
 
 async function hasColumn(client: ClickHouseClient, database: string, { table, column }: { table: string; column: string }): Promise<boolean> {

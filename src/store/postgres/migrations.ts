@@ -371,4 +371,13 @@ export const migrations: Migration[] = [
       CREATE INDEX cohort_people_person ON cohort_people (project_id, person_uuid);
     `,
   },
+  {
+    version: 7,
+    name: "person deletions record every node's last flush",
+    sql: `
+      -- Per node, the last flush committed before the deletion: events in ClickHouse come from
+      -- every node's flushes, each numbered by its own node.
+      ALTER TABLE person_deletions ADD COLUMN flushes_before json;
+    `,
+  },
 ];

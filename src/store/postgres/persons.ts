@@ -166,6 +166,10 @@ export class PostgresPersonStore implements PersonStore {
     const touchedIds: string[] = [];
     const deletions = await transaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [APPLY_LOCK]);
+      // Under the lock every node's applies wait on: exactly the flushes committed before this deletion.
+      const flushesBefore: Record<string, number> = {};
+      for (const row of await rows<{ node: string; flush_seq: string }>(client, 'SELECT node, flush_seq FROM ingest_state')) flushesBefore[row.node] = Number(row.flush_seq);
+      flushesBefore[this.node] = input.afterFlushSeq;
       const queued: PersonDeletion[] = [];
       for (const uuid of input.uuids) {
         // RETURNING: exactly the distinct ids removed, whatever another node's flush did meanwhile.
@@ -176,9 +180,9 @@ export class PostgresPersonStore implements PersonStore {
         await client.query('DELETE FROM flag_hash_key_overrides WHERE project_id = $1 AND person_uuid = $2', [projectId, uuid]);
         const row = await one(
           client,
-          `INSERT INTO person_deletions (node, project_id, person_uuid, distinct_ids, delete_events, after_flush_seq, requested_by, requested_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-          [this.node, projectId, uuid, JSON.stringify(distinctIds), input.deleteEvents, input.afterFlushSeq, input.userId, now],
+          `INSERT INTO person_deletions (node, project_id, person_uuid, distinct_ids, delete_events, after_flush_seq, flushes_before, requested_by, requested_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+          [this.node, projectId, uuid, JSON.stringify(distinctIds), input.deleteEvents, input.afterFlushSeq, JSON.stringify(flushesBefore), input.userId, now],
         );
         const deletion = deletionFromRow(row!);
         queued.push(deletion);
