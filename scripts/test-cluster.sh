@@ -17,14 +17,15 @@ fi
 # 1. One node, metadata in PostgreSQL, events in DuckDB: the cluster tests (test/cluster/: the
 #    PostgreSQL and ClickHouse stores, the NATS log, partition sharing, transfer, and the faults:
 #    PostgreSQL stopped, a ClickHouse shard stopped, the NATS leader killed, nodes killed -9), and
-#    the suites that read a node's own files (person deletion's compaction) or use statements
-#    ClickHouse 18.16 refuses (actions), with cohorts computed against that event store.
+#    the suites that read a node's own files (person deletion's compaction) or whose insights need
+#    statements ClickHouse 18.16 refuses (actions: funnels, stickiness, lifecycle), with cohorts
+#    computed against that event store.
 # 2. One node with events in ClickHouse 18.16 (two shards under a Distributed table): the tests of
 #    that store and dialect alone (a database per test server, test/helpers/clickhouse-databases.ts).
 # 3. Every node is equal: two nodes on PostgreSQL and ClickHouse behind a round-robin proxy
 #    (test/helpers/round-robin-proxy.ts), so a test's consecutive requests land on different nodes.
-#    This pass carries the API suites, person deletion among them (what one node ingested, a
-#    deletion on the other erases); the SDK suites drive the unmodified posthog-node and posthog-js
+#    This pass carries the API suites, person deletion (what one node ingested, a deletion on the
+#    other erases) and actions among them; the SDK suites drive the unmodified posthog-node and posthog-js
 #    through the proxy.
 SINGLE_NODE_SUITES=(
   test/cluster/*.test.ts
@@ -48,6 +49,7 @@ TWO_NODE_SUITES=(
   test/groups/*.test.ts
   test/dashboards/*.test.ts
   test/cohorts/*.test.ts
+  test/actions/*.test.ts
 )
 
 cluster() { bash scripts/cluster/cluster.sh "$@"; }

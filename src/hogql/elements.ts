@@ -14,11 +14,15 @@ import { escapeRegex } from './re2.js';
 
 export type ElementAttribute = 'text' | 'href' | 'tag_name';
 
-/** First group of each: one value per element that has the attribute. */
+/**
+ * First group of each: one value per element that has the attribute. Tags are read from the chain
+ * with a `;` put in front, so no pattern needs `^`: ClickHouse 18.16's extractAll matches `^` at
+ * each new search position and so found only the first element's tag.
+ */
 const VALUE_PATTERNS: Record<ElementAttribute, string> = {
   text: '[:"]text="((?:[^"\\\\]|\\\\.)*)"',
   href: '[:"]href="((?:[^"\\\\]|\\\\.)*)"',
-  tag_name: '(?:^|;)([^.:;"]*)',
+  tag_name: ';([^.:;"]*)',
 };
 
 /** Matches when some element has the attribute (a tag: some element has one). */
@@ -30,7 +34,8 @@ const SET_PATTERNS: Record<ElementAttribute, string> = {
 
 /** The attribute's values over the chain's elements (an Array of String). */
 export function elementValues(chain: IrExpr, attribute: ElementAttribute): IrExpr {
-  return call('extractAll', [chain, constant(VALUE_PATTERNS[attribute], 'String')], 'Array', { item: 'String' });
+  const text = attribute === 'tag_name' ? call('concat', [constant(';', 'String'), chain], 'String') : chain;
+  return call('extractAll', [text, constant(VALUE_PATTERNS[attribute], 'String')], 'Array', { item: 'String' });
 }
 
 /** True when some element's attribute value passes `test` (given the unescaped value). */

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { v7 as uuidv7 } from 'uuid';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { queryOf, startInsightsServer } from '../helpers/insights.js';
+import { onClickHouse18 } from '../helpers/chdb.js';
 import type { TestServer } from '../helpers/server.js';
 import { actionMatches, asCaptured, type RefEvent, type RefStep } from '../helpers/actions-reference.js';
 
@@ -114,7 +115,10 @@ test('trends of an ActionsNode count what the reference matcher counts, per day 
   );
 });
 
-test('funnels, stickiness and lifecycle with an ActionsNode equal the same query with the equivalent EventsNode', async () => {
+// Funnels, stickiness and lifecycle need window functions and as-of joins, which the ClickHouse 18.16 of the local cluster lacks (docs/scale-out-cluster.md).
+const withoutWindowFunctions = onClickHouse18() && 'funnels, stickiness and lifecycle need window functions, which ClickHouse 18.16 lacks';
+
+test('funnels, stickiness and lifecycle with an ActionsNode equal the same query with the equivalent EventsNode', { skip: withoutWindowFunctions }, async () => {
   const pro = [{ key: 'plan', value: 'pro', type: 'event' }];
   const id = await createAction([{ event: 'signup', properties: pro }], 'Pro signup');
   const asAction = { kind: 'ActionsNode', id };
@@ -158,7 +162,7 @@ test('retention and EventsQuery take actions too, and agree with the equivalent 
   await expectError(await retention({ id: 999999, type: 'actions' }), 400, 'invalid_choice', 'retentionFilter.targetEntity.id');
 });
 
-test('an action used in an exclusion excludes what the equivalent event exclusion does', async () => {
+test('an action used in an exclusion excludes what the equivalent event exclusion does', { skip: withoutWindowFunctions }, async () => {
   const id = await createAction([{ event: 'purchase' }]);
   const base = { series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signup' }], dateRange: { date_from: `-${DAYS}d` } };
   const exclusion = (node: Record<string, unknown>) => ({ ...base, funnelsFilter: { exclusions: [{ ...node, funnelFromStep: 0, funnelToStep: 1 }] } });
@@ -179,13 +183,17 @@ test('unknown or deleted actions are 400s naming the node id; a changed action i
   const id = await createAction([{ event: 'signup' }]);
   const query = { kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id }], interval: 'day', dateRange: { date_from: `-${DAYS - 1}d` } };
   const ask = async () => expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query, refresh: 'blocking' } }));
-  const first = await ask();
-  assert.deepEqual(first.results[0].data, reference([{ event: 'signup' }], 'total'));
-  assert.equal((await ask()).is_cached, true);
+  // Each node has a cache of its own, and the proxy sends consecutive requests to the next node:
+  // one ask per node fills every cache, and after the change each node must compute again.
+  const nodes = server.nodeUrls.length;
+  for (let i = 0; i < nodes; i++) assert.deepEqual((await ask()).results[0].data, reference([{ event: 'signup' }], 'total'));
+  for (let i = 0; i < nodes; i++) assert.equal((await ask()).is_cached, true);
   await expectOk(await server.api(`${ACTIONS}${id}/`, { method: 'PATCH', body: { steps: [{ event: 'purchase' }] } }));
-  const changed = await ask();
-  assert.equal(changed.is_cached, false);
-  assert.deepEqual(changed.results[0].data, reference([{ event: 'purchase' }], 'total'));
+  for (let i = 0; i < nodes; i++) {
+    const changed = await ask();
+    assert.equal(changed.is_cached, false, `node ${i + 1} of ${nodes} answered from its cache after the change`);
+    assert.deepEqual(changed.results[0].data, reference([{ event: 'purchase' }], 'total'));
+  }
   await expectOk(await server.api(`${ACTIONS}${id}/`, { method: 'PATCH', body: { deleted: true } }));
   await expectError(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query } }), 400, 'invalid_choice', 'series.0.id');
 });

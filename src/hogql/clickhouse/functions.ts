@@ -3,7 +3,7 @@
  * (values.ts): calendar functions read them as a DateTime in the time zone, then give µs back.
  * A function 18.16 lacks, or one whose argument must be a constant there, is refused (400).
  */
-import type { IrCall, IrExpr } from '../ir.js';
+import type { IrCall, IrConst, IrExpr } from '../ir.js';
 import { intFromFloat, jsonRaw, jsonText, roundHalfAway, unsupported, withoutJsonSpaces, type SqlWriter } from './sql.js';
 import { stringLiteral } from './values.js';
 
@@ -23,6 +23,22 @@ const UNITS = /^(second|minute|hour|day|week|month|quarter|year)$/;
 /** A regular expression argument: 18.16 compiles only constant patterns. */
 function constantPattern(c: IrCall, index: number): void {
   if (c.args[index]?.kind !== 'const') throw unsupported('A regular expression that is not a constant');
+}
+
+/** Flags set at a pattern's start for the whole of it: `(?i)pricing`. */
+const LEADING_FLAGS = /^\(\?([imsU-]+)\)([\s\S]*)$/;
+
+/**
+ * A constant pattern, its leading flags turned into a group around the rest (`(?i)x` → `(?i:x)`,
+ * the same pattern in RE2): ClickHouse 18.16's match() ignored a leading `(?i)`, and answered
+ * case-sensitively.
+ */
+function patternLiteral(c: IrCall, index: number): string {
+  constantPattern(c, index);
+  const pattern = (c.args[index] as IrConst).value;
+  if (typeof pattern !== 'string') return pattern === null ? 'NULL' : stringLiteral(String(pattern));
+  const flags = LEADING_FLAGS.exec(pattern);
+  return stringLiteral(flags ? `(?${flags[1]}:${flags[2]})` : pattern);
 }
 
 function startOf(c: IrCall, x: string, fn: string): string {
@@ -143,18 +159,9 @@ const FUNCTIONS: Record<string, Print> = {
   replaceAll: (_p, c, [x, a, b]) => (c.args[1].kind === 'const' && c.args[1].value === '' ? x : `replaceAll(${x}, ${a}, ${b})`),
   // Spaces only, as trimBoth and DuckDB's trim do (not tabs or line breaks).
   trim: (_p, _c, [x]) => `replaceRegexpAll(${x}, '^ +| +$', '')`,
-  extract: (_p, c, [s, pattern]) => {
-    constantPattern(c, 1);
-    return `extract(${s}, ${pattern})`;
-  },
-  replaceRegexpAll: (_p, c, [s, pattern, by]) => {
-    constantPattern(c, 1);
-    return `replaceRegexpAll(${s}, ${pattern}, ${by})`;
-  },
-  match: (_p, c, [s, pattern]) => {
-    constantPattern(c, 1);
-    return `match(${s}, ${pattern})`;
-  },
+  extract: (_p, c, [s]) => `extract(${s}, ${patternLiteral(c, 1)})`,
+  replaceRegexpAll: (_p, c, [s, , by]) => `replaceRegexpAll(${s}, ${patternLiteral(c, 1)}, ${by})`,
+  match: (_p, c, [s]) => `match(${s}, ${patternLiteral(c, 1)})`,
   // Constant key paths through visitParam (any-depth caveat, printer.ts), on every server: 18.16 has
   // no JSONExtract*, and a current server's answers '' and 0 for every key of a document holding a
   // number past 64 bits, which the embedded mode reads. visitParam wants JSON without spaces, as
