@@ -21,6 +21,7 @@ import type { IngestLog } from './ingestion/log/types.js';
 import type { Logger } from './kernel/logger.js';
 import type { Metrics } from './kernel/metrics.js';
 import type { SessionService } from './sessions/service.js';
+import type { RateWindows } from './util/rate-windows.js';
 import type { SessionAuth } from './sessions/session-auth.js';
 import type { Stores } from './store/index.js';
 import type { EventStore } from './store/types.js';
@@ -73,6 +74,8 @@ export interface AppContext {
   drain: Drain;
   /** The web app's sign-in: passwords, browser sessions, invite links. */
   sessions: SessionService;
+  /** Where rate limits count: the shared metadata store's, else this process's memory. */
+  rateWindows: RateWindows;
   /** Reads a request's browser session (ApiAccess's second way in). */
   sessionAuth: SessionAuth;
   persons: Persons;

@@ -37,6 +37,7 @@ import { Projects } from './tenancy/projects/service.js';
 import { StatsCache } from './events/stats.js';
 import { setOwnerPassword } from './sessions/owner.js';
 import { SessionService } from './sessions/service.js';
+import { MemoryRateWindows } from './util/rate-windows.js';
 import { SessionAuth } from './sessions/session-auth.js';
 import { CohortCalculations } from './cohorts/calculation.js';
 import { Cohorts } from './cohorts/service.js';
@@ -159,7 +160,8 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     projects: () => projectCache.invalidate(),
     definitions: () => buffer.definitions.clear(),
   });
-  const sessions = new SessionService({ accounts: stores.meta.accounts, tenancy });
+  const rateWindows = stores.meta.rateWindows ?? new MemoryRateWindows();
+  const sessions = new SessionService({ accounts: stores.meta.accounts, tenancy, rateWindows });
   const publicUrl = config.publicUrl ?? null;
   const sessionAuth = new SessionAuth(sessions, publicUrl);
   const access = new ApiAccess(tenancy, sessionAuth);
@@ -225,6 +227,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     dashboards: new Dashboards(dashboardStore),
     actions,
     drain: new Drain(),
+    rateWindows,
     sessions,
     sessionAuth,
     persons: new Persons(personStore, (events) => buffer.submit(events)),

@@ -46,7 +46,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   // These three must come first: they observe every route added after them.
   await registerOpenApi(app);
   await registerMethodNotAllowed(app);
-  await registerApiRateLimit(app, config.apiRateLimitPerMinute, (request) => api.access.credentialOf(request));
+  await registerApiRateLimit(app, config.apiRateLimitPerMinute, ctx.rateWindows, (request) => api.access.credentialOf(request));
 
   await registerHealthRoutes(app, { drain: ctx.drain, ingestion: ctx.buffer, ingestLog: ctx.ingestLog, stores: ctx.stores, metrics: ctx.metrics });
   await registerCaptureRoutes(app, { capture: ctx.capture, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });

@@ -7,6 +7,7 @@ import { ApiError, notFound, validationError } from '../kernel/errors.js';
 import type { AccountStore, Membership, MembershipLevel, Organization, TenancyStore, User } from '../store/types.js';
 import { inviteExpired, inviteTokenHash } from '../tenancy/members/invite-links.js';
 import { LoginLimiter } from './login-limiter.js';
+import type { RateWindows } from '../util/rate-windows.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { csrfTokenFor, newSessionToken, tokenHash } from './tokens.js';
 
@@ -24,6 +25,8 @@ export interface SignedIn {
 export interface SessionStores {
   accounts: AccountStore;
   tenancy: TenancyStore;
+  /** Where the sign-in limiter counts (in memory unless given). */
+  rateWindows?: RateWindows;
 }
 
 /** A user as /api/users/@me/ shows them. */
@@ -44,19 +47,19 @@ export class SessionService {
     private readonly stores: SessionStores,
     now: () => number = Date.now,
   ) {
-    this.limiter = new LoginLimiter(now);
+    this.limiter = new LoginLimiter(now, stores.rateWindows);
   }
 
   /** Checks e-mail and password (rate-limited per e-mail and per client address) and opens a session. */
   async signIn(email: string, password: string, address: string): Promise<SignedIn> {
-    const wait = this.limiter.retryAfter(email, address);
+    const wait = await this.limiter.retryAfter(email, address);
     if (wait > 0) throw throttled(wait);
     const user = await this.stores.tenancy.getUserByEmail(email);
     if (!user || !(await this.passwordMatches(user, password))) {
-      this.limiter.recordFailure(email, address);
+      await this.limiter.recordFailure(email, address);
       throw invalidCredentials();
     }
-    this.limiter.recordSuccess(email);
+    await this.limiter.recordSuccess(email);
     await this.stores.accounts.deleteExpiredSessions(new Date().toISOString());
     return this.openSession(user);
   }
@@ -130,7 +133,7 @@ export class SessionService {
     const existing = await this.stores.tenancy.getUserByEmail(invite.target_email);
     let joiner: { userId: number } | { firstName: string; passwordHash: string };
     if (existing) {
-      const wait = this.limiter.retryAfter(existing.email, address);
+      const wait = await this.limiter.retryAfter(existing.email, address);
       if (wait > 0) throw throttled(wait);
       if ((await this.stores.accounts.passwordHashOf(existing.id)) === null) {
         throw validationError(
@@ -140,7 +143,7 @@ export class SessionService {
         );
       }
       if (!(await this.passwordMatches(existing, input.password))) {
-        this.limiter.recordFailure(existing.email, address);
+        await this.limiter.recordFailure(existing.email, address);
         throw badPassword('This e-mail address already has an account: enter its password to join.');
       }
       joiner = { userId: existing.id };

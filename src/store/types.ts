@@ -2,6 +2,7 @@
  * The two storage interfaces. Callers only see these; the engines behind them
  * (SQLite + DuckDB embedded today, PostgreSQL + ClickHouse later) are chosen once at start-up.
  */
+import type { RateWindows } from '../util/rate-windows.js';
 import type { JsonObject } from '../kernel/json.js';
 import type { FeatureFlag } from '../flags/engine/types.js';
 import type { CohortDefinition } from '../flags/engine/cohorts.js';
@@ -818,6 +819,8 @@ export interface MetaStore {
   readonly transfer: MetaTransfer;
   /** Only where several nodes share the store (PostgreSQL); absent for the embedded one. */
   readonly changes?: ChangeFeed;
+  /** Rate limits' counters, where several nodes share the store (the embedded mode counts in memory). */
+  readonly rateWindows?: RateWindows;
   readonly tenancy: TenancyStore;
   readonly ingest: IngestStore;
   readonly definitions: DefinitionStore;

@@ -13,6 +13,7 @@ import { PostgresCohortStore } from './cohorts.js';
 import { PostgresGroupStore } from './groups.js';
 import { PostgresPersonStore } from './persons.js';
 import { PostgresTransfer } from './transfer.js';
+import { PostgresRateWindows } from './rate-windows.js';
 
 export interface PostgresSettings {
   url: string;
@@ -38,6 +39,7 @@ export class PostgresMetaStore implements MetaStore {
   private lastSize = 0;
   /** Listens only once something subscribes (the main thread; flag threads never do). */
   readonly changes: PostgresChangeFeed;
+  readonly rateWindows: PostgresRateWindows;
 
   private constructor(
     private readonly pool: PgPool,
@@ -57,6 +59,7 @@ export class PostgresMetaStore implements MetaStore {
     this.actions = new PostgresActionStore(pool);
     this.cohorts = new PostgresCohortStore(pool);
     this.transfer = new PostgresTransfer(pool, node);
+    this.rateWindows = new PostgresRateWindows(pool);
   }
 
   /** Connects and applies pending migrations (`migrate: false` for a thread whose process has). */

@@ -380,4 +380,16 @@ export const migrations: Migration[] = [
       ALTER TABLE person_deletions ADD COLUMN flushes_before json;
     `,
   },
+  {
+    version: 8,
+    name: 'rate windows shared by the nodes',
+    sql: `
+      -- API request budgets and sign-in failures, counted once for every node (rate-windows.ts).
+      CREATE UNLOGGED TABLE rate_windows (
+        key text COLLATE "C" PRIMARY KEY,
+        started_at bigint NOT NULL,
+        count integer NOT NULL
+      );
+    `,
+  },
 ];

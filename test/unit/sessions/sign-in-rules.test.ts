@@ -1,9 +1,10 @@
 /** Rules of the web app's sign-in without a server: password hashes, CSRF tokens, the sign-in limiter (invite links: test/unit/tenancy). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LoginLimiter, MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL } from '../../../src/sessions/login-limiter.js';
 import { generatePassword, hashPassword, passwordProblem, verifyPassword } from '../../../src/sessions/passwords.js';
 import { csrfTokenFor, csrfTokenMatches, newSessionToken, tokenHash } from '../../../src/sessions/tokens.js';
+import { MemoryRateWindows } from '../../../src/util/rate-windows.js';
+import { addressLimitRule, emailLimitRule } from '../../helpers/rate-window-rules.js';
 
 test('a password hash names its parameters, is salted, and verifies only its password', async () => {
   const first = await hashPassword('correct horse');
@@ -36,27 +37,6 @@ test('a CSRF token belongs to one session token and cannot be guessed from anoth
   assert.notEqual(token, tokenHash(session), 'the CSRF token does not reveal the stored hash');
 });
 
-test('the limiter refuses after the e-mail limit until the window ends; a success clears the e-mail', () => {
-  let now = 1_000_000;
-  const limiter = new LoginLimiter(() => now);
-  for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i++) limiter.recordFailure('A@x.test', '10.0.0.1');
-  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.1'), 0);
-  limiter.recordFailure('a@x.test', '10.0.0.2');
-  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.9'), 900, 'the e-mail is held from any address, case aside');
-  assert.equal(limiter.retryAfter('b@x.test', '10.0.0.1'), 0, 'other e-mails are not');
-  now += 600_000;
-  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.1'), 300);
-  now += 300_000;
-  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.1'), 0, 'a new window');
-  limiter.recordFailure('a@x.test', '10.0.0.1');
-  limiter.recordSuccess('a@x.test');
-  for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i++) limiter.recordFailure('a@x.test', '10.0.0.3');
-  assert.equal(limiter.retryAfter('a@x.test', '10.0.0.3'), 0, 'the success cleared the earlier failure');
-});
+test('the limiter refuses after the e-mail limit until the window ends; a success clears the e-mail', () => emailLimitRule(new MemoryRateWindows()));
 
-test('the limiter refuses one address that tries many e-mails', () => {
-  const limiter = new LoginLimiter(() => 0);
-  for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) limiter.recordFailure(`user${i}@x.test`, '192.0.2.7');
-  assert.ok(limiter.retryAfter('fresh@x.test', '192.0.2.7') > 0);
-  assert.equal(limiter.retryAfter('fresh@x.test', '192.0.2.8'), 0);
-});
+test('the limiter refuses one address that tries many e-mails', () => addressLimitRule(new MemoryRateWindows()));

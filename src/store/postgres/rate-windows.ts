@@ -1,0 +1,38 @@
+/**
+ * Rate windows every node shares (util/rate-windows.ts): one row per key in an UNLOGGED table,
+ * counted by one upsert. Unlogged: a crash may forget the counts (the windows start again), and
+ * in return the counting writes no WAL.
+ */
+import type { RateWindow, RateWindows } from '../../util/rate-windows.js';
+import { one, type PgPool } from './database.js';
+
+/** How often ended windows are deleted (the table stays as small as the keys of the last window). */
+const SWEEP_EVERY = 1_000;
+
+export class PostgresRateWindows implements RateWindows {
+  private adds = 0;
+
+  constructor(private readonly pool: PgPool) {}
+
+  async add(key: string, by: number, windowMs: number, now: number): Promise<RateWindow> {
+    if (++this.adds % SWEEP_EVERY === 0) await this.pool.query('DELETE FROM rate_windows WHERE started_at <= $1', [now - windowMs]);
+    if (by === 0) {
+      const row = await one<{ started_at: string; count: number }>(this.pool, 'SELECT started_at, count FROM rate_windows WHERE key = $1 AND started_at > $2', [key, now - windowMs]);
+      return row ? { start: Number(row.started_at), count: row.count } : { start: now, count: 0 };
+    }
+    const row = await one<{ started_at: string; count: number }>(
+      this.pool,
+      `INSERT INTO rate_windows AS w (key, started_at, count) VALUES ($1, $2, $3)
+       ON CONFLICT (key) DO UPDATE SET
+         started_at = CASE WHEN w.started_at <= $2 - $4 THEN $2 ELSE w.started_at END,
+         count = CASE WHEN w.started_at <= $2 - $4 THEN $3 ELSE w.count + $3 END
+       RETURNING started_at, count`,
+      [key, now, by, windowMs],
+    );
+    return { start: Number(row!.started_at), count: row!.count };
+  }
+
+  async clear(key: string): Promise<void> {
+    await this.pool.query('DELETE FROM rate_windows WHERE key = $1', [key]);
+  }
+}
