@@ -20,7 +20,7 @@ export async function startRoundRobinProxy(targets: string[]): Promise<RoundRobi
   const sent = nodes.map(() => 0);
   const agent = new http.Agent({ keepAlive: true });
   let next = 0;
-  const server = http.createServer((request, response) => {
+  const server = http.createServer({ maxHeaderSize: 1 << 20 }, (request, response) => {
     const index = next++ % nodes.length;
     sent[index]++;
     const node = nodes[index];

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { DatabaseSync } from '@photostructure/sqlite';
+import pg from 'pg';
 import { readStores } from '../helpers/stores.js';
 import { metric } from '../helpers/robustness.js';
 import { startServer } from '../helpers/server.js';
@@ -16,10 +17,20 @@ describe('a malformed event in a group commit', () => {
   it('is dropped and counted alone; the other requests of the commit are stored', async (t) => {
     const first = await startServer();
     assert.equal(await first.stop(), 0);
-    const meta = new DatabaseSync(path.join(first.dataDir, 'meta.sqlite'));
-    meta.exec(`CREATE TRIGGER refuse_poison BEFORE INSERT ON event_definitions WHEN NEW.name = 'poison'
-               BEGIN SELECT RAISE(ABORT, 'malformed event'); END`);
-    meta.close();
+    const postgresUrl = first.storeEnv.SIGHTLINE_POSTGRES_URL;
+    if (postgresUrl) {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+                          BEGIN IF NEW.name = 'poison' THEN RAISE EXCEPTION 'malformed event' USING ERRCODE = 'check_violation'; END IF; RETURN NEW; END $$`);
+      await client.query('CREATE TRIGGER refuse_poison BEFORE INSERT ON event_definitions FOR EACH ROW EXECUTE FUNCTION refuse_poison()');
+      await client.end();
+    } else {
+      const meta = new DatabaseSync(path.join(first.dataDir, 'meta.sqlite'));
+      meta.exec(`CREATE TRIGGER refuse_poison BEFORE INSERT ON event_definitions WHEN NEW.name = 'poison'
+                 BEGIN SELECT RAISE(ABORT, 'malformed event'); END`);
+      meta.close();
+    }
 
     // A long flush interval puts all requests into one group commit.
     const server = await startServer({ dataDir: first.dataDir, projectKey: first.projectKey, personalKey: first.personalKey, env: { SIGHTLINE_FLUSH_INTERVAL_MS: '200' } });
@@ -32,8 +43,9 @@ describe('a malformed event in a group commit', () => {
     ]);
     assert.deepEqual(responses.map((r) => r.status), [200, 200, 200]);
 
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    assert.equal(metric(metrics, 'sightline_events_dropped_total', { reason: 'unstorable' }), 1);
+    let dropped = 0;
+    for (const nodeUrl of server.nodeUrls) dropped += metric(await (await fetch(`${nodeUrl}/metrics`)).text(), 'sightline_events_dropped_total', { reason: 'unstorable' });
+    assert.equal(dropped, 1);
     assert.equal(await server.stop(), 0);
 
     const stored = await readStores(server.dataDir);

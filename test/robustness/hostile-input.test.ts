@@ -358,9 +358,9 @@ describe('GET routes of the public surface', () => {
   });
 
   test('malformed HTTP: bad request line, oversized headers, bad header bytes → spec error shape, server unharmed', async () => {
-    const raw = async (text: string): Promise<string> =>
+    const raw = async (text: string, port: number): Promise<string> =>
       new Promise((resolve, reject) => {
-        const socket = net.connect(server.port, '127.0.0.1');
+        const socket = net.connect(port, '127.0.0.1');
         let data = '';
         socket.setEncoding('latin1');
         socket.on('data', (chunk) => (data += chunk));
@@ -378,8 +378,8 @@ describe('GET routes of the public surface', () => {
       ['POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
       ['POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400],
     ];
-    for (const [text, status] of cases) {
-      const answer = await raw(text);
+    for (const [text, status] of cases) for (const nodeUrl of server.nodeUrls) {
+      const answer = await raw(text, Number(new URL(nodeUrl).port));
       const [head, body] = answer.split('\r\n\r\n');
       assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), `raw ${JSON.stringify(text.slice(0, 40))} → ${head}`);
       assertSpecReply({ status, headers: new Headers(), text: body, json: JSON.parse(body) }, `raw ${JSON.stringify(text.slice(0, 40))}`);
