@@ -933,6 +933,12 @@ export interface EventStore {
   /** Every node's position (flush sequence held), in a store that several nodes share (absent otherwise). */
   storedFlushSeqs?(): Promise<Map<string, number>>;
   /**
+   * In a store that several nodes share: a text that changes whenever any node writes events or
+   * the person mirror, so a node's cached query results go stale with another node's writes too
+   * (otherwise `position()`, which only this node's writes move, is the data version).
+   */
+  dataVersion?(): Promise<string>;
+  /**
    * With several nodes on one metadata store: the person mirror copies that store's current rows
    * of the persons a flush changed (ingest.personMirrorState) instead of replaying the flush's
    * changes, which another node's flushes may have overtaken.

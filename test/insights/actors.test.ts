@@ -12,7 +12,12 @@ import { eventAt, sendEvents } from '../helpers/insights.js';
 import { resolveDateRange } from '../../src/insights/time/index.js';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { post } from '../helpers/events-fixtures.js';
+import { onClickHouse18 } from '../helpers/chdb.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+
+// Funnels chain their steps with as-of joins, lifecycle and paths use window functions: the ClickHouse 18.16 of the local cluster has neither (docs/scale-out-cluster.md).
+const needsAsOfJoins = onClickHouse18() && 'funnels need as-of joins, which ClickHouse 18.16 lacks';
+const needsWindowFunctions = onClickHouse18() && 'lifecycle and paths need window functions, which ClickHouse 18.16 lacks';
 
 describe('ActorsQuery', () => {
   let server: TestServer;
@@ -90,11 +95,13 @@ describe('ActorsQuery', () => {
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: trend, series: 3 } }), 400, 'invalid_input', 'source.series');
   });
 
-  test('a FunnelsActorsQuery lists who reached each step and who dropped off before it, per breakdown value, as many as the funnel counts', async () => {
+  test('a FunnelsActorsQuery lists who reached each step and who dropped off before it, per breakdown value, as many as the funnel counts', async (t) => {
     const at = (day: number, minute: number) => `2025-03-0${day}T12:${String(minute).padStart(2, '0')}:00Z`;
     const steps = (who: string, day: number, browser: string, count: number) =>
       ['f1', 'f2', 'f3'].slice(0, count).map((event, i) => ({ event, distinct_id: who, timestamp: at(day, i), properties: { $browser: browser } }));
+    // The tests after this one count these events too: they are sent even where funnels cannot run.
     await post(server, [...steps('alice', 4, 'Chrome', 3), ...steps('bob', 4, 'Firefox', 2), ...steps('carol', 5, 'Chrome', 1)]);
+    if (needsAsOfJoins) return t.skip(needsAsOfJoins);
     const funnel = {
       kind: 'FunnelsQuery',
       series: ['f1', 'f2', 'f3'].map((event) => ({ kind: 'EventsNode', event })),
@@ -187,7 +194,7 @@ describe('ActorsQuery', () => {
     }
   });
 
-  test('the persons behind a lifecycle point, for every status and day, as many as it counts', async () => {
+  test('the persons behind a lifecycle point, for every status and day, as many as it counts', { skip: needsWindowFunctions }, async () => {
     const lifecycle = { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: null }], interval: 'day', dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' } };
     const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: lifecycle } }));
     let listedAny = 0;
@@ -205,7 +212,7 @@ describe('ActorsQuery', () => {
     await expectError(await actors({ source: { kind: 'InsightActorsQuery', source: lifecycle, status: 'new', day: '1999-01-01' } }), 400, 'invalid_input', 'source.day');
   });
 
-  test('the persons behind a path: an edge, a node and where paths ended', async () => {
+  test('the persons behind a path: an edge, a node and where paths ended', { skip: needsWindowFunctions }, async () => {
     const paths = { kind: 'PathsQuery', dateRange: { date_from: '2025-03-01', date_to: '2025-03-06' }, pathsFilter: { includeEventTypes: ['custom_event'] } };
     const answer = await expectOk(await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: paths } }));
     const who = async (keys: Record<string, string>) => {
@@ -384,7 +391,7 @@ describe('ActorsQuery of groups', () => {
     );
   });
 
-  test('a funnel of groups matches the reference, and every step lists as many groups as it counts (fast-check)', { timeout: 300_000 }, async () => {
+  test('a funnel of groups matches the reference, and every step lists as many groups as it counts (fast-check)', { timeout: 300_000, skip: needsAsOfJoins }, async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -427,13 +434,15 @@ describe('ActorsQuery of groups', () => {
   });
 
   test('the groups behind a funnel of groups, its stickiness and its retention, as many as each counts', async () => {
-    const funnel = { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: 'view' }, { kind: 'EventsNode', event: 'buy' }], dateRange: range, aggregation_group_type_index: 0 };
-    const [step1, step2] = (await expectOk(await query(funnel))).results;
-    assert.deepEqual([step1.count, step2.count], [4, 2]);
-    const funnelKeys = async (funnelStep: number) => keysOf(await expectOk(await actors({ source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep } })));
-    assert.deepEqual(await funnelKeys(1), ['acme', 'globex', 'initech', 'umbrella']);
-    assert.deepEqual(await funnelKeys(2), ['acme', 'globex']);
-    assert.deepEqual(await funnelKeys(-2), ['initech', 'umbrella']);
+    if (!needsAsOfJoins) {
+      const funnel = { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: 'view' }, { kind: 'EventsNode', event: 'buy' }], dateRange: range, aggregation_group_type_index: 0 };
+      const [step1, step2] = (await expectOk(await query(funnel))).results;
+      assert.deepEqual([step1.count, step2.count], [4, 2]);
+      const funnelKeys = async (funnelStep: number) => keysOf(await expectOk(await actors({ source: { kind: 'FunnelsActorsQuery', source: funnel, funnelStep } })));
+      assert.deepEqual(await funnelKeys(1), ['acme', 'globex', 'initech', 'umbrella']);
+      assert.deepEqual(await funnelKeys(2), ['acme', 'globex']);
+      assert.deepEqual(await funnelKeys(-2), ['initech', 'umbrella']);
+    }
 
     const sticky = { kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: 'view', math: 'unique_group', math_group_type_index: 0 }], dateRange: range };
     const [stickiness] = (await expectOk(await query(sticky))).results;

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { expectError, expectOk } from '../helpers/api-fixtures.js';
 import { post } from '../helpers/events-fixtures.js';
+import { onClickHouse18 } from '../helpers/chdb.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const ENV = { SIGHTLINE_API_RATE_LIMIT_PER_MINUTE: '0', SIGHTLINE_GEOIP: 'false' };
@@ -30,21 +31,29 @@ describe('the query envelope and cache', () => {
   const COUNT = { kind: 'HogQLQuery', query: 'select count() from events' };
 
   test('the second identical request is cached; force_blocking recomputes; new events make it stale', async () => {
-    const first = await expectOk(await query({ query: COUNT }));
+    // Each node keeps a cache of its own, and with several behind the proxy consecutive requests
+    // go to the next one: the first round computes on every node, the second is served from each.
+    const nodes = server.nodeUrls.length;
+    const firsts = [];
+    for (let i = 0; i < nodes; i++) firsts.push(await expectOk(await query({ query: COUNT })));
+    const first = firsts[0];
     assert.equal(first.is_cached, false);
     assert.deepEqual(first.results, [[2]]);
     assert.match(first.cache_key, /^cache_[0-9a-f]{32}$/);
     for (const field of ['results', 'columns', 'types', 'hogql', 'timings', 'is_cached', 'last_refresh', 'next_allowed_client_refresh', 'cache_key', 'timezone', 'hasMore', 'limit', 'offset', 'query_status', 'error', 'modifiers']) {
       assert.ok(field in first, field);
     }
+    for (const other of firsts) assert.equal(other.cache_key, first.cache_key, 'every node names the same data the same way');
 
-    const started = performance.now();
-    const second = await expectOk(await query({ query: COUNT, refresh: 'blocking', client_query_id: 'anything' }));
-    assert.ok(performance.now() - started < 1_000);
-    assert.equal(second.is_cached, true);
-    assert.equal(second.cache_key, first.cache_key);
-    assert.equal(second.last_refresh, first.last_refresh);
-    assert.deepEqual(second.results, first.results);
+    for (let i = 0; i < nodes; i++) {
+      const started = performance.now();
+      const second = await expectOk(await query({ query: COUNT, refresh: 'blocking', client_query_id: 'anything' }));
+      assert.ok(performance.now() - started < 1_000);
+      assert.equal(second.is_cached, true);
+      assert.equal(second.cache_key, first.cache_key);
+      assert.equal(second.last_refresh, firsts[i].last_refresh);
+      assert.deepEqual(second.results, first.results);
+    }
 
     await new Promise((resolve) => setTimeout(resolve, 5));
     const forced = await expectOk(await query({ query: COUNT, refresh: 'force_blocking' }));
@@ -54,11 +63,14 @@ describe('the query envelope and cache', () => {
     const legacyTrue = await expectOk(await query({ query: COUNT, refresh: true }));
     assert.equal(legacyTrue.is_cached, false);
 
+    // Written through one node, stale on every node.
     await post(server, [{ event: 'a', distinct_id: 'u3', timestamp: '2025-03-30T02:30:00Z', properties: {} }]);
-    const after = await expectOk(await query({ query: COUNT }));
-    assert.equal(after.is_cached, false);
-    assert.notEqual(after.cache_key, first.cache_key);
-    assert.deepEqual(after.results, [[3]]);
+    for (let i = 0; i < nodes; i++) {
+      const after = await expectOk(await query({ query: COUNT }));
+      assert.equal(after.is_cached, false, `node ${i + 1} of ${nodes} answered from its cache after new events`);
+      assert.notEqual(after.cache_key, first.cache_key);
+      assert.deepEqual(after.results, [[3]]);
+    }
   });
 
   test('the project time zone is echoed and buckets by it (DST day in Paris)', async () => {
@@ -129,7 +141,8 @@ describe('the query envelope and cache', () => {
   });
 });
 
-describe('a query past the time limit', () => {
+// Its slow query is a five-way join; ClickHouse 18.16 (the local cluster) takes one join per SELECT. Time limits there: events/query-limits.test.ts.
+describe('a query past the time limit', { skip: onClickHouse18() && 'a five-way join needs several joins per SELECT, which ClickHouse 18.16 lacks' }, () => {
   let server: TestServer;
   before(async () => {
     server = await startServer({ env: { ...ENV, SIGHTLINE_QUERY_TIMEOUT_MS: '300' } });

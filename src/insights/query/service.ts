@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { clientGone } from '../../http/client-gone.js';
 import { ApiError, validationError } from '../../kernel/errors.js';
 import { runner } from '../../events/run.js';
-import type { CohortStore, EventStore, GroupStore, Project } from '../../store/types.js';
+import type { CohortStore, EventStore, EventStorePosition, GroupStore, Project } from '../../store/types.js';
 import { cohortBreakdownIds, isObject } from '../node-fields.js';
 import { groupPropertiesOf, loadGroupProperties } from '../../events/group-filters.js';
 import { queryKinds } from '../kinds.js';
@@ -17,6 +17,8 @@ import { resolveActions, type ActionLookup } from './actions.js';
 import { resultCsv } from './csv.js';
 import { cachePolicy } from './refresh.js';
 import { ResultCache } from './result-cache.js';
+
+const positionText = (position: EventStorePosition) => `${position.seq}.${position.events}`;
 
 /** Bumped when a kind's results change for the same query, so old cached results are not served. */
 const CACHE_VERSION = 1;
@@ -77,11 +79,12 @@ export class QueryService {
     const groupValues = await loadGroupProperties(groupPropertiesOf([node, insightProject.testAccountFilters]), project.id, this.groups, 'query');
     // The event store's position is the data version: new events (and the person changes that
     // come with them) make every cached result stale; so do changed group properties it read.
-    const position = await events.position();
+    // A store several nodes write has a version of its own that every node's writes move.
+    const dataVersion = events.dataVersion ? await events.dataVersion() : positionText(await events.position());
     const groupsRead = groupValues ? [...groupValues].map(([name, values]) => [name, [...values]]) : null;
     // A renamed cohort changes labels: the names read are part of the key too.
     const cohortNames = await loadCohortNames(node, project.id, this.cohorts);
-    const key = cacheKey(kind.kind, parsed, insightProject, `${position.seq}.${position.events}`, [groupsRead, cohortNames ? [...cohortNames] : null]);
+    const key = cacheKey(kind.kind, parsed, insightProject, dataVersion, [groupsRead, cohortNames ? [...cohortNames] : null]);
     const now = this.now();
 
     const cached = policy.useCache ? this.cache.get(key) : undefined;

@@ -300,6 +300,17 @@ export class ClickHouseEventStore implements EventStore {
     return row ? { seq: Number(row.seq), events: Number(row.events) } : { seq: 0, events: 0 };
   }
 
+  async dataVersion(): Promise<string> {
+    const [positions, [mirror]] = await Promise.all([
+      this.rows<{ node: string; seq: string; events: string }>(`SELECT node, seq, events FROM ${this.table('sync_state')} FINAL ORDER BY node`),
+      // A deletion or a split changes the mirror without new events: its rows carry new versions.
+      this.rows<{ persons: string; ids: string }>(
+        `SELECT (SELECT max(version) FROM ${this.table('persons')}) AS persons, (SELECT max(version) FROM ${this.table('person_distinct_ids')}) AS ids`,
+      ),
+    ]);
+    return `${positions.map((p) => `${p.node}:${p.seq}.${p.events}`).join(',')};${mirror?.persons}.${mirror?.ids}`;
+  }
+
   async storedFlushSeqs(): Promise<Map<string, number>> {
     const found = await this.rows<{ node: string; seq: string }>(`SELECT node, seq FROM ${this.table('sync_state')} FINAL`);
     return new Map(found.map((row) => [row.node, Number(row.seq)]));
