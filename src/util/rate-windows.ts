@@ -23,24 +23,25 @@ export interface RateWindows {
 const MAX_TRACKED = 10_000;
 
 export class MemoryRateWindows implements RateWindows {
-  private readonly windows = new Map<string, RateWindow>();
+  /** Each with its own end: counters of different window lengths share the map. */
+  private readonly windows = new Map<string, RateWindow & { end: number }>();
 
   async add(key: string, by: number, windowMs: number, now: number): Promise<RateWindow> {
     let window = this.windows.get(key);
-    if (!window || now - window.start >= windowMs) {
-      if (this.windows.size >= MAX_TRACKED) this.dropEnded(now, windowMs);
-      window = { start: now, count: 0 };
+    if (!window || now >= window.end) {
+      if (this.windows.size >= MAX_TRACKED) this.dropEnded(now);
+      window = { start: now, end: now + windowMs, count: 0 };
       if (by > 0) this.windows.set(key, window);
     }
     window.count += by;
-    return { ...window };
+    return { start: window.start, count: window.count };
   }
 
   async clear(key: string): Promise<void> {
     this.windows.delete(key);
   }
 
-  private dropEnded(now: number, windowMs: number): void {
-    for (const [key, window] of this.windows) if (now - window.start >= windowMs) this.windows.delete(key);
+  private dropEnded(now: number): void {
+    for (const [key, window] of this.windows) if (now >= window.end) this.windows.delete(key);
   }
 }

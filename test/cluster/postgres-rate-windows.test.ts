@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { PostgresMetaStore } from '../../src/store/postgres/meta-store.js';
 import { clusterPostgresUrl } from '../helpers/cluster.js';
 import { databaseFor } from '../helpers/postgres-databases.js';
-import { addressLimitRule, emailLimitRule } from '../helpers/rate-window-rules.js';
+import { addressLimitRule, emailLimitRule, mixedWindowsRule } from '../helpers/rate-window-rules.js';
 import { newTempDir } from '../helpers/server.js';
 
 const clusterUrl = clusterPostgresUrl();
@@ -32,6 +32,8 @@ describe('rate windows in PostgreSQL', { skip }, () => {
     await emailLimitRule(a.rateWindows);
     await addressLimitRule(a.rateWindows);
   });
+
+  test('windows of different lengths share the table; the sweep of ended ones keeps running ones', () => mixedWindowsRule(a.rateWindows));
 
   test('two nodes counting one key at once: every count lands, in one window that both see', async () => {
     const now = Date.now();

@@ -33,3 +33,18 @@ export async function addressLimitRule(windows: RateWindows): Promise<void> {
   assert.ok((await limiter.retryAfter('fresh@x.test', '192.0.2.7')) > 0);
   assert.equal(await limiter.retryAfter('fresh@x.test', '192.0.2.8'), 0);
 }
+
+/**
+ * Counters of different window lengths share one store: dropping the ended windows of short
+ * counters (the memory store past 10,000 keys, PostgreSQL's sweep every 1,000 adds) keeps a long
+ * window that is still running.
+ */
+export async function mixedWindowsRule(windows: RateWindows): Promise<void> {
+  const start = 5_000_000;
+  await windows.add('long', 3, 15 * 60_000, start);
+  for (let i = 0; i < 10_000; i++) await windows.add(`short-${i}`, 1, 60_000, start);
+  // A minute later the short windows have ended; these adds make each store drop ended windows.
+  for (let i = 0; i < 1_000; i++) await windows.add(`later-${i}`, 1, 60_000, start + 61_000);
+  assert.deepEqual(await windows.add('long', 0, 15 * 60_000, start + 120_000), { start, count: 3 }, 'the long window survived');
+  assert.deepEqual(await windows.add('short-0', 0, 60_000, start + 120_000), { start: start + 120_000, count: 0 }, 'a short one ended');
+}

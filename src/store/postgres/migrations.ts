@@ -388,6 +388,7 @@ export const migrations: Migration[] = [
       CREATE UNLOGGED TABLE rate_windows (
         key text COLLATE "C" PRIMARY KEY,
         started_at bigint NOT NULL,
+        ends_at bigint NOT NULL,
         count integer NOT NULL
       );
     `,

@@ -15,17 +15,19 @@ export class PostgresRateWindows implements RateWindows {
   constructor(private readonly pool: PgPool) {}
 
   async add(key: string, by: number, windowMs: number, now: number): Promise<RateWindow> {
-    if (++this.adds % SWEEP_EVERY === 0) await this.pool.query('DELETE FROM rate_windows WHERE started_at <= $1', [now - windowMs]);
+    // Each row ends at its own time: counters of different window lengths share the table.
+    if (++this.adds % SWEEP_EVERY === 0) await this.pool.query('DELETE FROM rate_windows WHERE ends_at <= $1', [now]);
     if (by === 0) {
-      const row = await one<{ started_at: string; count: number }>(this.pool, 'SELECT started_at, count FROM rate_windows WHERE key = $1 AND started_at > $2', [key, now - windowMs]);
+      const row = await one<{ started_at: string; count: number }>(this.pool, 'SELECT started_at, count FROM rate_windows WHERE key = $1 AND ends_at > $2', [key, now]);
       return row ? { start: Number(row.started_at), count: row.count } : { start: now, count: 0 };
     }
     const row = await one<{ started_at: string; count: number }>(
       this.pool,
-      `INSERT INTO rate_windows AS w (key, started_at, count) VALUES ($1, $2, $3)
+      `INSERT INTO rate_windows AS w (key, started_at, ends_at, count) VALUES ($1, $2, $2 + $4, $3)
        ON CONFLICT (key) DO UPDATE SET
-         started_at = CASE WHEN w.started_at <= $2 - $4 THEN $2 ELSE w.started_at END,
-         count = CASE WHEN w.started_at <= $2 - $4 THEN $3 ELSE w.count + $3 END
+         started_at = CASE WHEN w.ends_at <= $2 THEN $2 ELSE w.started_at END,
+         ends_at = CASE WHEN w.ends_at <= $2 THEN $2 + $4 ELSE w.ends_at END,
+         count = CASE WHEN w.ends_at <= $2 THEN $3 ELSE w.count + $3 END
        RETURNING started_at, count`,
       [key, now, by, windowMs],
     );

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { generatePassword, hashPassword, passwordProblem, verifyPassword } from '../../../src/sessions/passwords.js';
 import { csrfTokenFor, csrfTokenMatches, newSessionToken, tokenHash } from '../../../src/sessions/tokens.js';
 import { MemoryRateWindows } from '../../../src/util/rate-windows.js';
-import { addressLimitRule, emailLimitRule } from '../../helpers/rate-window-rules.js';
+import { addressLimitRule, emailLimitRule, mixedWindowsRule } from '../../helpers/rate-window-rules.js';
 
 test('a password hash names its parameters, is salted, and verifies only its password', async () => {
   const first = await hashPassword('correct horse');
@@ -40,3 +40,5 @@ test('a CSRF token belongs to one session token and cannot be guessed from anoth
 test('the limiter refuses after the e-mail limit until the window ends; a success clears the e-mail', () => emailLimitRule(new MemoryRateWindows()));
 
 test('the limiter refuses one address that tries many e-mails', () => addressLimitRule(new MemoryRateWindows()));
+
+test('rate windows of different lengths share the counter without ending each other', () => mixedWindowsRule(new MemoryRateWindows()));
