@@ -27,7 +27,8 @@ fi
 #    other erases), actions, the query cache (each node's goes stale with the other's writes) and
 #    the rate limit (counted once for both), and ingestion's person and definition rules; the SDK
 #    suites drive the unmodified posthog-node and posthog-js through the proxy. Tests of what 18.16
-#    cannot print (window functions, as-of joins, several joins) skip themselves there.
+#    cannot print (window functions, as-of joins, several joins) skip themselves there. The HogQL
+#    and actors suites also pass here (2026-11-29) but are left to the chdb pass for CI's time.
 SINGLE_NODE_SUITES=(
   test/cluster/*.test.ts
   test/persons/person-deletion.test.ts test/persons/person-deletion-crash.test.ts
@@ -48,7 +49,7 @@ TWO_NODE_SUITES=(
   test/definitions/*.test.ts
   test/events/events-list.test.ts test/events/events-hogql.test.ts test/events/query-limits.test.ts
   test/insights/query-api.test.ts test/insights/hogql-functions.test.ts test/insights/retention.test.ts test/insights/events-query.test.ts
-  test/insights/query-envelope.test.ts test/insights/hogql.test.ts test/insights/actors.test.ts
+  test/insights/query-envelope.test.ts
   test/persons/persons-api.test.ts test/persons/person-export.test.ts test/persons/person-deletion.test.ts test/persons/person-deletion-crash.test.ts
   test/groups/*.test.ts
   test/dashboards/*.test.ts

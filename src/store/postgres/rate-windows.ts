@@ -23,11 +23,11 @@ export class PostgresRateWindows implements RateWindows {
     }
     const row = await one<{ started_at: string; count: number }>(
       this.pool,
-      `INSERT INTO rate_windows AS w (key, started_at, ends_at, count) VALUES ($1, $2, $2 + $4, $3)
+      `INSERT INTO rate_windows AS w (key, started_at, ends_at, count) VALUES ($1, $2::bigint, $2::bigint + $4::bigint, $3::integer)
        ON CONFLICT (key) DO UPDATE SET
-         started_at = CASE WHEN w.ends_at <= $2 THEN $2 ELSE w.started_at END,
-         ends_at = CASE WHEN w.ends_at <= $2 THEN $2 + $4 ELSE w.ends_at END,
-         count = CASE WHEN w.ends_at <= $2 THEN $3 ELSE w.count + $3 END
+         started_at = CASE WHEN w.ends_at <= $2::bigint THEN $2::bigint ELSE w.started_at END,
+         ends_at = CASE WHEN w.ends_at <= $2::bigint THEN $2::bigint + $4::bigint ELSE w.ends_at END,
+         count = CASE WHEN w.ends_at <= $2::bigint THEN $3::integer ELSE w.count + $3::integer END
        RETURNING started_at, count`,
       [key, now, by, windowMs],
     );
