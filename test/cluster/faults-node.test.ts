@@ -16,6 +16,7 @@ import { describe, test } from 'node:test';
 import pg from 'pg';
 import { REWRITE_MESSAGE } from '../../src/ingestion/buffer.js';
 import { clusterAvailability } from '../helpers/cluster.js';
+import { clickhouseRows } from '../helpers/clickhouse-databases.js';
 import { CaptureLoad, FAULT_EVENT, settledCounts, sharedNodesEnv, sleep, type SentEvent } from '../helpers/faults.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
 
@@ -35,15 +36,6 @@ function personBatch(): SentEvent[] {
   });
 }
 
-async function clickhouseRows<T>(url: string, db: string, sql: string): Promise<T[]> {
-  const response = await fetch(`${url}/?database=${db}`, { method: 'POST', body: `${sql} FORMAT JSONEachRow` });
-  const text = await response.text();
-  assert.equal(response.status, 200, text);
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as T);
-}
 
 /** Waits for a node to die (its own hook), at most `timeoutMs`. */
 async function died(server: TestServer, timeoutMs: number): Promise<void> {

@@ -4,6 +4,7 @@
  * finds its events again, and no two servers share one. The server creates it (its migrations);
  * they are dropped, on every shard, when the test file's process is done.
  */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { clusterAvailability } from './cluster.js';
 import { dropClickHouseAtExit } from './drop-at-exit.js';
@@ -23,4 +24,15 @@ export function clickhouseEnvFor(dataDir: string): Record<string, string> {
     dropClickHouseAtExit(clickhouseUrls[0], clickhouseCluster, name);
   }
   return { SIGHTLINE_CLICKHOUSE_URL: clickhouseUrls.join(','), SIGHTLINE_CLICKHOUSE_CLUSTER: clickhouseCluster, SIGHTLINE_CLICKHOUSE_DATABASE: name };
+}
+
+/** Rows of a SELECT sent straight to one ClickHouse server over HTTP (JSONEachRow), asserting it answered 200. */
+export async function clickhouseRows<T>(url: string, db: string, sql: string): Promise<T[]> {
+  const response = await fetch(`${url}/?database=${db}`, { method: 'POST', body: `${sql} FORMAT JSONEachRow` });
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
 }

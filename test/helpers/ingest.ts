@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { v7 as uuidv7 } from 'uuid';
 
 import { DuckDbEventStore } from '../../src/store/duckdb/event-store.js';
-import { clickhouseEnvFor } from './clickhouse-databases.js';
+import { clickhouseEnvFor, clickhouseRows } from './clickhouse-databases.js';
 import type { TestServer } from './server.js';
 import { readStores, type StoredSnapshot } from './stores.js';
 
@@ -84,13 +84,7 @@ type MirrorRow = Record<string, unknown>;
 async function readMirrorRows(dataDir: string): Promise<{ ids: MirrorRow[]; persons: MirrorRow[] }> {
   const clickhouse = clickhouseEnvFor(dataDir);
   if (clickhouse.SIGHTLINE_CLICKHOUSE_URL) {
-    const select = async (sql: string): Promise<MirrorRow[]> => {
-      const url = `${clickhouse.SIGHTLINE_CLICKHOUSE_URL.split(',')[0]}/?database=${clickhouse.SIGHTLINE_CLICKHOUSE_DATABASE}`;
-      const response = await fetch(url, { method: 'POST', body: `${sql} FORMAT JSONEachRow` });
-      const text = await response.text();
-      assert.equal(response.status, 200, text);
-      return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as MirrorRow);
-    };
+    const select = (sql: string) => clickhouseRows<MirrorRow>(clickhouse.SIGHTLINE_CLICKHOUSE_URL.split(',')[0], clickhouse.SIGHTLINE_CLICKHOUSE_DATABASE, sql);
     return {
       ids: await select('SELECT distinct_id, person_id FROM person_distinct_ids FINAL WHERE is_deleted = 0'),
       persons: (await select('SELECT id, properties, is_identified FROM persons FINAL WHERE is_deleted = 0')).map((p) => ({ ...p, is_identified: p.is_identified === 1 })),

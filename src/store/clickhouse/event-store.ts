@@ -302,7 +302,7 @@ export class ClickHouseEventStore implements EventStore {
 
   async dataVersion(): Promise<string> {
     const [positions, [mirror]] = await Promise.all([
-      this.rows<{ node: string; seq: string; events: string }>(`SELECT node, seq, events FROM ${this.table('sync_state')} FINAL ORDER BY node`),
+      this.syncState(),
       // A deletion or a split changes the mirror without new events: its rows carry new versions.
       this.rows<{ persons: string; ids: string }>(
         `SELECT (SELECT max(version) FROM ${this.table('persons')}) AS persons, (SELECT max(version) FROM ${this.table('person_distinct_ids')}) AS ids`,
@@ -312,8 +312,12 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   async storedFlushSeqs(): Promise<Map<string, number>> {
-    const found = await this.rows<{ node: string; seq: string }>(`SELECT node, seq FROM ${this.table('sync_state')} FINAL`);
-    return new Map(found.map((row) => [row.node, Number(row.seq)]));
+    return new Map((await this.syncState()).map((row) => [row.node, Number(row.seq)]));
+  }
+
+  /** Every node's position, by node. */
+  private syncState(): Promise<{ node: string; seq: string; events: string }[]> {
+    return this.rows(`SELECT node, seq, events FROM ${this.table('sync_state')} FINAL ORDER BY node`);
   }
 
   private async rows<T>(query: string, settings: ClickHouseSettings = {}): Promise<T[]> {
