@@ -36,6 +36,7 @@ import { startBenchServer } from './server.js';
 import { makeEvent } from './events-gen.js';
 import { percentile } from './load.js';
 import { fmt } from './format.js';
+import { memoryOf } from '../test/helpers/process-memory.js';
 
 const DISTINCT_IDS = 3000;
 const BATCH = 50_000;
@@ -112,8 +113,6 @@ async function timed(run: () => Promise<void>, budgetMs = 6_000, minRuns = 5): P
   return { cold, runs };
 }
 
-const peak = (pid: number, field: 'VmHWM' | 'VmRSS') =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 interface Case {
   name: string;
@@ -177,14 +176,14 @@ export async function benchEvents(): Promise<string> {
 
     process.stderr.write('csv…\n');
     const CSV_ROWS = 100_000;
-    const rssBefore = peak(server.process.pid!, 'VmRSS');
+    const rssBefore = memoryOf(server.process.pid!).rssMb;
     const csvApi = await timed(async () => {
       const response = await server.api(`/api/projects/${projectId}/events/?format=csv&limit=${CSV_ROWS}`);
       let bytes = 0;
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
       if (response.status !== 200 || bytes === 0) throw new Error(`csv: ${response.status}`);
     }, 10_000, 3);
-    const serverPeak = peak(server.process.pid!, 'VmHWM');
+    const serverPeak = memoryOf(server.process.pid!).hwmMb;
     const csvDirect = await timed(async () => {
       const p = await plan({});
       let rows = 0;

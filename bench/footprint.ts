@@ -5,6 +5,8 @@
  *   `/_health` (polled every 10 ms), three starts, next to a bare `node -e` that only listens
  *   and answers (the baseline: what node itself costs).
  * - idle RSS 5 s after start, empty data folder.
+ * Memory is the server's process tree (its event store runs in a child): RSS summed over it, the
+ * peak as each process's VmHWM summed (test/helpers/process-memory.ts).
  * - peak RSS under the ingest benchmark's /batch/ load (1,000-event gzip bodies, 4 clients),
  *   sampled every 100 ms along with the V8 heap the server reports on /metrics.
  * - idle RSS one minute after that load ended.
@@ -12,7 +14,6 @@
  * FOOTPRINT_IDLE_AFTER_SECONDS (60) shortens the last wait while iterating.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newTempDir, START_ENV, START_NODE_ARGS } from '../test/helpers/server.js';
@@ -21,6 +22,7 @@ import { batchBodies } from './ingest.js';
 import { runLoad } from './load.js';
 import { fmt } from './format.js';
 import { metric } from '../test/helpers/robustness.js';
+import { memoryOf } from '../test/helpers/process-memory.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const IDLE_AFTER_SECONDS = Number(process.env.FOOTPRINT_IDLE_AFTER_SECONDS ?? 60);
@@ -28,13 +30,7 @@ const BODIES = Number(process.env.BENCH_BATCH_BODIES ?? 200);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const rssMb = (pid: number): number => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
-  } catch {
-    return NaN;
-  }
-};
+const rssMb = (pid: number): number => memoryOf(pid).rssMb;
 
 /** Milliseconds from spawning `args` until `url` answers 200. */
 export async function timeToReady(
@@ -148,18 +144,17 @@ export async function benchFootprint(): Promise<string> {
     loading = false;
     await sampler;
     const peak = samples.reduce((max, s) => (s.rss > max.rss ? s : max), samples[0]);
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+    const hwm = memoryOf(pid).hwmMb;
     process.stderr.write(`load done (${fmt((load.requests * 1000) / load.seconds)} events/s); waiting ${IDLE_AFTER_SECONDS} s…\n`);
     await sleep(IDLE_AFTER_SECONDS * 1000);
     const idleAfter = await sampleServer(server.url, pid);
     const row = (name: string, s: Sample, rss = s.rss) => `| ${name} | ${fmt(rss)} | ${fmt(s.heapUsed)} / ${fmt(s.heapTotal)} | ${fmt(s.external)} |`;
     lines.push(
-      '| server memory | RSS MB | V8 heap used / total MB (main thread) | external MB |',
+      '| server memory (process tree) | RSS MB | V8 heap used / total MB (main thread) | external MB |',
       '|---|---|---|---|',
       row('idle, 5 s after start (empty data folder)', idleBefore),
       row(`peak of the /batch/ load (${fmt(load.requests)} × 1,000 events, 4 clients; sampled every 100 ms)`, peak),
-      `| peak (VmHWM) | ${fmt(hwm)} | | |`,
+      `| peak (VmHWM, summed over the tree) | ${fmt(hwm)} | | |`,
       row(`idle, ${IDLE_AFTER_SECONDS} s after the load`, idleAfter),
       '',
       `load: ${fmt((load.requests * 1000) / load.seconds)} events/s, answers ${JSON.stringify(load.statusCounts)}; idle RSS 5 s after a start without the harness: ${fmt(ready.idleMb)} MB`,

@@ -4,7 +4,6 @@
  * that only gunzips and parses the same bodies, measured in the same run.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
@@ -14,6 +13,7 @@ import { percentile, runLoad, type LoadResult } from './load.js';
 import { runSocketLoad } from './socket-load.js';
 import { fmt } from './format.js';
 import { metric } from '../test/helpers/robustness.js';
+import { memoryOf } from '../test/helpers/process-memory.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,10 +28,7 @@ export async function startBaseline(): Promise<{ url: string; stop: () => void }
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
-const peakRssMb = (pid: number) => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-};
+const peakRssMb = (pid: number) => memoryOf(pid).hwmMb;
 
 export function batchBodies(token: string, count: number, perBody: number): Buffer[] {
   const bodies: Buffer[] = [];

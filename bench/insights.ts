@@ -27,6 +27,7 @@ import { alternating, funnelSql, retentionSql } from './insights-sql.js';
 import { DIR, EVENTS, KEYS, PERSONS, CHUNK, DAYS, NAMES, STORE, LAYOUT, type DataSet } from './insights-data.js';
 import * as ch from './insights-clickhouse-sql.js';
 import { chdbServerOptions, makeChdbDataSet, openChdbHand } from './insights-clickhouse.js';
+import { memoryOf } from '../test/helpers/process-memory.js';
 
 const ROUNDS = Number(process.env.BENCH_INSIGHTS_ROUNDS ?? 15);
 /** The events list scans every row group on this data set (~9 s a request): fewer rounds. */
@@ -270,7 +271,7 @@ export async function benchInsights(): Promise<string> {
       rows.push(`| ${m.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${sql ? ms(b.p50) : 'not written'} | ${ratio} | ${same} |`);
     }
     await setTimeZone(server, 'UTC');
-    rssMb = Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    rssMb = memoryOf(server.process.pid!).hwmMb;
   } finally {
     await server.stop();
     hand.close();

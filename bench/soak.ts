@@ -27,6 +27,7 @@ import { makeEvent } from './events-gen.js';
 import { percentile } from './load.js';
 import { fileMb } from './format.js';
 import { memoryCgroup, parseMemory, type MemoryCgroup } from './memory-cgroup.js';
+import { memoryOf } from '../test/helpers/process-memory.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 30);
@@ -127,7 +128,6 @@ function slope(points: [number, number][]): number {
   return den === 0 ? NaN : num / den;
 }
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
 
 /**
@@ -267,7 +267,7 @@ async function main(): Promise<void> {
     const storage: [number, number, number][] = [];
     const sample = () => {
       const minute = (Date.now() - steadyStart) / 60_000;
-      rss.push([minute, rssMb(pid)]);
+      rss.push([minute, memoryOf(pid).rssMb]);
       storage.push([minute, fileMb(duckFile), fileMb(`${duckFile}.wal`)]);
     };
     const sampler = (async () => {

@@ -1,13 +1,17 @@
 /**
  * How a memory limit is split among the parts of the service that hold memory in proportion to
- * a setting (docs/configuration-memory.md). The rest (node itself, DuckDB's library, the worker
- * threads' isolates, the loaded code) is a fixed cost, measured on the compiled server.
+ * a setting (docs/configuration-memory.md). The rest (node itself, DuckDB's library and process,
+ * the worker threads' isolates, the loaded code) is a fixed cost, measured on the compiled server.
  */
 
 const MB = 2 ** 20;
 
-/** What the process costs before any setting matters: node, libduckdb, three isolates, loaded code (measured: ~120 MB idle). */
-export const FIXED_COST_MB = 128;
+/**
+ * What the service costs before any setting matters: node, the loaded code and the main isolate
+ * (~90 MB idle), and while DuckDB is open its process: libduckdb, a second node runtime and its
+ * isolate (node's code pages are shared with the server, so a cgroup counts them once).
+ */
+export const FIXED_COST_MB = 144;
 /**
  * Below this the fixed cost, DuckDB's smallest limit and the smallest bounds of the waiting
  * events no longer fit in what the limit leaves the process; the server refuses to start.

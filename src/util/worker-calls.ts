@@ -1,13 +1,14 @@
 /**
- * Calls to a worker thread, for the threads that own a resource (the event store's DuckDB, the
- * flush log's files). Each call is a message `{ id, method, args }`, answered `{ id, result }` or
+ * Calls to a worker thread or a child process (child-worker.ts) that owns a resource (the event
+ * store's DuckDB, the flush log's files). Each call is a message `{ id, method, args }`, answered `{ id, result }` or
  * `{ id, error }`; errors keep their name and code across the thread.
  *
  * A thread that dies fails the calls in flight at once, and the next call starts a new one, but
  * only once the old one has exited: two threads never hold the resource together. The thread
  * keeps the process alive only while calls are pending, so an idle one never holds up an exit.
  */
-import { parentPort, type Worker } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { CHILD_DATA_VARIABLE } from './child-worker.js';
 
 export interface CallRequest {
   id: number;
@@ -17,20 +18,31 @@ export interface CallRequest {
 
 export type CallAnswer = { id: number; result: unknown } | { id: number; error: { name: string; message: string; code?: string } };
 
+/** What the caller needs of a thread (node's Worker) or a child process (ChildWorker). */
+export interface CallPeer {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (answer: CallAnswer) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'exit', listener: (code: number | string) => void): unknown;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<unknown>;
+}
+
 interface Call {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
 
 export class WorkerCalls {
-  private worker: Worker | null = null;
+  private worker: CallPeer | null = null;
   private readonly calls = new Map<number, Call>();
   private nextId = 1;
   private stopped = false;
 
   constructor(
     /** Starts the thread (util/worker.ts). */
-    private readonly start: () => Worker,
+    private readonly start: () => CallPeer,
     /** Names the thread in errors. */
     private readonly name: string,
   ) {}
@@ -52,7 +64,7 @@ export class WorkerCalls {
     });
   }
 
-  private spawn(): Worker {
+  private spawn(): CallPeer {
     const worker = this.start();
     worker.on('message', (answer: CallAnswer) => {
       const call = this.calls.get(answer.id);
@@ -99,9 +111,21 @@ export class WorkerCalls {
   }
 }
 
-/** The thread's side: answers each call with its handler's result (awaited) or error. */
+/** The input the caller gave this thread (`workerData`) or child process (startChild). */
+export function callerInput<T>(): T {
+  return (parentPort ? workerData : JSON.parse(process.env[CHILD_DATA_VARIABLE] ?? 'null')) as T;
+}
+
+/** A child process's side of the pipe; it ends when its parent is gone or lets it go. */
+function parentProcess(): { on(event: 'message', listener: (request: CallRequest) => void): unknown; postMessage(answer: CallAnswer): void } {
+  process.once('disconnect', () => process.exit(0));
+  return { on: (event, listener) => process.on(event, listener), postMessage: (answer) => process.send!(answer) };
+}
+
+/** The callee's side: answers each call with its handler's result (awaited) or error. */
 export function answerCalls(handlers: Record<string, (...args: any[]) => unknown>): void {
-  parentPort!.on('message', async ({ id, method, args }: CallRequest) => {
+  const caller = parentPort ?? parentProcess();
+  caller.on('message', async ({ id, method, args }: CallRequest) => {
     let answer: CallAnswer;
     try {
       const handler = handlers[method];
@@ -111,6 +135,6 @@ export function answerCalls(handlers: Record<string, (...args: any[]) => unknown
       const err: NodeJS.ErrnoException = error instanceof Error ? error : new Error(String(error));
       answer = { id, error: { name: err.name, message: err.message, code: err.code } };
     }
-    parentPort!.postMessage(answer);
+    caller.postMessage(answer);
   });
 }

@@ -1,7 +1,7 @@
 /**
  * DuckDB is open only while it is used (store/duckdb/threaded.ts): a data folder without an
  * events file is not opened at start, probes and metrics scrapes never open it, and after the
- * idle time it is closed and its thread ended; the next write or query opens it again and finds
+ * idle time it is closed and its process ended, which unloads DuckDB's library; the next write or query opens it again and finds
  * everything that was stored. An export or a query running past the idle time keeps it open.
  */
 import assert from 'node:assert/strict';
@@ -10,14 +10,22 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 import { ThreadedEventStore } from '../../src/store/duckdb/threaded.js';
+import { processTree } from '../helpers/process-memory.js';
 import { newUuid, waitFor } from '../helpers/robustness.js';
 import { newTempDir, startServer } from '../helpers/server.js';
 
 const QUICK = { sql: 'SELECT 41 + 1 AS answer', params: [] };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Whether the process has DuckDB's library mapped (it never unmaps it once loaded). */
-const duckdbLoaded = (pid: number) => fs.readFileSync(`/proc/${pid}/maps`, 'utf8').includes('duckdb');
+/** Whether a process of the server's tree has DuckDB's library mapped (none unmaps it once loaded). */
+const duckdbLoaded = (pid: number) =>
+  processTree(pid).some((member) => {
+    try {
+      return fs.readFileSync(`/proc/${member}/maps`, 'utf8').includes('duckdb');
+    } catch {
+      return false; // it has just exited
+    }
+  });
 
 test('a store without an events file opens on its first query, closes when idle and opens again', async () => {
   const dataDir = newTempDir();
@@ -120,6 +128,8 @@ test('the server on an empty data folder loads DuckDB only with the first events
     // Closing checkpoints the WAL away.
     const wal = path.join(server.dataDir, 'events.duckdb.wal');
     await waitFor('DuckDB to be closed (its WAL folded in)', () => !fs.existsSync(wal), 20_000, 100);
+    // Its library's pages and allocations leave with the process that held them.
+    await waitFor('DuckDB to be unloaded', () => !duckdbLoaded(pid), 20_000, 100);
     assert.equal((await fetch(`${server.url}/_ready`)).status, 200);
 
     const moreUuids = await capture(3);

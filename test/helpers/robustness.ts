@@ -4,7 +4,6 @@
  * the OpenAPI document, and the server process's memory from /proc.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { v7 as uuidv7 } from 'uuid';
 import { readReply, type RawResponse } from './ingest.js';
 import type { TestServer } from './server.js';
@@ -137,13 +136,6 @@ function exampleOf(schema: Record<string, any>, name: string): unknown {
   if (type === 'boolean') return false;
   if (type === 'array') return [];
   return {};
-}
-
-/** Resident and peak resident memory of a process, in MB (Linux /proc). */
-export function memoryOf(pid: number): { rssMb: number; hwmMb: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
 }
 
 /** Percent-encodes any JS string, lone surrogates included (as their WTF-8 bytes). */

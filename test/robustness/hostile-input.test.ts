@@ -20,13 +20,13 @@ import {
   collectionOf,
   encodeAny,
   fillPath,
-  memoryOf,
   minimalBody,
   newUuid,
   request,
   type ApiOperation,
   type Reply,
 } from '../helpers/robustness.js';
+import { memoryOf } from '../helpers/process-memory.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const MB = 1024 * 1024;

@@ -2,10 +2,12 @@
  * The DuckDB event store on a worker thread. @duckdb/node-api's appender calls are synchronous
  * (~15 µs an event), and reading results into JS objects is too: on the main thread they took
  * turns with HTTP, capture decoding and flag evaluation. Here every EventStore call is a message
- * to the thread that owns the database; arguments and rows cross as structured clones, and
- * flushes as the flush log's bytes, in shared memory, decoded on the thread.
+ * to the child process that owns the database (util/child-worker.ts): a process rather than a
+ * thread, so that closing it when idle gives back libduckdb's pages and DuckDB's allocations,
+ * which a thread leaves mapped in the server. Arguments and rows cross the pipe serialized, and
+ * flushes as the flush log's bytes, decoded in the child.
  *
- * If the thread dies, the calls in flight fail and the next call starts a new one, which reopens
+ * If the child dies, the calls in flight fail and the next call starts a new one, which reopens
  * the database (replaying DuckDB's own WAL).
  *
  * DuckDB is open only while it is used: its library's pages, its isolate and its allocations
@@ -17,7 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { QueryCancelledError } from '../errors.js';
-import { startWorker } from '../../util/worker.js';
+import { startChild } from '../../util/child-worker.js';
 import { WorkerCalls } from '../../util/worker-calls.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { EXPORT_EVENTS, storedEvents } from './export-rows.js';
@@ -75,7 +77,7 @@ export class ThreadedEventStore implements EventStore {
     this.pageBytes = readPageBytes(data.options.memoryLimit);
     this.file = path.join(data.dataDir, EVENTS_FILE);
     this.idleCloseMs = idleCloseMs;
-    this.thread = new WorkerCalls(() => startWorker(import.meta.url, 'worker', { workerData: data }), 'event store');
+    this.thread = new WorkerCalls(() => startChild(import.meta.url, 'worker', data), 'event store');
   }
 
   /**
@@ -187,9 +189,16 @@ export class ThreadedEventStore implements EventStore {
     }, activity);
   }
 
-  /** The flushes' bytes are shared memory (flush-record.ts): the thread decodes them in place. */
+  /**
+   * The flushes cross one message each, then the write: a slice in one message (~16-30 MB) was
+   * held whole in the pipe's buffers on both sides next to the flushes themselves.
+   */
   write(slice: EventSlice): Promise<void> {
-    return this.call('write', slice);
+    return this.use(async () => {
+      await this.ready();
+      for (const flush of slice.flushes) await this.thread.call('stageFlush', flush);
+      await this.thread.call('write', { ...slice, flushes: [] }, slice.flushes.length);
+    });
   }
 
   importEvents(events: StoredEvent[]): Promise<void> {

@@ -1,10 +1,9 @@
 /**
- * The worker thread side of ThreadedEventStore: hosts the DuckDB event store and answers its
+ * The child process side of ThreadedEventStore: hosts the DuckDB event store and answers its
  * calls (util/worker-calls.ts).
  */
-import { workerData } from 'node:worker_threads';
-import { answerCalls } from '../../util/worker-calls.js';
-import type { EventQuery, EventSlice, PersonRecord, StoredEvent } from '../types.js';
+import { answerCalls, callerInput } from '../../util/worker-calls.js';
+import type { EncodedFlush, EventQuery, EventSlice, PersonRecord, StoredEvent } from '../types.js';
 import { DuckDbEventStore, type DuckOptions } from './event-store.js';
 
 export interface EventStoreWorkerData {
@@ -14,16 +13,38 @@ export interface EventStoreWorkerData {
 
 type PersonRow = { person: PersonRecord; distinct_ids: string[] };
 
-const { dataDir, options } = workerData as EventStoreWorkerData;
+/**
+ * How long an opening waits for another process's lock on the file to go: the event store of a
+ * server killed with -9 learns it from its closed pipe and exits, which can take a moment longer
+ * than the next server takes to start.
+ */
+const LOCK_WAIT_MS = 10_000;
+const LOCK_RETRY_MS = 100;
+
+const { dataDir, options } = callerInput<EventStoreWorkerData>();
 let store: DuckDbEventStore | null = null;
 const streams = new Map<number, AsyncIterator<Record<string, unknown>[]>>();
 /** Queries running or waiting, by the id their caller cancels them with. */
 const queries = new Map<number, AbortController>();
+/** The flushes of the write under way, each sent before it. */
+let staged: EncodedFlush[] = [];
 /** Person rows of a mirror rebuild, sent in chunks, written when the last one arrived. */
 let rebuildRows: PersonRow[] = [];
 
 async function* each<T>(items: T[]): AsyncIterable<T> {
   yield* items;
+}
+
+async function openWhenUnlocked(): Promise<DuckDbEventStore> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await DuckDbEventStore.open(dataDir, options);
+    } catch (error) {
+      if (!/Conflicting lock/.test(String(error)) || Date.now() - started > LOCK_WAIT_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
+  }
 }
 
 function opened(): DuckDbEventStore {
@@ -34,11 +55,19 @@ function opened(): DuckDbEventStore {
 const handlers: Record<string, (...args: any[]) => unknown> = {
   /** Answers whether queries may read the materialized columns yet (ThreadedEventStore's dialect). */
   open: async () => {
-    store = await DuckDbEventStore.open(dataDir, options);
+    store = await openWhenUnlocked();
     return store.materializedReady;
   },
   materializedReady: () => opened().materializedReady,
-  write: (slice: EventSlice) => opened().write(slice),
+  stageFlush: (flush: EncodedFlush) => void staged.push(flush),
+  /** The slice's flushes came before it, one message each (ThreadedEventStore.write). */
+  write: (slice: EventSlice, flushCount: number) => {
+    const flushes = staged;
+    staged = [];
+    // A caller whose earlier process died re-sends the whole slice to this one.
+    if (flushes.length !== flushCount) throw new Error(`the write's ${flushCount} flushes did not all arrive (${flushes.length})`);
+    return opened().write({ ...slice, flushes });
+  },
   position: () => opened().position(),
   importEvents: (events: StoredEvent[]) => opened().importEvents(events),
   countEvents: () => opened().countEvents(),

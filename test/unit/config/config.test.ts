@@ -16,7 +16,7 @@ test('defaults when nothing is set', () => {
   assert.equal(config.port, 8000);
   assert.equal(config.memory.limitMb, 512);
   assert.match(config.memory.source, /no memory limit found/);
-  assert.equal(config.duckdbMemoryLimit, '69MB');
+  assert.equal(config.duckdbMemoryLimit, '64MB');
   assert.equal(config.duckdbThreads, 1);
   assert.equal(config.retentionDays, 0);
 });
