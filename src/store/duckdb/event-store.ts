@@ -12,7 +12,7 @@ import { queryFailure } from '../errors.js';
 import { positionAfter, sliceEvents } from '../event-slice.js';
 import { readFlushRecord, type FlushRecordReader } from '../flush-record.js';
 import { combinePersonChanges, type PersonChanges } from '../person-changes.js';
-import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
+import type { EncodedFlush, EventQuery, EventSlice, EventStore, EventStorePosition, PersonErasure, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { createLogger, type Logger, type LogLevel } from '../../kernel/logger.js';
 import { afterIo } from '../../util/after-io.js';
 import { compactGarbage } from '../../util/idle-collect.js';
@@ -333,9 +333,9 @@ export class DuckDbEventStore implements EventStore {
     this.invalidated = false;
   }
 
-  async write(slice: EventSlice): Promise<void> {
+  async write(slice: EventSlice, bytesOf: FlushBytes = (flush) => flush.bytes): Promise<void> {
     const rows = sliceEvents(slice);
-    await this.writeParts(partsOf(slice), { seq: slice.after, events: slice.from }, positionAfter(slice));
+    await this.writeParts(partsOf(slice, bytesOf), rows > 0, { seq: slice.after, events: slice.from }, positionAfter(slice));
     // Whole row groups went straight to the file; smaller writes went through the WAL.
     if (rows < ROW_GROUP_ROWS) this.walRows += rows;
     const due = this.walRows >= CHECKPOINT_WAL_ROWS || this.walBytes() >= CHECKPOINT_WAL_BYTES;
@@ -376,7 +376,7 @@ export class DuckDbEventStore implements EventStore {
     return fileBytes(`${this.file}.wal`);
   }
 
-  private writeParts(parts: SlicePart[], expected: EventStorePosition, position: EventStorePosition): Promise<void> {
+  private writeParts(parts: AsyncIterable<SlicePart>, hasEvents: boolean, expected: EventStorePosition, position: EventStorePosition): Promise<void> {
     // The position is our own counters, written into the statement text.
     if (!Number.isSafeInteger(position.seq) || !Number.isSafeInteger(position.events)) throw new Error(`invalid position ${JSON.stringify(position)}`);
     return this.writes.run(() => this.guarded(async () => {
@@ -388,14 +388,18 @@ export class DuckDbEventStore implements EventStore {
         if (stored.seq !== expected.seq || stored.events !== expected.events) {
           throw new Error(`the event store holds ${JSON.stringify(stored)}, not ${JSON.stringify(expected)}; the write is skipped`);
         }
-        if (parts.some((part) => part.end > part.start)) {
-          await insertEvents(c, async (appender) => {
-            for (const part of parts) await appendEvents(appender, part.record.events(part.start, part.end), part.record.changes.flushSeq);
-          });
-        }
         // A flush cut at its start had its person changes applied by the write that took its
-        // first events; the others' are combined into as few statements as order allows.
-        const changes = parts.filter((part) => part.start === 0).map((part) => part.record.changes);
+        // first events; the others' are combined into as few statements as order allows. Only
+        // they are kept: each record's bytes may go once its events are appended.
+        const changes: SlicePart['record']['changes'][] = [];
+        const appendParts = async (appender?: DuckDBAppender) => {
+          for await (const part of parts) {
+            if (part.start === 0) changes.push(part.record.changes);
+            if (appender && part.end > part.start) await appendEvents(appender, part.record.events(part.start, part.end), part.record.changes.flushSeq);
+          }
+        };
+        if (hasEvents) await insertEvents(c, appendParts);
+        else await appendParts();
         for (const run of combinePersonChanges(changes)) await this.mirrorPersons(run);
         // One round trip for the position and the commit (each costs a thread-pool hop).
         await c.run(
@@ -743,11 +747,18 @@ interface SlicePart {
   end: number;
 }
 
-function partsOf({ flushes, from, to }: EventSlice): SlicePart[] {
-  return flushes.map((flush, i) => {
-    const record = readFlushRecord(flush.bytes);
-    return { record, start: i === 0 ? from : 0, end: i === flushes.length - 1 ? to : record.count };
-  });
+/**
+ * A flush's record bytes: the flush's own, or, in the event store's process, the bytes its caller
+ * sends after the write one flush at a time (threaded.ts), so that the process never holds a
+ * whole slice.
+ */
+export type FlushBytes = (flush: EncodedFlush, index: number) => Uint8Array | Promise<Uint8Array>;
+
+async function* partsOf({ flushes, from, to }: EventSlice, bytesOf: FlushBytes): AsyncIterable<SlicePart> {
+  for (const [i, flush] of flushes.entries()) {
+    const record = readFlushRecord(await bytesOf(flush, i));
+    yield { record, start: i === 0 ? from : 0, end: i === flushes.length - 1 ? to : record.count };
+  }
 }
 
 /** Appender calls are synchronous: long appends let the thread's other calls (queries) in this often. */

@@ -30,6 +30,8 @@ import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
 import { materializedColumns } from './materialized.js';
 import type { EventStoreWorkerData } from './worker.js';
 
+/** A flush's bytes in the write's own message: they follow it, one message each. */
+const NO_BYTES = new Uint8Array(0);
 /** Person rows per message when the person mirror is rebuilt. */
 const REBUILD_CHUNK = 5_000;
 /** How often the thread is asked whether its back-fill of the materialized columns has ended. */
@@ -190,14 +192,21 @@ export class ThreadedEventStore implements EventStore {
   }
 
   /**
-   * The flushes cross one message each, then the write: a slice in one message (~16-30 MB) was
-   * held whole in the pipe's buffers on both sides next to the flushes themselves.
+   * The write goes first with its flushes' sizes, then their bytes one message each, each sent
+   * once the process has taken the one before: a slice in one message (~30 MB) was held whole
+   * in the pipe's buffers on both sides, and then in the process for the whole write.
    */
   write(slice: EventSlice): Promise<void> {
     return this.use(async () => {
       await this.ready();
-      for (const flush of slice.flushes) await this.thread.call('stageFlush', flush);
-      await this.thread.call('write', { ...slice, flushes: [] }, slice.flushes.length);
+      const writing = this.thread.call<void>('write', { ...slice, flushes: slice.flushes.map(({ seq, events }) => ({ seq, events, bytes: NO_BYTES })) });
+      writing.catch(() => undefined); // awaited below, after the bytes
+      try {
+        for (const flush of slice.flushes) await this.thread.call('flushBytes', flush.bytes);
+      } catch {
+        // The write ended early (its answer says why) or the process died (and the write with it).
+      }
+      await writing;
     });
   }
 

@@ -3,8 +3,9 @@
  * calls (util/worker-calls.ts).
  */
 import { answerCalls, callerInput } from '../../util/worker-calls.js';
-import type { EncodedFlush, EventQuery, EventSlice, PersonRecord, StoredEvent } from '../types.js';
+import type { EventQuery, EventSlice, PersonRecord, StoredEvent } from '../types.js';
 import { DuckDbEventStore, type DuckOptions } from './event-store.js';
+import { IncomingFlushes } from './incoming-flushes.js';
 
 export interface EventStoreWorkerData {
   dataDir: string;
@@ -26,8 +27,8 @@ let store: DuckDbEventStore | null = null;
 const streams = new Map<number, AsyncIterator<Record<string, unknown>[]>>();
 /** Queries running or waiting, by the id their caller cancels them with. */
 const queries = new Map<number, AbortController>();
-/** The flushes of the write under way, each sent before it. */
-let staged: EncodedFlush[] = [];
+/** The record bytes of the write under way. */
+let incoming: IncomingFlushes | null = null;
 /** Person rows of a mirror rebuild, sent in chunks, written when the last one arrived. */
 let rebuildRows: PersonRow[] = [];
 
@@ -59,14 +60,20 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
     return store.materializedReady;
   },
   materializedReady: () => opened().materializedReady,
-  stageFlush: (flush: EncodedFlush) => void staged.push(flush),
-  /** The slice's flushes came before it, one message each (ThreadedEventStore.write). */
-  write: (slice: EventSlice, flushCount: number) => {
-    const flushes = staged;
-    staged = [];
-    // A caller whose earlier process died re-sends the whole slice to this one.
-    if (flushes.length !== flushCount) throw new Error(`the write's ${flushCount} flushes did not all arrive (${flushes.length})`);
-    return opened().write({ ...slice, flushes });
+  /** The slice's flushes come without their bytes, which follow as `flushBytes` calls. */
+  write: async (slice: EventSlice) => {
+    if (incoming) throw new Error('a write is already under way');
+    const flushes = (incoming = new IncomingFlushes());
+    try {
+      return await opened().write(slice, () => flushes.take());
+    } finally {
+      flushes.end();
+      incoming = null;
+    }
+  },
+  flushBytes: (bytes: Uint8Array) => {
+    if (!incoming) throw new Error('no write is under way');
+    return incoming.push(bytes);
   },
   position: () => opened().position(),
   importEvents: (events: StoredEvent[]) => opened().importEvents(events),
