@@ -38,10 +38,6 @@ export class ChildWorker extends EventEmitter {
     this.child.on('error', (error) => this.emit('error', error));
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
   postMessage(message: unknown): void {
     this.child.send(message as Serializable, (error) => {
       if (error) this.emit('error', error);

@@ -1,7 +1,7 @@
 /**
  * Calls to a worker thread or a child process (child-worker.ts) that owns a resource (the event
- * store's DuckDB, the flush log's files). Each call is a message `{ id, method, args }`, answered `{ id, result }` or
- * `{ id, error }`; errors keep their name and code across the thread.
+ * store's DuckDB, the flush log's files). Each call is a message `{ id, method, args }`, answered
+ * `{ id, result }` or `{ id, error }`; errors keep their name and code across the thread.
  *
  * A thread that dies fails the calls in flight at once, and the next call starts a new one, but
  * only once the old one has exited: two threads never hold the resource together. The thread
@@ -116,9 +116,14 @@ export function callerInput<T>(): T {
   return (parentPort ? workerData : JSON.parse(process.env[CHILD_DATA_VARIABLE] ?? 'null')) as T;
 }
 
-/** A child process's side of the pipe; it ends when its parent is gone or lets it go. */
+/**
+ * A child process's side of the pipe. It ends when its parent is gone or ends it, never on a
+ * signal of its own: a terminal's Ctrl-C and systemd's stop signal the whole process group, and
+ * the server, shutting down in order, still has calls for it (the last write, the close).
+ */
 function parentProcess(): { on(event: 'message', listener: (request: CallRequest) => void): unknown; postMessage(answer: CallAnswer): void } {
   process.once('disconnect', () => process.exit(0));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
   return { on: (event, listener) => process.on(event, listener), postMessage: (answer) => process.send!(answer) };
 }
 

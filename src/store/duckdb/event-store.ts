@@ -93,7 +93,7 @@ export interface DuckOptions {
   readers?: number;
   /** Time limit of a query in ms; 0 = none. Exports (stream) have none: they are long by nature. */
   queryTimeoutMs?: number;
-  /** The store logs through a logger of its own: it runs on a worker thread. */
+  /** The store logs through a logger of its own: it runs in a process of its own. */
   logLevel?: LogLevel;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The DuckDB event store on a worker thread. @duckdb/node-api's appender calls are synchronous
+ * The DuckDB event store in a child process. @duckdb/node-api's appender calls are synchronous
  * (~15 µs an event), and reading results into JS objects is too: on the main thread they took
  * turns with HTTP, capture decoding and flag evaluation. Here every EventStore call is a message
  * to the child process that owns the database (util/child-worker.ts): a process rather than a
