@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { statFields } from '../test/helpers/process-memory.js';
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
@@ -15,14 +16,8 @@ interface Stat {
 }
 
 function readStat(pid: number): Stat | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command name may hold spaces and parentheses: the fields start after the last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid);
+  if (!fields) return null;
   const [ppid, utime, stime, cutime, cstime] = [fields[1], fields[11], fields[12], fields[13], fields[14]].map(Number);
   return { ppid, own: (utime + stime) / TICKS_PER_SECOND, reaped: (cutime + cstime) / TICKS_PER_SECOND };
 }

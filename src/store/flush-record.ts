@@ -41,9 +41,9 @@ interface Header {
 }
 
 /**
- * Memory for a record's bytes, shared: the threads a record goes to (the flush log's file thread,
- * the event store's) then see it without a copy. A view of an ordinary buffer would instead be
- * cloned whole, with all of the buffer around it.
+ * Memory for a record's bytes, shared: the flush log's file thread then sees it without a copy (a
+ * view of an ordinary buffer would be cloned whole, with all of the buffer around it). The event
+ * store's process gets a copy of the record alone, through its pipe.
  */
 export function sharedBytes(length: number): Buffer {
   return Buffer.from(new SharedArrayBuffer(length));

@@ -872,7 +872,7 @@ export interface EncodedFlush {
   seq: number;
   /** How many events it holds. */
   events: number;
-  /** The record, newline included (a Uint8Array once it crossed to a worker thread). */
+  /** The record, newline included (a Uint8Array once it crossed to a thread or process). */
   bytes: Uint8Array;
 }
 

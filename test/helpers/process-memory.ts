@@ -7,14 +7,20 @@
  */
 import fs from 'node:fs';
 
-function parentOf(pid: number): number | null {
+/** The fields of /proc/<pid>/stat after the command name (field 3 on), or null once it has gone. */
+export function statFields(pid: number): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses: the fields start after the last ')'.
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+function parentOf(pid: number): number | null {
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : null;
 }
 
 /** `root` and its live descendants. */
