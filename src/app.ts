@@ -127,6 +127,9 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     metrics,
     log,
   );
+  // With several nodes: this node's flushes the shared event store held before the replay; person
+  // deletions that finished meanwhile erase again past them (persons/deletion.ts).
+  const storedBeforeReplay = stores.meta.persons.deletionsAheadOf ? (await stores.events.position()).seq : 0;
   await buffer.start();
   const ingestLog = await openIngestLog(config.nats, { buffer, metaStore: stores.meta, postgresUrl: config.postgresUrl, log });
   const sharedVisibility = SharedVisibility.of(stores.meta.ingest, stores.events);
@@ -182,10 +185,11 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     ordering,
     eventsDeleted: () => eventCounts.forgetAll(),
     compactionDelayMs: config.deletionCompactionDelaySeconds * 1000,
+    otherNodesWaitMs: config.deletionNodeWaitSeconds * 1000,
     log,
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
-  await personDeletions.resume();
+  await personDeletions.resume(storedBeforeReplay);
   const actions = new Actions(stores.meta.actions);
   const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: (projectId, id) => actions.resolve(projectId, id), groups: stores.meta.groups, cohorts: stores.meta.cohorts });
   const cohortStore = stores.meta.cohorts;

@@ -70,6 +70,8 @@ export interface Config {
   cohortRecalculationSeconds: number;
   /** Seconds a person deletion waits before the event file is compacted (deletions in that time share one compaction). */
   deletionCompactionDelaySeconds: number;
+  /** Seconds a person deletion waits for other nodes' flushes from before it to reach a shared event store. */
+  deletionNodeWaitSeconds: number;
   /** Worker threads answering /decide and /flags (0 = the main thread answers them). */
   flagThreads: number;
   /** Public base URL used in pagination links; derived from the request when unset. */
@@ -278,6 +280,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = THIS_MACHI
     retentionIntervalSeconds: integer(env, 'SIGHTLINE_RETENTION_INTERVAL_SECONDS', 3_600, 1, 86_400),
     cohortRecalculationSeconds: integer(env, 'SIGHTLINE_COHORT_RECALCULATION_SECONDS', 900, 0, 604_800),
     deletionCompactionDelaySeconds: integer(env, 'SIGHTLINE_DELETION_COMPACTION_DELAY_SECONDS', 3_600, 0, 604_800),
+    deletionNodeWaitSeconds: integer(env, 'SIGHTLINE_DELETION_NODE_WAIT_SECONDS', 60, 0, 3_600),
     // One per core, not one fewer: the main thread spends most of a flag request waiting for a
     // flag thread, and two threads on 2 cores served 7-13% more requests than one (docs/perf-log/).
     // Fewer where memory is short (memory-budget.ts).

@@ -5,6 +5,11 @@
  * (the person mirror, and with `delete_events` their events of those flushes) runs once the
  * event store holds them; it is queued in the metadata store, so a crash in between resumes it
  * at the next start, after the flush log has replayed what the event store lacked.
+ *
+ * With several nodes on one event store, a deletion erases every node's flushes from before it,
+ * waiting a bounded time for them. A node that died between its metadata commit and its
+ * event-store write writes those flushes at its restart, perhaps after a deletion gave up waiting
+ * for them: it then erases that deletion's events once more (`resume`).
  */
 import type { Logger } from '../kernel/logger.js';
 import type { EventStore, IngestStore, PersonDeletion, PersonStore } from '../store/types.js';
@@ -24,6 +29,12 @@ export interface DeletionDeps {
   eventsDeleted(): void;
   /** How long after a deletion finished the event file is compacted (deletions meanwhile share it). */
   compactionDelayMs: number;
+  /**
+   * How long a deletion waits for other nodes' flushes before it to reach a shared event store.
+   * Bounded: a node that died between its metadata commit and its event-store write writes them
+   * only at its restart (and erases again then), and the deletions queued after this one wait with it.
+   */
+  otherNodesWaitMs: number;
   log: Logger;
 }
 
@@ -31,13 +42,6 @@ export interface DeletionDeps {
 const HOLD_WAIT_MS = 10_000;
 /** Pause after a failed event-store step before the next try. */
 const RETRY_MS = 1_000;
-/**
- * How long a deletion waits for other nodes' flushes before it to reach the shared event store.
- * Bounded: a node that died between its metadata commit and its event-store write writes them only
- * at its restart, and the deletions queued after this one would wait with it.
- */
-const OTHER_NODES_WAIT_MS = 60_000;
-
 export class PersonDeletions {
   /** Event-store steps run one at a time, in the order the deletions were made. */
   private queue: Promise<void> = Promise.resolve();
@@ -54,10 +58,16 @@ export class PersonDeletions {
     return deletions;
   }
 
-  /** At start-up, after the flush log's replay: the deletions a stop interrupted. */
-  async resume(): Promise<void> {
-    for (const deletion of await this.deps.store.openDeletions()) this.enqueue(deletion);
-    if ((await this.deps.store.unpurgedDeletions()).length > 0) this.scheduleCompaction();
+  /**
+   * At start-up, after the flush log's replay: the deletions a stop interrupted, and with several
+   * nodes the erasures this node's replayed flushes missed. `storedFlushSeq`: the flush the event
+   * store held for this node before the replay.
+   */
+  async resume(storedFlushSeq: number): Promise<void> {
+    const { store } = this.deps;
+    for (const deletion of await store.openDeletions()) this.enqueue(deletion);
+    for (const late of (await store.deletionsAheadOf?.(storedFlushSeq)) ?? []) this.enqueueAgain(late.deletion, late.ownFlushSeq);
+    if ((await store.unpurgedDeletions()).length > 0) this.scheduleCompaction();
   }
 
   /** Resolves once every queued deletion has finished (or the service stopped). */
@@ -99,10 +109,10 @@ export class PersonDeletions {
   private async awaitOtherNodes(deletion: PersonDeletion): Promise<void> {
     const { ordering, log } = this.deps;
     if (!deletion.flushes_before || !ordering.everyNodeStored) return;
-    if (await ordering.everyNodeStored(deletion.flushes_before, OTHER_NODES_WAIT_MS)) return;
+    if (await ordering.everyNodeStored(deletion.flushes_before, this.deps.otherNodesWaitMs)) return;
     log.warn(
       { deletion: deletion.id, flushes: deletion.flushes_before },
-      "person deletion: another node's flushes from before it are not in the event store yet; erasing what is there (what that node writes later stays)",
+      "person deletion: another node's flushes from before it are not in the event store yet; erasing what is there (that node erases again after its restart writes them)",
     );
   }
 
@@ -110,29 +120,61 @@ export class PersonDeletions {
     this.queue = this.queue.then(() => this.finish(deletion));
   }
 
-  private async finish(deletion: PersonDeletion): Promise<void> {
-    const { store, events, ordering, log } = this.deps;
+  /** A finished deletion's events erased again once the event store holds this node's flush `ownFlushSeq`. */
+  private enqueueAgain(deletion: PersonDeletion, ownFlushSeq: number): void {
+    this.queue = this.queue.then(() => this.eraseAgain(deletion, ownFlushSeq));
+  }
+
+  private finish(deletion: PersonDeletion): Promise<void> {
+    const { store, events } = this.deps;
+    return this.onceStored(deletion, deletion.after_flush_seq, 'person deletion finished', async () => {
+      await this.awaitOtherNodes(deletion);
+      const current = await this.deps.persons.personsOf(deletion.project_id, deletion.distinct_ids);
+      const keep = [...new Map([...current.values()].map((found) => [found.person.uuid, found])).values()];
+      const deleted = await events.erasePerson({
+        projectId: deletion.project_id,
+        personUuid: deletion.person_uuid,
+        distinctIds: deletion.distinct_ids,
+        events: deletion.delete_events,
+        afterFlushSeq: deletion.after_flush_seq,
+        flushesBefore: deletion.flushes_before,
+        keep,
+      });
+      await store.finishDeletion(deletion.id, new Date().toISOString());
+      return deleted;
+    });
+  }
+
+  /**
+   * A finished deletion keeps no distinct ids, so this pass finds the events by the person they
+   * were stored with: the flushes before the deletion made them that person's.
+   */
+  private eraseAgain(deletion: PersonDeletion, ownFlushSeq: number): Promise<void> {
+    return this.onceStored(deletion, ownFlushSeq, "person deletion: events this node's restart wrote erased again", () =>
+      this.deps.events.erasePerson({
+        projectId: deletion.project_id,
+        personUuid: deletion.person_uuid,
+        distinctIds: [],
+        events: true,
+        afterFlushSeq: ownFlushSeq,
+        flushesBefore: deletion.flushes_before,
+        keep: [],
+      }),
+    );
+  }
+
+  /** Runs `erase` once the event store holds this node's flush `seq`, retrying until it succeeds or the service stops; logs `done`. */
+  private async onceStored(deletion: PersonDeletion, seq: number, done: string, erase: () => Promise<number>): Promise<void> {
+    const { ordering, log } = this.deps;
     while (!this.stopped) {
       try {
-        if (!(await ordering.eventStoreHolds(deletion.after_flush_seq, HOLD_WAIT_MS))) {
-          log.warn({ deletion: deletion.id, flushSeq: deletion.after_flush_seq }, 'person deletion waits for the event store to catch up');
+        if (!(await ordering.eventStoreHolds(seq, HOLD_WAIT_MS))) {
+          log.warn({ deletion: deletion.id, flushSeq: seq }, 'person deletion waits for the event store to catch up');
           continue;
         }
-        await this.awaitOtherNodes(deletion);
-        const current = await this.deps.persons.personsOf(deletion.project_id, deletion.distinct_ids);
-        const keep = [...new Map([...current.values()].map((found) => [found.person.uuid, found])).values()];
-        const deleted = await events.erasePerson({
-          projectId: deletion.project_id,
-          personUuid: deletion.person_uuid,
-          distinctIds: deletion.distinct_ids,
-          events: deletion.delete_events,
-          afterFlushSeq: deletion.after_flush_seq,
-          flushesBefore: deletion.flushes_before,
-          keep,
-        });
-        await store.finishDeletion(deletion.id, new Date().toISOString());
+        const deleted = await erase();
         if (deleted > 0) this.deps.eventsDeleted();
-        log.info({ deletion: deletion.id, events: deleted }, 'person deletion finished');
+        log.info({ deletion: deletion.id, events: deleted }, done);
         this.scheduleCompaction();
         return;
       } catch (error) {

@@ -527,6 +527,13 @@ export interface PersonStore {
   finishDeletion(id: number, at: string): Promise<void>;
   /** Finished deletions whose file compaction has not run yet. */
   unpurgedDeletions(): Promise<PersonDeletion[]>;
+  /**
+   * With several nodes: finished deletions of events (any node's) that recorded a flush of this
+   * node later than `storedFlushSeq`, each with that flush. They erased before those flushes
+   * reached the shared event store (the node died in between), so the node erases again once its
+   * restart has written them.
+   */
+  deletionsAheadOf?(storedFlushSeq: number): Promise<Array<{ deletion: PersonDeletion; ownFlushSeq: number }>>;
   /** The event file was compacted after these deletions finished. */
   markPurged(ids: number[], at: string): Promise<void>;
   activity(projectId: number, scope: string, itemId: string | null, limit: number, offset: number): Promise<{ count: number; results: ActivityEntry[] }>;

@@ -268,6 +268,15 @@ export class PostgresPersonStore implements PersonStore {
     );
   }
 
+  async deletionsAheadOf(storedFlushSeq: number): Promise<Array<{ deletion: PersonDeletion; ownFlushSeq: number }>> {
+    const found = await rows(
+      this.pool,
+      `SELECT * FROM person_deletions WHERE delete_events AND finished_at IS NOT NULL AND (flushes_before ->> $1::text)::bigint > $2::bigint ORDER BY id`,
+      [this.node, storedFlushSeq],
+    );
+    return found.map(deletionFromRow).map((deletion) => ({ deletion, ownFlushSeq: deletion.flushes_before![this.node] }));
+  }
+
   async markPurged(ids: number[], at: string): Promise<void> {
     await this.pool.query('UPDATE person_deletions SET purged_at = $1 WHERE id = ANY($2::int[])', [at, ids]);
   }

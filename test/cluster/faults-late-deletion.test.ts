@@ -1,0 +1,88 @@
+/**
+ * Fault: a node dies between its metadata commit and its ClickHouse write, and a person deletion
+ * on another node finishes before that node comes back (its wait for the dead node's flush is
+ * bounded). The restarted node replays its flush log into ClickHouse, which brings the deleted
+ * person's events back; it must then erase them again (persons/deletion.ts, `resume`).
+ * Runs only when a cluster is up.
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { test } from 'node:test';
+import { waitForDeletion } from '../persons/deletion-helpers.js';
+import { clusterAvailability } from '../helpers/cluster.js';
+import { clickhouseRows } from '../helpers/clickhouse-databases.js';
+import { sharedNodesEnv, sleep } from '../helpers/faults.js';
+import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
+
+const availability = clusterAvailability();
+const skip = availability.enabled ? false : availability.reason;
+const VICTIM = 'late-victim';
+const EVENTS = 12;
+
+/** Polls until `check` returns a value that is not undefined, at most `timeoutMs`. */
+async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    assert.ok(Date.now() < deadline, `${what}: not within ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
+/** The `events` of each line the node logged on erasing a deletion's events again. */
+function erasedAgain(node: TestServer): number[] {
+  return node
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('erased again"'))
+    .map((line) => Number((JSON.parse(line) as { events: number }).events));
+}
+
+test('a deletion that finished while a node was down erases the events that node writes at its restart', { skip, timeout: 240_000 }, async () => {
+  if (!availability.enabled) return;
+  const { clickhouseUrls } = availability.settings;
+  const { database, env } = await sharedNodesEnv(availability.settings, 'latedel', 2);
+  const ch = (sql: string) => clickhouseRows<Record<string, string>>(clickhouseUrls[0], database, sql);
+  const victimRows = async () => Number((await ch(`SELECT count() AS n FROM events FINAL WHERE distinct_id = '${VICTIM}'`))[0].n);
+  const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
+  // A short bounded wait, so that the deletion gives up on the dead node within the test.
+  const shared = { ...env, SIGHTLINE_DELETION_NODE_WAIT_SECONDS: '2' };
+  const dirA = newTempDir();
+  const nodes: TestServer[] = [];
+  try {
+    // A alone, so that it owns every partition; it kills itself after its first metadata commit.
+    const a = await startServer({ env: { ...shared, SIGHTLINE_TEST_KILL_AFTER_META_COMMIT: '1' }, dataDir: dirA, singleNode: true, ...keys });
+    nodes.push(a);
+    const batch = Array.from({ length: EVENTS }, (_, i) => ({ event: 'late-fault', distinct_id: VICTIM, uuid: randomUUID(), properties: { i, $set: { email: 'late@example.com' } } }));
+    assert.equal((await a.post('/batch/', { api_key: keys.projectKey, batch })).status, 200);
+    if (a.process.exitCode === null && a.process.signalCode === null) await once(a.process, 'exit');
+    assert.equal(a.process.signalCode, 'SIGKILL', 'A killed itself between its metadata commit and its ClickHouse write');
+
+    // B takes the partitions and writes the redelivered batch; then the person is deleted through B.
+    const b = await startServer({ env: shared, singleNode: true, ...keys });
+    nodes.push(b);
+    const person = await until('the person on B', 90_000, async () => {
+      const body = (await (await b.api(`/api/projects/@current/persons/?distinct_id=${VICTIM}`)).json()) as { results: Array<{ id: number }> };
+      return body.results[0];
+    });
+    await until('the events in ClickHouse', 90_000, async () => ((await victimRows()) === EVENTS ? true : undefined));
+    const deletion = await b.api(`/api/projects/@current/persons/${person.id}/?delete_events=true`, { method: 'DELETE' });
+    assert.equal(deletion.status, 202);
+    await waitForDeletion(b, ((await deletion.json()) as { status_url: string }).status_url, 'finished', 30_000);
+    assert.match(b.output(), /another node's flushes from before it are not in the event store yet/, 'the deletion gave up waiting for A');
+    assert.equal(await victimRows(), 0, 'the deletion erased what ClickHouse held');
+
+    // A comes back: its flush log's replay writes the victim's events again, and A erases them.
+    const a2 = await startServer({ env: shared, dataDir: dirA, singleNode: true, ...keys });
+    nodes.push(a2);
+    const erased = await until('the erasure on A', 60_000, async () => erasedAgain(a2).find((n) => n > 0));
+    assert.equal(erased, EVENTS, "A erased its replayed rows of the deleted person");
+    assert.equal(await victimRows(), 0, "none of the deleted person's events are left");
+    const [plain] = await ch(`SELECT count() AS n FROM events WHERE distinct_id = '${VICTIM}'`);
+    assert.equal(Number(plain.n), 0, 'nor any unmerged copy');
+  } finally {
+    await Promise.all(nodes.map((n) => n.kill()));
+  }
+});
