@@ -38,6 +38,23 @@ export interface ClickHouseTables {
  * than the type's default.
  */
 const SHIFTS: Record<string, string> = { lag: 'lagInFrame', lead: 'leadInFrame' };
+
+/** Aggregates whose value over a set of rows does not depend on the order they are read in. */
+const ORDER_FREE = new Set(['min', 'max', 'sum', 'count', 'avg']);
+
+/**
+ * ClickHouse aggregates a frame whose start moves with the current row afresh at every row:
+ * quadratic in the partition (a frame from the current row to the end took 3 s over 200,000 rows,
+ * 12 s over 400,000). A frame that runs to the partition's end holds the same rows as one from the
+ * start in the reversed order, which ClickHouse extends row by row; so an order-free aggregate
+ * over such a frame is printed that way (funnels read "the first step-k event from here on").
+ */
+function runningFrame(w: IrWindow): IrWindow {
+  const { frame } = w;
+  if (!frame || frame.end !== null || frame.start === null || w.orderBy.length === 0 || !ORDER_FREE.has(w.call.fn)) return w;
+  const orderBy = w.orderBy.map((o) => ({ ...o, desc: !o.desc, nullsFirst: !o.nullsFirst }));
+  return { ...w, orderBy, frame: { unit: frame.unit, start: null, end: -frame.start } };
+}
 const RANKINGS = new Set(['row_number', 'rank', 'dense_rank']);
 
 /** Physical names of the logical columns that differ (store/clickhouse/schema.ts). */
@@ -287,7 +304,8 @@ export class Printer implements SqlWriter {
     }
   }
 
-  private window(w: IrWindow): string {
+  private window(window: IrWindow): string {
+    const w = runningFrame(window);
     const over: string[] = [];
     if (w.partitionBy.length > 0) over.push(`PARTITION BY ${w.partitionBy.map((e) => this.expr(e)).join(', ')}`);
     if (w.orderBy.length > 0) over.push(`ORDER BY ${this.orderList(w.orderBy)}`);
