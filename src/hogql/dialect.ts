@@ -30,6 +30,11 @@ export type RowValue = unknown;
 
 export interface SqlDialect {
   readonly name: string;
+  /**
+   * Whether an as-of join beats window passes over the same rows: ordered funnels chain their
+   * steps by whichever is cheaper (insights/funnels/attempts.ts).
+   */
+  readonly prefersAsOfJoins: boolean;
   print(query: IrQuery, options?: PrintOptions): PrintedQuery;
   decode(value: unknown, type: HogQLType, item?: HogQLType): RowValue;
 }

@@ -5,7 +5,7 @@
  * through `ctx.run`, which takes dialect-neutral IR (hogql/ir.ts) — so a second engine is a
  * second printer, not a second copy of each kind.
  */
-import type { ir, PrintOptions } from '../hogql/index.js';
+import type { ir, PrintOptions, SqlDialect } from '../hogql/index.js';
 import type { WeekStartDay } from './time/index.js';
 import type { GroupValues } from '../events/group-filters.js';
 import type { StoredGroup } from '../store/types.js';
@@ -33,6 +33,8 @@ export interface InsightContext {
   groupsOfKeys?: ((groupTypeIndex: number, keys: readonly string[]) => Promise<StoredGroup[]>) | null;
   /** Runs one statement on the event store; rows decoded (hogql/dialect.ts RowValue). */
   run(query: ir.IrQuery, options?: PrintOptions): Promise<Row[]>;
+  /** What the event store's SQL does well, where an insight can say the same thing two ways. */
+  engine: Pick<SqlDialect, 'prefersAsOfJoins'>;
 }
 
 /** What a kind returns; the query API adds the envelope (cache fields, timings, timezone). */

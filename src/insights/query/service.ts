@@ -95,7 +95,7 @@ export class QueryService {
     const started = performance.now();
     const groups = this.groups;
     const groupsOfKeys = groups ? (index: number, keys: readonly string[]) => groups.ofKeys(project.id, index, keys) : null;
-    const computed = await kind.run(parsed, { project: insightProject, now, groupValues, cohortNames, groupsOfKeys, run: runner(events, 'query', signal) });
+    const computed = await kind.run(parsed, { project: insightProject, now, groupValues, cohortNames, groupsOfKeys, run: runner(events, 'query', signal), engine: events.dialect });
     const seconds = (performance.now() - started) / 1000;
     const freshFor = kind.freshForSeconds?.(parsed) ?? DEFAULT_FRESH_SECONDS;
     const body = {
