@@ -25,9 +25,13 @@ export function ensureBuilt(): void {
   built = true;
 }
 
+/**
+ * The embedded mode unless the benchmark or this environment names a PostgreSQL: the test helper
+ * would otherwise put the metadata on the local cluster's whenever the cluster is up.
+ */
 export async function startBenchServer(options: StartOptions = {}): Promise<TestServer> {
   ensureBuilt();
-  return startServer({ ...options, env: { ...options.env, ...sightlineSettings() }, entry: 'build' });
+  return startServer({ ...options, env: { SIGHTLINE_POSTGRES_URL: '', ...options.env, ...sightlineSettings() }, entry: 'build' });
 }
 
 /**
