@@ -87,7 +87,7 @@ export class FlushLog {
     return { flushLog: new FlushLog(dir, sealed, options, log), records };
   }
 
-  /** Appends one flush and waits until it is on disk. On failure nothing of it counts. */
+  /** Appends one flush and waits until it is on disk; it then records where (`logged`). On failure nothing of it counts. */
   async append(flush: EncodedFlush): Promise<void> {
     await this.undoFailed();
     const segment = await this.writable(flush.seq);
@@ -102,6 +102,7 @@ export class FlushLog {
     segment.bytes = before.bytes + flush.bytes.length;
     segment.lastSeq = flush.seq;
     this.lastAppend = before;
+    flush.logged = { file: segment.file, offset: before.bytes, length: flush.bytes.length };
   }
 
   /** The last append must not count after all (its metadata commit failed): cuts it off. */
@@ -197,7 +198,7 @@ function readSegment(file: string, log: Logger): LoggedFlush[] {
       const line = sharedBytes(end + 1 - start);
       bytes.copy(line, 0, start, end + 1);
       const { changes, events } = decodeFlushRecord(line);
-      records.push({ changes, encoded: { seq: changes.flushSeq, events: events.length, bytes: line } });
+      records.push({ changes, encoded: { seq: changes.flushSeq, events: events.length, bytes: line, logged: { file, offset: start, length: line.length } } });
     } catch (error) {
       log.warn({ err: error, file, offset: start }, 'flush log segment ends in a damaged record; ignoring the rest of it');
       break;

@@ -881,6 +881,15 @@ export interface EncodedFlush {
   events: number;
   /** The record, newline included (a Uint8Array once it crossed to a thread or process). */
   bytes: Uint8Array;
+  /** Where the flush log holds the same bytes, once they are there (absent for flushes not logged). */
+  logged?: FlushLocation;
+}
+
+/** A record's place in a flush log segment: the segment stays until the event store holds it. */
+export interface FlushLocation {
+  file: string;
+  offset: number;
+  length: number;
 }
 
 /**

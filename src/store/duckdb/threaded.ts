@@ -4,8 +4,8 @@
  * turns with HTTP, capture decoding and flag evaluation. Here every EventStore call is a message
  * to the child process that owns the database (util/child-worker.ts): a process rather than a
  * thread, so that closing it when idle gives back libduckdb's pages and DuckDB's allocations,
- * which a thread leaves mapped in the server. Arguments and rows cross the pipe serialized, and
- * flushes as the flush log's bytes, decoded in the child.
+ * which a thread leaves mapped in the server. Arguments and rows cross the pipe serialized; a
+ * write's flushes are read by the child from the flush log's files (logged-flushes.ts).
  *
  * If the child dies, the calls in flight fail and the next call starts a new one, which reopens
  * the database (replaying DuckDB's own WAL).
@@ -24,6 +24,7 @@ import { WorkerCalls } from '../../util/worker-calls.js';
 import type { EventQuery, EventSlice, EventStore, EventStorePosition, PersonRecord, StoredEvent, UuidsByProject } from '../types.js';
 import { EXPORT_EVENTS, storedEvents } from './export-rows.js';
 import type { DuckOptions } from './event-store.js';
+import { UNREADABLE } from './logged-flushes.js';
 import { readPageBytes } from './memory.js';
 import { ROW_GROUP_ROWS } from './schema.js';
 import { DuckDbDialect } from '../../hogql/duckdb/dialect.js';
@@ -192,22 +193,37 @@ export class ThreadedEventStore implements EventStore {
   }
 
   /**
-   * The write goes first with its flushes' sizes, then their bytes one message each, each sent
-   * once the process has taken the one before: a slice in one message (~30 MB) was held whole
-   * in the pipe's buffers on both sides, and then in the process for the whole write.
+   * Flushes the flush log holds are read by the process from its files (logged-flushes.ts);
+   * others, or all when a segment cannot be read, cross the pipe (`streamed`).
    */
   write(slice: EventSlice): Promise<void> {
     return this.use(async () => {
       await this.ready();
-      const writing = this.thread.call<void>('write', { ...slice, flushes: slice.flushes.map(({ seq, events }) => ({ seq, events, bytes: NO_BYTES })) });
-      writing.catch(() => undefined); // awaited below, after the bytes
-      try {
-        for (const flush of slice.flushes) await this.thread.call('flushBytes', flush.bytes);
-      } catch {
-        // The write ended early (its answer says why) or the process died (and the write with it).
+      if (slice.flushes.every((flush) => flush.logged)) {
+        try {
+          return await this.thread.call<void>('writeLogged', { ...slice, flushes: slice.flushes.map(({ seq, events, logged }) => ({ seq, events, bytes: NO_BYTES, logged })) });
+        } catch (error) {
+          if (!(error instanceof Error && error.message.startsWith(UNREADABLE))) throw error;
+        }
       }
-      await writing;
+      await this.streamed(slice);
     });
+  }
+
+  /**
+   * The write goes first with its flushes' sizes, then their bytes one message each, each sent
+   * once the process has taken the one before: a slice in one message (~30 MB) was held whole
+   * in the pipe's buffers on both sides, and then in the process for the whole write.
+   */
+  private async streamed(slice: EventSlice): Promise<void> {
+    const writing = this.thread.call<void>('write', { ...slice, flushes: slice.flushes.map(({ seq, events }) => ({ seq, events, bytes: NO_BYTES })) });
+    writing.catch(() => undefined); // awaited below, after the bytes
+    try {
+      for (const flush of slice.flushes) await this.thread.call('flushBytes', flush.bytes);
+    } catch {
+      // The write ended early (its answer says why) or the process died (and the write with it).
+    }
+    await writing;
   }
 
   importEvents(events: StoredEvent[]): Promise<void> {

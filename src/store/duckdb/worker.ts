@@ -6,6 +6,7 @@ import { answerCalls, callerInput } from '../../util/worker-calls.js';
 import type { EventQuery, EventSlice, PersonRecord, StoredEvent } from '../types.js';
 import { DuckDbEventStore, type DuckOptions } from './event-store.js';
 import { IncomingFlushes } from './incoming-flushes.js';
+import { LoggedFlushReader } from './logged-flushes.js';
 
 export interface EventStoreWorkerData {
   dataDir: string;
@@ -29,6 +30,7 @@ const streams = new Map<number, AsyncIterator<Record<string, unknown>[]>>();
 const queries = new Map<number, AbortController>();
 /** The record bytes of the write under way. */
 let incoming: IncomingFlushes | null = null;
+const logged = new LoggedFlushReader();
 /** Person rows of a mirror rebuild, sent in chunks, written when the last one arrived. */
 let rebuildRows: PersonRow[] = [];
 
@@ -69,6 +71,14 @@ const handlers: Record<string, (...args: any[]) => unknown> = {
     } finally {
       flushes.end();
       incoming = null;
+    }
+  },
+  /** The slice's flushes come with where the flush log holds them, and are read from there. */
+  writeLogged: async (slice: EventSlice) => {
+    try {
+      return await opened().write(slice, (flush) => logged.read(flush.logged!));
+    } finally {
+      logged.close();
     }
   },
   flushBytes: (bytes: Uint8Array) => {
