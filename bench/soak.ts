@@ -78,7 +78,7 @@ class Client {
     this.inFlight[kind]++;
     const started = process.hrtime.bigint();
     return new Promise<void>((resolve) => {
-      const done = (status: number, error?: string, retryAfter?: string) => {
+      const done = (status: number, error?: string, retryAfter?: string, code?: string) => {
         this.inFlight[kind]--;
         this.outcomes.push({ kind, minute, ms: Number(process.hrtime.bigint() - started) / 1e6, status });
         if (error) this.errors.push(`${kind}: ${error}`);
@@ -86,7 +86,7 @@ class Client {
         else if (status === 503 && retryAfter) {
           this.backPressure.steady++;
           this.errors.push(`${kind}: HTTP 503 (with Retry-After) while not saturated`);
-        } else if (status !== 200) this.errors.push(`${kind}: HTTP ${status}`);
+        } else if (status !== 200) this.errors.push(`${kind}: HTTP ${status}${code ? ` ${code}` : ''}`);
         else if (kind === 'batch') this.acknowledgedEvents += events;
         resolve();
       };
@@ -100,8 +100,11 @@ class Client {
           headers: body ? { ...headers, 'content-length': String(body.length) } : headers,
         },
         (response) => {
-          response.resume();
-          response.on('end', () => done(response.statusCode ?? 0, undefined, response.headers['retry-after']));
+          // An error's body says which one (its `code`); a 200's is not needed.
+          const chunks: Buffer[] = [];
+          if (response.statusCode === 200) response.resume();
+          else response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => done(response.statusCode ?? 0, undefined, response.headers['retry-after'], errorCode(chunks)));
           response.on('error', (error) => done(0, error.message));
         },
       );
@@ -116,6 +119,16 @@ class Client {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The API error's `code`, if the body is one. */
+function errorCode(chunks: Buffer[]): string | undefined {
+  try {
+    const code: unknown = (JSON.parse(Buffer.concat(chunks).toString()) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Least-squares slope of y over x. */
 function slope(points: [number, number][]): number {
