@@ -127,10 +127,9 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     metrics,
     log,
   );
-  // With several nodes: this node's flushes the shared event store held before the replay; person
-  // deletions that finished meanwhile erase again past them (persons/deletion.ts).
-  const storedBeforeReplay = stores.meta.persons.deletionsAheadOf ? (await stores.events.position()).seq : 0;
-  await buffer.start();
+  // What the event store held before the replay: with several nodes, person deletions that
+  // finished meanwhile erase again past it (persons/deletion.ts).
+  const storedBeforeReplay = await buffer.start();
   const ingestLog = await openIngestLog(config.nats, { buffer, metaStore: stores.meta, postgresUrl: config.postgresUrl, log });
   const sharedVisibility = SharedVisibility.of(stores.meta.ingest, stores.events);
   // A deletion waits for the batches acknowledged before it (the NATS log processes them later).
@@ -189,7 +188,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
     log,
   });
   // After the flush log's replay (buffer.start): a deletion a crash interrupted finishes now.
-  await personDeletions.resume(storedBeforeReplay);
+  await personDeletions.resume(storedBeforeReplay.seq);
   const actions = new Actions(stores.meta.actions);
   const queries = new QueryService({ cacheBytes: config.memory.queryCacheBytes, actions: (projectId, id) => actions.resolve(projectId, id), groups: stores.meta.groups, cohorts: stores.meta.cohorts });
   const cohortStore = stores.meta.cohorts;

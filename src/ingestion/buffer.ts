@@ -10,7 +10,7 @@ import type { JsonObject } from '../kernel/json.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../kernel/metrics.js';
 import type { Stores } from '../store/index.js';
-import type { IngestSnapshot } from '../store/types.js';
+import type { EventStorePosition, IngestSnapshot } from '../store/types.js';
 import { repairWithoutFlushLog } from '../store/index.js';
 import { PersonsChangedError, refusesContent } from '../store/errors.js';
 import { encodeFlushRecord, sharedBytes, type EncodedFlush } from '../store/flush-record.js';
@@ -140,8 +140,9 @@ export class IngestBuffer {
   /**
    * Opens the flush log and brings both stores up to it: a store that missed acknowledged
    * flushes (the process died, or the power went, before it had them) gets them replayed.
+   * Returns what the event store held before the replay.
    */
-  async start(): Promise<void> {
+  async start(): Promise<EventStorePosition> {
     const { meta, events } = this.stores;
     const { flushLog, records } = await FlushLog.open(this.options.logDir, { beforeSeal: () => meta.ingest.makeDurable() }, this.log);
     this.flushLog = flushLog;
@@ -172,6 +173,7 @@ export class IngestBuffer {
     });
     for (const record of missed) if (record.encoded.seq > eventSeq) this.feed.enqueue(record.encoded);
     this.flushLog.release(eventSeq);
+    return eventPosition;
   }
 
   /** On-disk size of the flush log. */
