@@ -34,7 +34,7 @@ export interface Config {
   /** Events in ClickHouse instead of the data folder's DuckDB file (docs/scale-out-cluster.md). */
   clickhouse: { urls: string[]; cluster: string | null; database: string } | undefined;
   /** Set: capture appends to this NATS JetStream stream and ingestion consumes it (needs PostgreSQL). */
-  nats: { urls: string[]; stream: string; partitions: number; publishTimeoutMs: number } | undefined;
+  nats: { urls: string[]; stream: string; partitions: number; publishTimeoutMs: number; maxBytes: number } | undefined;
   /** DuckDB's memory ceiling (its caches grow to 80% of RAM otherwise). */
   duckdbMemoryLimit: string;
   /** Threads DuckDB may use for one query or checkpoint (the calling thread included). */
@@ -201,6 +201,7 @@ function natsSettings(env: Env, postgres: string | undefined): Config['nats'] {
     stream,
     partitions: integer(env, 'SIGHTLINE_NATS_PARTITIONS', 8, 1, 256),
     publishTimeoutMs: integer(env, 'SIGHTLINE_NATS_PUBLISH_TIMEOUT_MS', 5_000, 100, 60_000),
+    maxBytes: integer(env, 'SIGHTLINE_NATS_MAX_MB', 1_024, 1, 1_048_576) * MB,
   };
 }
 

@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { connect, RetentionPolicy } from 'nats';
+import pg from 'pg';
 import { clusterAvailability, type ClusterSettings } from '../helpers/cluster.js';
 import { dropClickHouseAtExit } from '../helpers/drop-at-exit.js';
 import { databaseFor } from '../helpers/postgres-databases.js';
@@ -21,7 +23,7 @@ const settings = (): ClusterSettings => {
 const TIMEOUT = 240_000;
 
 /** Settings for servers that share one PostgreSQL database, ClickHouse database and stream. */
-async function sharedEnv(): Promise<Record<string, string>> {
+async function sharedEnv() {
   const { postgresUrl, clickhouseUrls, clickhouseCluster, natsServers } = settings();
   const tag = randomBytes(6).toString('hex');
   const chDatabase = `sightline_test_nats_${tag}`;
@@ -105,6 +107,85 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
       assert.match(metrics, /^sightline_ingest_log_pending_messages 0$/m);
     } finally {
       await server.stop();
+    }
+  });
+
+  test('the stream holds only unprocessed batches; a full stream answers 503 until ingestion catches up', { timeout: TIMEOUT }, async () => {
+    const env = { ...(await sharedEnv()), SIGHTLINE_NATS_MAX_MB: '1' };
+    const stream = env.SIGHTLINE_NATS_STREAM;
+    // Every partition held, as by another node that does not consume: nothing leaves the stream.
+    const holder = new pg.Client({ connectionString: env.SIGHTLINE_POSTGRES_URL });
+    await holder.connect();
+    for (let p = 0; p < Number(env.SIGHTLINE_NATS_PARTITIONS); p++) await holder.query('SELECT pg_advisory_lock(hashtext($1), $2)', [stream, p]);
+    let held = true;
+    const server = await startServer({ env, ...keys() });
+    const nc = await connect({ servers: settings().natsServers });
+    const streamState = async () => (await (await nc.jetstreamManager()).streams.info(stream)).state;
+    try {
+      const filler = 'x'.repeat(1_000);
+      const acknowledged: string[] = [];
+      let refused: { response: Response; batch: SentEvent[] } | null = null;
+      // 100 events of ~1 KB a batch: the 1 MB stream is full after about ten.
+      for (let i = 0; i < 100 && !refused; i++) {
+        const batch = batchOf(100).map((e) => ({ ...e, properties: { filler } }));
+        const response = await post(server, batch);
+        if (response.status === 200) acknowledged.push(...batch.map((e) => e.uuid));
+        else refused = { response, batch };
+      }
+      assert.ok(refused, 'a batch was refused');
+      assert.equal(refused.response.status, 503);
+      assert.equal(refused.response.headers.get('retry-after'), '1');
+      const body = (await refused.response.json()) as { code: string; detail: string };
+      assert.equal(body.code, 'service_unavailable');
+      assert.match(body.detail, /ingestion log is full/);
+      assert.ok(acknowledged.length >= 500, `${acknowledged.length} events acknowledged before the bound`);
+      const full = await streamState();
+      assert.ok(full.bytes <= 1024 * 1024, `${full.bytes} bytes in the stream`);
+      // Each acknowledged batch waits in the stream as one message per partition it touched (1–4);
+      // the refused batch may have some of its parts there too.
+      const batches = acknowledged.length / 100;
+      assert.ok(full.messages >= batches && full.messages <= (batches + 1) * 4, `${full.messages} messages for ${batches} batches`);
+      const health = (await (await server.api('/_health', { key: null })).json()) as { log_pending_messages: number | null };
+      assert.equal(health.log_pending_messages, full.messages);
+
+      await holder.end();
+      held = false;
+      // The SDK retries the refused batch until the stream has room again; its parts already in
+      // the stream are dropped as duplicates.
+      let retried = await post(server, refused.batch);
+      for (let tries = 1; retried.status === 503 && tries < 60; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        retried = await post(server, refused.batch);
+      }
+      assert.equal(retried.status, 200);
+      acknowledged.push(...refused.batch.map((e) => e.uuid));
+      assert.deepEqual(await settledCounts(server, acknowledged.length), [acknowledged.length, acknowledged.length]);
+      assert.equal(await uuidsStored(server, acknowledged), acknowledged.length);
+      // Acknowledged by their consumers, the batches left the stream.
+      assert.equal((await streamState()).messages, 0);
+    } finally {
+      if (held) await holder.end();
+      await nc.close();
+      await server.stop();
+    }
+  });
+
+  test('a stream an earlier version made (limits retention) still serves, and the log says how to get work-queue retention', { timeout: TIMEOUT }, async () => {
+    const env = await sharedEnv();
+    const stream = env.SIGHTLINE_NATS_STREAM;
+    const nc = await connect({ servers: settings().natsServers });
+    try {
+      await (await nc.jetstreamManager()).streams.add({ name: stream, subjects: [`${stream}.p.*`], retention: RetentionPolicy.Limits });
+      const server = await startServer({ env, ...keys() });
+      try {
+        assert.match(server.output(), /has limits retention: it keeps processed batches and has no byte bound/);
+        assert.equal((await post(server, batchOf(10))).status, 200);
+        assert.deepEqual(await settledCounts(server, 10), [10, 10]);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await nc.close();
     }
   });
 

@@ -8,7 +8,7 @@
  * make a redelivery harmless: the metadata store drops uuids it has, and the rows of a
  * redelivered batch are written again to an event store that keeps one row per uuid.
  */
-import { AckPolicy, connect, DeliverPolicy, nanos, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamConfig } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type NatsError, type StreamConfig } from 'nats';
 import type { Logger } from '../../kernel/logger.js';
 import { answersWithinMs, withinMs } from '../../util/within-ms.js';
 import type { PendingEvent } from '../plan/plan.js';
@@ -25,6 +25,8 @@ export interface JetStreamSettings {
   stream: string;
   partitions: number;
   publishTimeoutMs: number;
+  /** The stream's bound: unprocessed batches beyond it are refused (capture answers 503). */
+  maxBytes: number;
 }
 
 export interface JetStreamDeps {
@@ -61,6 +63,8 @@ const STORED_WAIT_MS = 5_000;
 /** Stream setup at start: each JetStream API call's bound, and how often the whole is tried. */
 const SETUP_TIMEOUT_MS = 20_000;
 const SETUP_ATTEMPTS = 4;
+/** The stream's answer to a publish past its byte bound (discard new). */
+const STREAM_FULL = /maximum bytes exceeded/i;
 /** /_ready must answer quickly even while the stream elects a leader. */
 const PING_TIMEOUT_MS = 1_000;
 
@@ -78,8 +82,9 @@ async function connectTo(urls: string[], name: string): Promise<NatsConnection> 
  * three servers are known, so a NATS node may fail without losing an acknowledged batch. Nodes
  * starting at the same moment all run it: their requests wait on one another while the new stream's
  * replicas elect a leader, so each call gets a long timeout and the whole is tried again.
+ * Resolves to a warning when the stream cannot be given the retention it needs, else null.
  */
-export async function ensureStream(nc: NatsConnection, settings: JetStreamSettings): Promise<void> {
+export async function ensureStream(nc: NatsConnection, settings: JetStreamSettings): Promise<string | null> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ensureStreamOnce(nc, settings);
@@ -90,45 +95,75 @@ export async function ensureStream(nc: NatsConnection, settings: JetStreamSettin
   }
 }
 
-async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings): Promise<void> {
-  const jsm = await nc.jetstreamManager({ timeout: SETUP_TIMEOUT_MS });
-  const known = new Set([...settings.urls, ...(nc.info?.connect_urls ?? [])]);
-  const config: Partial<StreamConfig> & { name: string } = {
+/**
+ * Work-queue retention: a batch leaves the stream when its partition's consumer acknowledges it,
+ * so the stream holds only what ingestion has not processed, and its byte bound (discarding new
+ * publishes) is the documented back-pressure point: a full stream refuses the batch, capture
+ * answers 503 and the SDKs retry. With the default (limits) retention every batch ever captured
+ * would stay on the NATS nodes' disks.
+ */
+function streamConfig(settings: JetStreamSettings, replicas: number): Partial<StreamConfig> & { name: string } {
+  return {
     name: settings.stream,
     subjects: [`${settings.stream}.p.*`],
     storage: StorageType.File,
-    num_replicas: known.size >= 3 ? 3 : 1,
+    num_replicas: replicas,
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    retention: RetentionPolicy.Workqueue,
+    max_bytes: settings.maxBytes,
+    discard: DiscardPolicy.New,
   };
-  const exists = () =>
-    jsm.streams.info(settings.stream).then(
-      () => true,
-      () => false,
+}
+
+async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings): Promise<string | null> {
+  const jsm = await nc.jetstreamManager({ timeout: SETUP_TIMEOUT_MS });
+  const known = new Set([...settings.urls, ...(nc.info?.connect_urls ?? [])]);
+  const config = streamConfig(settings, known.size >= 3 ? 3 : 1);
+  const existing = () => jsm.streams.info(settings.stream).then(
+    (info) => info.config,
+    () => null,
+  );
+  // NATS cannot change a stream's retention (an update keeps it): a stream an earlier version made
+  // keeps limits retention, and then no byte bound, as processed batches would count towards it.
+  const { retention, ...updatable } = config;
+  const update = async (current: StreamConfig): Promise<string | null> => {
+    if (current.retention === retention) {
+      await jsm.streams.update(settings.stream, updatable);
+      return null;
+    }
+    await jsm.streams.update(settings.stream, { ...updatable, discard: current.discard, max_bytes: current.max_bytes });
+    return (
+      `NATS stream ${settings.stream} has ${current.retention} retention: it keeps processed batches and has no byte bound. ` +
+      'For work-queue retention, stop capture, wait for /_health log_pending_messages 0, delete the stream and start again'
     );
-  const update = () => jsm.streams.update(settings.stream, config);
-  if (await exists()) {
-    await update();
-  } else {
-    // Another node may create it between the look and the add: then it is updated like an existing one.
-    await jsm.streams.add(config).catch(async (error: unknown) => {
-      if (!(await exists())) throw error;
-      await update();
-    });
-  }
+  };
+  const current = await existing();
+  // Another node may create it between the look and the add: then it is updated like an existing one.
+  const warning = current
+    ? await update(current)
+    : await jsm.streams.add(config).then(
+        () => null,
+        async (error: unknown) => {
+          const made = await existing();
+          if (!made) throw error;
+          return update(made);
+        },
+      );
   for (let p = 0; p < settings.partitions; p++) {
     const tunable = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: PULL_MAX_MESSAGES * 4 };
     const config = { durable_name: durableOf(p), filter_subject: subjectOf(settings.stream, p), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...tunable };
     // An existing consumer keeps its position; only what may change between versions is updated.
     await jsm.consumers.add(settings.stream, config).catch(() => jsm.consumers.update(settings.stream, durableOf(p), tunable));
   }
+  return warning;
 }
 
 /** `sightline migrate`: the stream and its consumers. */
 export async function migrateStream(settings: JetStreamSettings): Promise<string> {
   const nc = await connectTo(settings.urls, 'sightline-migrate');
   try {
-    await ensureStream(nc, settings);
-    return `NATS stream ${settings.stream} is up to date (${settings.partitions} partitions)`;
+    const warning = await ensureStream(nc, settings);
+    return `NATS stream ${settings.stream} is up to date (${settings.partitions} partitions)${warning ? `\nwarning: ${warning}` : ''}`;
   } finally {
     await nc.close();
   }
@@ -167,7 +202,8 @@ export class JetStreamLog implements IngestLog {
   static async open(settings: JetStreamSettings, deps: JetStreamDeps): Promise<JetStreamLog> {
     const nc = await connectTo(settings.urls, 'sightline');
     try {
-      await ensureStream(nc, settings);
+      const warning = await ensureStream(nc, settings);
+      if (warning) deps.log.warn(warning);
       const log = new JetStreamLog(nc, nc.jetstream(), await nc.jetstreamManager(), settings, deps);
       log.startClaiming();
       return log;
@@ -193,7 +229,9 @@ export class JetStreamLog implements IngestLog {
       this.lastAppendAt = performance.now();
     } catch (error) {
       if (error instanceof LogUnavailableError) throw error;
-      throw new LogUnavailableError(`the NATS stream did not take the batch: ${error instanceof Error ? error.message : String(error)}`);
+      const message = error instanceof Error ? error.message : String(error);
+      if (STREAM_FULL.test((error as NatsError).api_error?.description ?? '')) throw new LogUnavailableError(`the ingestion log is full (SIGHTLINE_NATS_MAX_MB): ingestion is behind capture`);
+      throw new LogUnavailableError(`the NATS stream did not take the batch: ${message}`);
     } finally {
       clearTimeout(timer);
     }

@@ -45,7 +45,9 @@ test('SIGHTLINE_NATS_URL: only with PostgreSQL; bad URLs and stream names are re
   const base = { SIGHTLINE_DATA_DIR: '/tmp/x' };
   assert.equal(loadConfig({ ...base, SIGHTLINE_NATS_URL: 'nats://h:4222' }, machine).nats, undefined);
   const pg = { ...base, SIGHTLINE_POSTGRES_URL: 'postgres://u:p@h:5432/d' };
-  assert.deepEqual(loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'nats://a:1, nats://b:2' }, machine).nats, { urls: ['nats://a:1', 'nats://b:2'], stream: 'SIGHTLINE_INGEST', partitions: 8, publishTimeoutMs: 5000 });
+  assert.deepEqual(loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'nats://a:1, nats://b:2' }, machine).nats, { urls: ['nats://a:1', 'nats://b:2'], stream: 'SIGHTLINE_INGEST', partitions: 8, publishTimeoutMs: 5000, maxBytes: 1024 * 1024 * 1024 });
   assert.throws(() => loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'http://a:1' }, machine), /SIGHTLINE_NATS_URL/);
   assert.throws(() => loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'nats://a:1', SIGHTLINE_NATS_STREAM: 'a.b' }, machine), /SIGHTLINE_NATS_STREAM/);
+  assert.equal(loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'nats://a:1', SIGHTLINE_NATS_MAX_MB: '64' }, machine).nats?.maxBytes, 64 * 1024 * 1024);
+  assert.throws(() => loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'nats://a:1', SIGHTLINE_NATS_MAX_MB: '0' }, machine), /SIGHTLINE_NATS_MAX_MB/);
 });
