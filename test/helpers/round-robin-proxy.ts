@@ -38,6 +38,10 @@ export async function startRoundRobinProxy(targets: string[]): Promise<RoundRobi
     });
     request.pipe(upstream);
   });
+  // As long as the nodes' (65 s), whose Keep-Alive header passes through: with Node's 5 s, a client
+  // whose event loop was busy for a few seconds sent its next request on a connection the proxy had
+  // just closed, and it was reset.
+  server.keepAliveTimeout = 70_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
