@@ -13,6 +13,7 @@ import { clusterPostgresUrl } from './cluster.js';
 import { databaseFor } from './postgres-databases.js';
 import { clickhouseEnvFor } from './clickhouse-databases.js';
 import { chdbLaunchFor } from './chdb.js';
+import { dropNatsStreamAtExit } from './drop-at-exit.js';
 import { startRoundRobinProxy } from './round-robin-proxy.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -159,25 +160,26 @@ async function startNode(options: StartOptions): Promise<TestServer> {
   // With the cluster tests on, NATS set and SIGHTLINE_TEST_NATS_LOG=1, capture goes through a JetStream
   // stream of the server's own (test/cluster/natslog.test.ts sets its own; the other suites opt in).
   const natsEnv: Record<string, string> = clusterPostgres && process.env.SIGHTLINE_NATS_URL && process.env.SIGHTLINE_TEST_NATS_LOG === '1' ? { SIGHTLINE_NATS_URL: process.env.SIGHTLINE_NATS_URL, SIGHTLINE_NATS_STREAM: streamFor(dataDir) } : {};
-  const child = spawn(command, args, {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? os.tmpdir(),
-      SIGHTLINE_HOST: '127.0.0.1',
-      SIGHTLINE_PORT: '0',
-      SIGHTLINE_DATA_DIR: dataDir,
-      SIGHTLINE_LOG_LEVEL: 'info',
-      SIGHTLINE_PROJECT_API_KEY: projectKey,
-      SIGHTLINE_PERSONAL_API_KEY: personalKey,
-      ...(build ? START_ENV : {}),
-      ...postgresEnv,
-      ...clickhouseEnv,
-      ...natsEnv,
-      ...options.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? os.tmpdir(),
+    SIGHTLINE_HOST: '127.0.0.1',
+    SIGHTLINE_PORT: '0',
+    SIGHTLINE_DATA_DIR: dataDir,
+    SIGHTLINE_LOG_LEVEL: 'info',
+    SIGHTLINE_PROJECT_API_KEY: projectKey,
+    SIGHTLINE_PERSONAL_API_KEY: personalKey,
+    // NATS reserves a stream's bound on its servers' storage (10 GiB each in the local cluster):
+    // a test's streams stay well below the 1 GiB default, and are deleted when its file ends.
+    SIGHTLINE_NATS_MAX_MB: '256',
+    ...(build ? START_ENV : {}),
+    ...postgresEnv,
+    ...clickhouseEnv,
+    ...natsEnv,
+    ...options.env,
+  };
+  if (env.SIGHTLINE_NATS_URL && env.SIGHTLINE_NATS_STREAM) dropNatsStreamAtExit(env.SIGHTLINE_NATS_URL.split(','), env.SIGHTLINE_NATS_STREAM);
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
