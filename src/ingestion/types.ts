@@ -19,6 +19,8 @@ export type DropReason =
   | 'missing_distinct_id'
   | 'invalid_uuid'
   | 'duplicate_uuid'
+  /** A redelivered event whose person was deleted after its first delivery's commit (plan/redelivered.ts). */
+  | 'person_deleted'
   | 'performance_event'
   | 'process_person_profile_false_person_event'
   | 'not_an_object'

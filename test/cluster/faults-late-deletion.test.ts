@@ -1,9 +1,10 @@
 /**
  * Fault: a node dies between its metadata commit and its ClickHouse write, and a person deletion
- * on another node finishes before that node comes back (its wait for the dead node's flush is
- * bounded). The restarted node replays its flush log into ClickHouse, which brings the deleted
- * person's events back; it must then erase them again (persons/deletion.ts, `resume`).
- * Runs only when a cluster is up.
+ * on another node finishes before that node's events reach ClickHouse (its wait for the dead
+ * node's flush is bounded). They come back two ways, and neither may bring the person's events
+ * back: the restarted node replays its flush log (it erases them again: persons/deletion.ts,
+ * `resume`), and the next owner of its partitions gets the NATS log's redelivery (it does not
+ * write them: ingestion/plan/redelivered.ts). Runs only when a cluster is up.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -12,7 +13,7 @@ import { test } from 'node:test';
 import { waitForDeletion } from '../persons/deletion-helpers.js';
 import { clusterAvailability } from '../helpers/cluster.js';
 import { clickhouseRows } from '../helpers/clickhouse-databases.js';
-import { sharedNodesEnv, waitFor } from '../helpers/faults.js';
+import { holdPartitions, sharedNodesEnv, waitFor } from '../helpers/faults.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
 
 const availability = clusterAvailability();
@@ -74,6 +75,52 @@ test('a deletion that finished while a node was down erases the events that node
     const [plain] = await ch(`SELECT count() AS n FROM events WHERE distinct_id = '${VICTIM}'`);
     assert.equal(Number(plain.n), 0, 'nor any unmerged copy');
   } finally {
+    await Promise.all(nodes.map((n) => n.kill()));
+  }
+});
+
+test("a batch redelivered after its person's deletion is not written again", { skip, timeout: 240_000 }, async () => {
+  if (!availability.enabled) return;
+  const { clickhouseUrls } = availability.settings;
+  const { database, metaUrl, env } = await sharedNodesEnv(availability.settings, 'latedel', 2);
+  const ch = (sql: string) => clickhouseRows<Record<string, string>>(clickhouseUrls[0], database, sql);
+  const victimRows = async () => Number((await ch(`SELECT count() AS n FROM events FINAL WHERE distinct_id = '${VICTIM}'`))[0].n);
+  const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
+  const shared = { ...env, SIGHTLINE_DELETION_NODE_WAIT_SECONDS: '2' };
+  const nodes: TestServer[] = [];
+  let partitions: { release(): Promise<void> } | null = null;
+  try {
+    const a = await startServer({ env: { ...shared, SIGHTLINE_TEST_KILL_AFTER_META_COMMIT: '1' }, singleNode: true, ...keys });
+    nodes.push(a);
+    const batch = Array.from({ length: EVENTS }, (_, i) => ({ event: 'late-fault', distinct_id: VICTIM, uuid: randomUUID(), properties: { i, $set: { email: 'late@example.com' } } }));
+    assert.equal((await a.post('/batch/', { api_key: keys.projectKey, batch })).status, 200);
+    if (a.process.exitCode === null && a.process.signalCode === null) await once(a.process, 'exit');
+    assert.equal(a.process.signalCode, 'SIGKILL', 'A killed itself between its metadata commit and its ClickHouse write');
+
+    // B may not consume yet: the person is deleted while A's batch waits for its redelivery.
+    partitions = await holdPartitions(metaUrl, env.SIGHTLINE_NATS_STREAM, 2);
+    const b = await startServer({ env: shared, singleNode: true, ...keys });
+    nodes.push(b);
+    const found = (await (await b.api(`/api/projects/@current/persons/?distinct_id=${VICTIM}`)).json()) as { results: Array<{ id: number }> };
+    assert.equal(found.results.length, 1, "A's metadata commit made the person");
+    const deletion = await b.api(`/api/projects/@current/persons/${found.results[0].id}/?delete_events=true`, { method: 'DELETE' });
+    assert.equal(deletion.status, 202);
+    await waitForDeletion(b, ((await deletion.json()) as { status_url: string }).status_url, 'finished', 60_000);
+    assert.equal(await victimRows(), 0);
+
+    // Now B takes the partitions and gets A's batch again (after ack_wait).
+    await partitions.release();
+    await waitFor('the redelivered batch processed on B', async () => {
+      const health = (await (await b.api('/_health', { key: null })).json()) as { log_pending_messages: number | null };
+      return health.log_pending_messages === 0;
+    }, 90_000);
+    assert.equal(await victimRows(), 0, "none of the deleted person's events are written again");
+    const metrics = await (await b.api('/metrics', { key: null })).text();
+    assert.match(metrics, new RegExp(`^sightline_events_dropped_total\\{reason="person_deleted"\\} ${EVENTS}$`, 'm'), 'B dropped the redelivered events');
+    const again = (await (await b.api(`/api/projects/@current/persons/?distinct_id=${VICTIM}`)).json()) as { results: unknown[] };
+    assert.equal(again.results.length, 0, 'nor is the person made again');
+  } finally {
+    await partitions?.release();
     await Promise.all(nodes.map((n) => n.kill()));
   }
 });

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { connect, RetentionPolicy } from 'nats';
-import pg from 'pg';
 import { clusterAvailability, type ClusterSettings } from '../helpers/cluster.js';
 import { dropClickHouseAtExit } from '../helpers/drop-at-exit.js';
+import { holdPartitions } from '../helpers/faults.js';
 import { databaseFor } from '../helpers/postgres-databases.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
 
@@ -114,10 +114,7 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
     const env = { ...(await sharedEnv()), SIGHTLINE_NATS_MAX_MB: '1' };
     const stream = env.SIGHTLINE_NATS_STREAM;
     // Every partition held, as by another node that does not consume: nothing leaves the stream.
-    const holder = new pg.Client({ connectionString: env.SIGHTLINE_POSTGRES_URL });
-    await holder.connect();
-    for (let p = 0; p < Number(env.SIGHTLINE_NATS_PARTITIONS); p++) await holder.query('SELECT pg_advisory_lock(hashtext($1), $2)', [stream, p]);
-    let held = true;
+    const holder = await holdPartitions(env.SIGHTLINE_POSTGRES_URL, stream, Number(env.SIGHTLINE_NATS_PARTITIONS));
     const server = await startServer({ env, ...keys() });
     const nc = await connect({ servers: settings().natsServers });
     const streamState = async () => (await (await nc.jetstreamManager()).streams.info(stream)).state;
@@ -148,8 +145,7 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
       const health = (await (await server.api('/_health', { key: null })).json()) as { log_pending_messages: number | null };
       assert.equal(health.log_pending_messages, full.messages);
 
-      await holder.end();
-      held = false;
+      await holder.release();
       // The SDK retries the refused batch until the stream has room again; its parts already in
       // the stream are dropped as duplicates.
       let retried = await post(server, refused.batch);
@@ -164,7 +160,7 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
       // Acknowledged by their consumers, the batches left the stream.
       assert.equal((await streamState()).messages, 0);
     } finally {
-      if (held) await holder.end();
+      await holder.release();
       await nc.close();
       await server.stop();
     }

@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import type { ClusterSettings } from './cluster.js';
 import { dropClickHouseAtExit } from './drop-at-exit.js';
 import { databaseFor } from './postgres-databases.js';
@@ -46,6 +47,24 @@ export async function sharedNodesEnv(settings: ClusterSettings, kind: string, pa
     SIGHTLINE_NATS_PARTITIONS: String(partitions),
   };
   return { database, metaUrl, env };
+}
+
+/**
+ * Holds every partition of the NATS log's stream from a PostgreSQL session of the test's, as a node
+ * that consumes nothing would (log/partition-owner.ts takes the same advisory locks): no node
+ * processes a batch until `release`.
+ */
+export async function holdPartitions(metaUrl: string, stream: string, partitions: number): Promise<{ release(): Promise<void> }> {
+  const holder = new pg.Client({ connectionString: metaUrl });
+  await holder.connect();
+  for (let p = 0; p < partitions; p++) await holder.query('SELECT pg_advisory_lock(hashtext($1), $2)', [stream, p]);
+  let held = true;
+  return {
+    async release() {
+      if (held) await holder.end();
+      held = false;
+    },
+  };
 }
 
 export function batchOf(size: number, people = 13): SentEvent[] {

@@ -84,9 +84,13 @@ export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: 
   for (const { projectId, anonymizeIps, event, redelivered } of batch) {
     if (!dedupe.take(projectId, event.uuid)) {
       if (redelivered && deps.rewriteRedelivered && dedupe.takeStored(projectId, event.uuid)) {
-        const { row, personId } = rewrittenEvent(persons, groups, projectId, anonymizeIps, event, deps);
-        rows.push(row);
-        refreshPersons.push({ project_id: projectId, uuid: personId });
+        const rewritten = rewrittenEvent(persons, groups, projectId, anonymizeIps, event, deps);
+        if (!rewritten) {
+          count(dropped, 'person_deleted');
+          continue;
+        }
+        rows.push(rewritten.row);
+        refreshPersons.push({ project_id: projectId, uuid: rewritten.personId });
         continue;
       }
       count(dropped, 'duplicate_uuid');

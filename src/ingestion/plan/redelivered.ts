@@ -6,6 +6,10 @@
  * delivery made (under the person its distinct id has now), without person, group or definition
  * changes (those were committed), and its person's mirror rows are copied again (they were part
  * of the lost write too).
+ *
+ * An event that made or used a person, whose distinct id has no person now, is not written: only
+ * a deletion takes a distinct id from its person, so that person was deleted after the first
+ * delivery's commit, and the deletion (which could not see this row) must not be undone by it.
  */
 import type { StoredEvent } from '../../store/types.js';
 import type { IncomingEvent } from '../types.js';
@@ -27,10 +31,12 @@ export function rewrittenEvent(
   anonymizeIps: boolean,
   event: IncomingEvent,
   deps: { enrich?: Enricher; now: Date },
-): RewrittenEvent {
+): RewrittenEvent | null {
   const processPerson = event.properties.$process_person_profile !== false;
+  const person = persons.personOf(projectId, event.distinctId);
+  if (processPerson && !person) return null;
   enrich(event.properties, anonymizeIps, deps.enrich);
   const columns = groupColumnsOf(groups, projectId, event, processPerson);
-  const personId = persons.personOf(projectId, event.distinctId)?.uuid ?? personUuidFor(projectId, event.distinctId);
+  const personId = person?.uuid ?? personUuidFor(projectId, event.distinctId);
   return { row: toRow(projectId, event, personId, columns, deps.now), personId };
 }

@@ -86,3 +86,18 @@ test('a redelivered event the store already has is written again as a row only, 
   assert.deepEqual(withoutRewrites.events.map((row) => row.uuid), [fresh.uuid], 'an event store that would keep two rows gets none');
   assert.equal(withoutRewrites.changes.refreshPersons, undefined);
 });
+
+test("a redelivered event whose person was deleted since its first commit is not written again; a personless one is", () => {
+  const snapshot = emptySnapshot(); // u1's person was deleted: its distinct id has none now
+  const personal = incoming('signup', 'u1', { $set: { plan: 'pro' } });
+  const personless = incoming('pageview', 'u1', { $process_person_profile: false });
+  snapshot.existingUuids.set(1, new Set([personal.uuid, personless.uuid]));
+  const batch: PendingEvent[] = [
+    { ...pending(1, personal), redelivered: true },
+    { ...pending(1, personless), redelivered: true },
+  ];
+  const result = plan(batch, snapshot, 8, { definitions: new DefinitionCache(), now: new Date('2026-11-01T12:00:05Z'), rewriteRedelivered: true });
+  assert.deepEqual(result.events.map((row) => row.uuid), [personless.uuid]);
+  assert.deepEqual(Object.fromEntries(result.dropped), { person_deleted: 1 });
+  assert.deepEqual(result.changes.upsertPersons, [], 'no person is made again');
+});
