@@ -8,8 +8,9 @@
  * make a redelivery harmless: the metadata store drops uuids it has, and the rows of a
  * redelivered batch are written again to an event store that keeps one row per uuid.
  */
-import { AckPolicy, connect, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type NatsError, type StreamConfig } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type NatsError, type StreamConfig, type StreamState } from 'nats';
 import type { Logger } from '../../kernel/logger.js';
+import { FreshRequest } from '../../util/fresh-request.js';
 import { answersWithinMs, withinMs } from '../../util/within-ms.js';
 import type { PendingEvent } from '../plan/plan.js';
 import { decodeBatch, encodeBatch } from './batch-codec.js';
@@ -82,9 +83,9 @@ async function connectTo(urls: string[], name: string): Promise<NatsConnection> 
  * three servers are known, so a NATS node may fail without losing an acknowledged batch. Nodes
  * starting at the same moment all run it: their requests wait on one another while the new stream's
  * replicas elect a leader, so each call gets a long timeout and the whole is tried again.
- * Resolves to a warning when the stream cannot be given the retention it needs, else null.
+ * Says whether the stream has work-queue retention, and why not when it cannot get it.
  */
-export async function ensureStream(nc: NatsConnection, settings: JetStreamSettings): Promise<string | null> {
+export async function ensureStream(nc: NatsConnection, settings: JetStreamSettings): Promise<StreamSetup> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ensureStreamOnce(nc, settings);
@@ -115,7 +116,13 @@ function streamConfig(settings: JetStreamSettings, replicas: number): Partial<St
   };
 }
 
-async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings): Promise<string | null> {
+interface StreamSetup {
+  workQueue: boolean;
+  /** Why the stream keeps another retention (one an earlier version made), or null. */
+  warning: string | null;
+}
+
+async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings): Promise<StreamSetup> {
   const jsm = await nc.jetstreamManager({ timeout: SETUP_TIMEOUT_MS });
   const known = new Set([...settings.urls, ...(nc.info?.connect_urls ?? [])]);
   const config = streamConfig(settings, known.size >= 3 ? 3 : 1);
@@ -155,14 +162,14 @@ async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings)
     // An existing consumer keeps its position; only what may change between versions is updated.
     await jsm.consumers.add(settings.stream, config).catch(() => jsm.consumers.update(settings.stream, durableOf(p), tunable));
   }
-  return warning;
+  return { workQueue: warning === null, warning };
 }
 
 /** `sightline migrate`: the stream and its consumers. */
 export async function migrateStream(settings: JetStreamSettings): Promise<string> {
   const nc = await connectTo(settings.urls, 'sightline-migrate');
   try {
-    const warning = await ensureStream(nc, settings);
+    const { warning } = await ensureStream(nc, settings);
     return `NATS stream ${settings.stream} is up to date (${settings.partitions} partitions)${warning ? `\nwarning: ${warning}` : ''}`;
   } finally {
     await nc.close();
@@ -178,7 +185,9 @@ export class JetStreamLog implements IngestLog {
   private readonly share: FairShare;
   /** Partitions whose consumer is stopping to hand them to another node. */
   private readonly handingOver = new Set<number>();
-  /** When this node last had a batch acknowledged, and when a `processedAll` that began later succeeded. */
+  /** The stream's state, asked once for every `processedAll` that began meanwhile. */
+  private readonly streamState: FreshRequest<StreamState>;
+  /** Without work-queue retention: when this node last had a batch acknowledged, and when a `processedAll` that began later succeeded. */
   private lastAppendAt = 0;
   private settledAt = 0;
   /** Last failure to store a fetched batch, until a batch is stored again. */
@@ -194,17 +203,20 @@ export class JetStreamLog implements IngestLog {
     private readonly jsm: JetStreamManager,
     private readonly settings: JetStreamSettings,
     private readonly deps: JetStreamDeps,
+    /** Work-queue retention: the stream holds exactly the unacknowledged batches. */
+    private readonly workQueue: boolean,
   ) {
     this.locks = new PartitionLocks(deps.postgresUrl, settings.stream, deps.log);
     this.share = new FairShare(settings.partitions, SETTLE_MS);
+    this.streamState = new FreshRequest(async () => (await jsm.streams.info(settings.stream)).state);
   }
 
   static async open(settings: JetStreamSettings, deps: JetStreamDeps): Promise<JetStreamLog> {
     const nc = await connectTo(settings.urls, 'sightline');
     try {
-      const warning = await ensureStream(nc, settings);
+      const { workQueue, warning } = await ensureStream(nc, settings);
       if (warning) deps.log.warn(warning);
-      const log = new JetStreamLog(nc, nc.jetstream(), await nc.jetstreamManager(), settings, deps);
+      const log = new JetStreamLog(nc, nc.jetstream(), await nc.jetstreamManager(), settings, deps, workQueue);
       log.startClaiming();
       return log;
     } catch (error) {
@@ -256,17 +268,50 @@ export class JetStreamLog implements IngestLog {
     return this.storeError ?? this.claimError;
   }
 
+  /**
+   * With work-queue retention an acknowledged batch leaves the stream, so every batch published
+   * before the call (on any node) is processed once the stream's first sequence has passed its
+   * last one then: one stream request per wait, shared by the waits that began meanwhile. So a
+   * client that captured through one node reads its events through any other.
+   */
   async processedAll(timeoutMs: number): Promise<boolean> {
+    if (!this.workQueue) return this.processedAllByConsumers(timeoutMs);
+    try {
+      const deadline = await this.waitDeadline(timeoutMs);
+      let state = await this.streamState.get();
+      const target = state.last_seq;
+      while (state.messages > 0 && state.first_seq <= target) {
+        if (Date.now() >= deadline) return false;
+        await sleep(20);
+        state = await this.streamState.get();
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * While the consumers fail (a store is down), waiting cannot help: look once and answer, so that
+   * /flags and the API answer at once (from cache, or with their own error) instead of after the
+   * whole wait. PostgreSQL may have just stopped with a flush still waiting on it, before any
+   * consumer failed: its ping says so at once.
+   */
+  private async waitDeadline(timeoutMs: number): Promise<number> {
+    const failing = this.lastError || this.deps.eventStoreError() || !(await this.metaStoreReachable());
+    return failing ? Date.now() : Date.now() + timeoutMs;
+  }
+
+  /**
+   * A stream with limits retention keeps acknowledged batches: each partition's consumer says how
+   * far it got. Only this node's acknowledgements are waited for (the round trips grow with the
+   * partitions).
+   */
+  private async processedAllByConsumers(timeoutMs: number): Promise<boolean> {
     // Nothing acknowledged here since the last wait that succeeded: no round trips to the stream.
     if (this.settledAt > this.lastAppendAt) return true;
     const began = performance.now();
-    // While the consumers fail (a store is down), waiting cannot help: look once and answer, so
-    // that /flags and the API answer at once (from cache, or with their own error) instead of
-    // after the whole wait.
-    // PostgreSQL may have just stopped with a flush still waiting on it, before any consumer
-    // failed: its ping says so at once.
-    const failing = this.lastError || this.deps.eventStoreError() || !(await this.metaStoreReachable());
-    const deadline = failing ? Date.now() : Date.now() + timeoutMs;
+    const deadline = await this.waitDeadline(timeoutMs);
     try {
       const lastSeq = (await this.jsm.streams.info(this.settings.stream)).state.last_seq;
       for (let p = 0; p < this.settings.partitions; p++) {
