@@ -33,15 +33,18 @@ import { registerProjectRoutes } from './tenancy/projects/routes.js';
 import { registerSessionRoutes } from './sessions/routes.js';
 import { registerWebAppRoutes } from './webapp/routes.js';
 
-/** With the NATS log, API and flags requests wait this long for what this node acknowledged to be processed. */
+/** With the NATS log, API and flags requests wait this long for acknowledged batches to be processed. */
 const PROCESSED_WAIT_MS = 10_000;
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { api, config, queryableEvents } = ctx;
-  // Read-your-writes with the NATS log: what this node acknowledged is processed before an API or
-  // flags request reads the stores (bounded; immediate when nothing was acknowledged since).
+  // Read-your-writes with the NATS log (bounded): an API request waits for what any node
+  // acknowledged before it, as a balancer may have sent the capture to another node. Flags wait
+  // only for this node's (immediate when it acknowledged nothing since): the stream round trip
+  // halved /flags throughput, and PostHog's flags do not wait for ingestion at all.
   app.addHook('onRequest', async (request) => {
-    if (/^\/(api|decide|flags)\b/.test(request.url)) await ctx.ingestLog.processedAll(PROCESSED_WAIT_MS);
+    if (/^\/api\b/.test(request.url)) await ctx.ingestLog.processedAll(PROCESSED_WAIT_MS);
+    else if (/^\/(decide|flags)\b/.test(request.url)) await ctx.ingestLog.processedAll(PROCESSED_WAIT_MS, { thisNodeOnly: true });
   });
   // These three must come first: they observe every route added after them.
   await registerOpenApi(app);

@@ -187,7 +187,7 @@ export class JetStreamLog implements IngestLog {
   private readonly handingOver = new Set<number>();
   /** The stream's state, asked once for every `processedAll` that began meanwhile. */
   private readonly streamState: FreshRequest<StreamState>;
-  /** Without work-queue retention: when this node last had a batch acknowledged, and when a `processedAll` that began later succeeded. */
+  /** When this node last had a batch acknowledged, and when a `processedAll` that began later succeeded. */
   private lastAppendAt = 0;
   private settledAt = 0;
   /** Last failure to store a fetched batch, until a batch is stored again. */
@@ -274,8 +274,11 @@ export class JetStreamLog implements IngestLog {
    * last one then: one stream request per wait, shared by the waits that began meanwhile. So a
    * client that captured through one node reads its events through any other.
    */
-  async processedAll(timeoutMs: number): Promise<boolean> {
+  async processedAll(timeoutMs: number, options: { thisNodeOnly?: boolean } = {}): Promise<boolean> {
     if (!this.workQueue) return this.processedAllByConsumers(timeoutMs);
+    // Nothing acknowledged here since the last wait that succeeded: no round trip to the stream.
+    if (options.thisNodeOnly && this.settledAt > this.lastAppendAt) return true;
+    const began = performance.now();
     try {
       const deadline = await this.waitDeadline(timeoutMs);
       let state = await this.streamState.get();
@@ -285,6 +288,7 @@ export class JetStreamLog implements IngestLog {
         await sleep(20);
         state = await this.streamState.get();
       }
+      this.settledAt = Math.max(this.settledAt, began);
       return true;
     } catch {
       return false;
