@@ -20,6 +20,7 @@ import { benchMetadataPostgres } from './metadata-postgres.js';
 import { benchClickhouseFinal } from './clickhouse-final.js';
 import { benchClickhouseProps } from './clickhouse-props.js';
 import { benchNatsLog } from './natslog.js';
+import { benchNatsReads } from './nats-reads.js';
 import { benchClusterScale } from './cluster-scale.js';
 import { benchTransfer } from './transfer.js';
 
@@ -41,12 +42,13 @@ const benchmarks: Record<string, () => Promise<string>> = {
   'clickhouse-final': benchClickhouseFinal,
   'clickhouse-props': benchClickhouseProps,
   natslog: benchNatsLog,
+  'nats-reads': benchNatsReads,
   'cluster-scale': benchClusterScale,
   transfer: benchTransfer,
 };
 
 /** Run only when named: they make a data set of 10 million events first (minutes, gigabytes), or need the local cluster. */
-const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'metadata-postgres', 'clickhouse-final', 'clickhouse-props', 'natslog', 'cluster-scale', 'transfer']);
+const ON_REQUEST_ONLY = new Set(['start-large', 'insights', 'metadata-postgres', 'clickhouse-final', 'clickhouse-props', 'natslog', 'nats-reads', 'cluster-scale', 'transfer']);
 
 const wanted = process.argv.slice(2);
 const header = `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${new Date().toISOString()}`;
