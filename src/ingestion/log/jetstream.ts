@@ -242,7 +242,7 @@ export class JetStreamLog implements IngestLog {
     } catch (error) {
       if (error instanceof LogUnavailableError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      if (STREAM_FULL.test((error as NatsError).api_error?.description ?? '')) throw new LogUnavailableError(`the ingestion log is full (SIGHTLINE_NATS_MAX_MB): ingestion is behind capture`);
+      if (STREAM_FULL.test((error as NatsError).api_error?.description ?? '')) throw new LogUnavailableError('the ingestion log is full (SIGHTLINE_NATS_MAX_MB): ingestion is behind capture');
       throw new LogUnavailableError(`the NATS stream did not take the batch: ${message}`);
     } finally {
       clearTimeout(timer);
