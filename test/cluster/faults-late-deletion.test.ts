@@ -30,25 +30,35 @@ function erasedAgain(node: TestServer): number[] {
     .map((line) => Number((JSON.parse(line) as { events: number }).events));
 }
 
-test('a deletion that finished while a node was down erases the events that node writes at its restart', { skip, timeout: 240_000 }, async () => {
-  if (!availability.enabled) return;
+/**
+ * Two nodes' shared settings (a 2 s bound on a deletion's wait for a dead node), and node A, alone
+ * so that it owns every partition, killed by itself after its metadata commit of the victim's
+ * batch and before its ClickHouse write.
+ */
+async function nodeDeadAfterCommit(nodes: TestServer[]) {
+  if (!availability.enabled) throw new Error(availability.reason);
   const { clickhouseUrls } = availability.settings;
-  const { database, env } = await sharedNodesEnv(availability.settings, 'latedel', 2);
+  const { database, metaUrl, env } = await sharedNodesEnv(availability.settings, 'latedel', 2);
   const ch = (sql: string) => clickhouseRows<Record<string, string>>(clickhouseUrls[0], database, sql);
   const victimRows = async () => Number((await ch(`SELECT count() AS n FROM events FINAL WHERE distinct_id = '${VICTIM}'`))[0].n);
   const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
   // A short bounded wait, so that the deletion gives up on the dead node within the test.
   const shared = { ...env, SIGHTLINE_DELETION_NODE_WAIT_SECONDS: '2' };
   const dirA = newTempDir();
+  const a = await startServer({ env: { ...shared, SIGHTLINE_TEST_KILL_AFTER_META_COMMIT: '1' }, dataDir: dirA, singleNode: true, ...keys });
+  nodes.push(a);
+  const batch = Array.from({ length: EVENTS }, (_, i) => ({ event: 'late-fault', distinct_id: VICTIM, uuid: randomUUID(), properties: { i, $set: { email: 'late@example.com' } } }));
+  assert.equal((await a.post('/batch/', { api_key: keys.projectKey, batch })).status, 200);
+  if (a.process.exitCode === null && a.process.signalCode === null) await once(a.process, 'exit');
+  assert.equal(a.process.signalCode, 'SIGKILL', 'A killed itself between its metadata commit and its ClickHouse write');
+  return { ch, victimRows, keys, shared, dirA, metaUrl, stream: env.SIGHTLINE_NATS_STREAM };
+}
+
+test('a deletion that finished while a node was down erases the events that node writes at its restart', { skip, timeout: 240_000 }, async () => {
+  if (!availability.enabled) return;
   const nodes: TestServer[] = [];
   try {
-    // A alone, so that it owns every partition; it kills itself after its first metadata commit.
-    const a = await startServer({ env: { ...shared, SIGHTLINE_TEST_KILL_AFTER_META_COMMIT: '1' }, dataDir: dirA, singleNode: true, ...keys });
-    nodes.push(a);
-    const batch = Array.from({ length: EVENTS }, (_, i) => ({ event: 'late-fault', distinct_id: VICTIM, uuid: randomUUID(), properties: { i, $set: { email: 'late@example.com' } } }));
-    assert.equal((await a.post('/batch/', { api_key: keys.projectKey, batch })).status, 200);
-    if (a.process.exitCode === null && a.process.signalCode === null) await once(a.process, 'exit');
-    assert.equal(a.process.signalCode, 'SIGKILL', 'A killed itself between its metadata commit and its ClickHouse write');
+    const { ch, victimRows, keys, shared, dirA } = await nodeDeadAfterCommit(nodes);
 
     // B takes the partitions and writes the redelivered batch; then the person is deleted through B.
     const b = await startServer({ env: shared, singleNode: true, ...keys });
@@ -81,24 +91,13 @@ test('a deletion that finished while a node was down erases the events that node
 
 test("a batch redelivered after its person's deletion is not written again", { skip, timeout: 240_000 }, async () => {
   if (!availability.enabled) return;
-  const { clickhouseUrls } = availability.settings;
-  const { database, metaUrl, env } = await sharedNodesEnv(availability.settings, 'latedel', 2);
-  const ch = (sql: string) => clickhouseRows<Record<string, string>>(clickhouseUrls[0], database, sql);
-  const victimRows = async () => Number((await ch(`SELECT count() AS n FROM events FINAL WHERE distinct_id = '${VICTIM}'`))[0].n);
-  const keys = { projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` };
-  const shared = { ...env, SIGHTLINE_DELETION_NODE_WAIT_SECONDS: '2' };
   const nodes: TestServer[] = [];
   let partitions: { release(): Promise<void> } | null = null;
   try {
-    const a = await startServer({ env: { ...shared, SIGHTLINE_TEST_KILL_AFTER_META_COMMIT: '1' }, singleNode: true, ...keys });
-    nodes.push(a);
-    const batch = Array.from({ length: EVENTS }, (_, i) => ({ event: 'late-fault', distinct_id: VICTIM, uuid: randomUUID(), properties: { i, $set: { email: 'late@example.com' } } }));
-    assert.equal((await a.post('/batch/', { api_key: keys.projectKey, batch })).status, 200);
-    if (a.process.exitCode === null && a.process.signalCode === null) await once(a.process, 'exit');
-    assert.equal(a.process.signalCode, 'SIGKILL', 'A killed itself between its metadata commit and its ClickHouse write');
+    const { victimRows, keys, shared, metaUrl, stream } = await nodeDeadAfterCommit(nodes);
 
     // B may not consume yet: the person is deleted while A's batch waits for its redelivery.
-    partitions = await holdPartitions(metaUrl, env.SIGHTLINE_NATS_STREAM, 2);
+    partitions = await holdPartitions(metaUrl, stream, 2);
     const b = await startServer({ env: shared, singleNode: true, ...keys });
     nodes.push(b);
     const found = (await (await b.api(`/api/projects/@current/persons/?distinct_id=${VICTIM}`)).json()) as { results: Array<{ id: number }> };
