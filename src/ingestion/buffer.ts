@@ -98,6 +98,8 @@ export class IngestBuffer {
   /** Highest flush acknowledged (in the flush log and the metadata store). */
   private committedSeq = 0;
   private closed = false;
+  /** `submitWhenRoom` calls waiting for pending events to be taken. */
+  private readonly roomWaiters: (() => void)[] = [];
   readonly definitions = new DefinitionCache();
   private readonly persons: PersonCache;
   /** Memory for flush records, given back once the event store wrote them. */
@@ -228,6 +230,23 @@ export class IngestBuffer {
     return done;
   }
 
+  /**
+   * `submit`, once the events fit under the bound: a shared log's consumers wait here rather than
+   * be refused, as their batches are acknowledged already and only the pace is theirs to keep.
+   */
+  async submitWhenRoom(events: PendingEvent[]): Promise<void> {
+    while (!this.closed && this.pending.length > 0 && this.pending.length + events.length > this.options.maxPendingEvents) {
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
+    return this.submit(events);
+  }
+
+  /** Pending events left for a flush: whoever waits for room looks again. */
+  private tookPending(): void {
+    this.metrics.bufferDepth.set(this.pending.length);
+    for (const wake of this.roomWaiters.splice(0)) wake();
+  }
+
   private schedule(): void {
     if (this.flushing) return; // the running flush reschedules when it ends
     if (this.pending.length >= this.options.flushMaxEvents) {
@@ -259,12 +278,12 @@ export class IngestBuffer {
         if (!(await this.feed.room(ROOM_WAIT_MS))) {
           // Not logged, so not acknowledged: the SDKs retry once the event store has caught up.
           const waited = this.pending.splice(0);
-          this.metrics.bufferDepth.set(0);
+          this.tookPending();
           this.failed(new BufferFullError(`the event store is ${this.feed.lagEvents} events behind`), waited);
           continue;
         }
         const entries = this.pending.splice(0, this.options.flushMaxEvents);
-        this.metrics.bufferDepth.set(this.pending.length);
+        this.tookPending();
         await this.inTurn(() => this.flush(entries));
         await afterIo();
       }
@@ -429,6 +448,7 @@ export class IngestBuffer {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.tookPending(); // a waiting submitWhenRoom is refused now
     this.clearTimer();
     this.feed.stopRetrying();
     while (this.flushing || this.pending.length > 0) {

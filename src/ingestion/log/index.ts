@@ -11,7 +11,7 @@ const STORED_WAIT_MS = 5_000;
 export async function openIngestLog(
   nats: JetStreamSettings | undefined,
   deps: {
-    buffer: Pick<IngestBuffer, 'submit' | 'eventsQueryable' | 'eventStoreError'>;
+    buffer: Pick<IngestBuffer, 'submit' | 'submitWhenRoom' | 'eventsQueryable' | 'eventStoreError'>;
     metaStore: { ping(): Promise<boolean> };
     postgresUrl: string | undefined;
     log: Logger;
@@ -20,7 +20,7 @@ export async function openIngestLog(
   const { buffer, postgresUrl, log } = deps;
   if (!nats || !postgresUrl) return new LocalLog(buffer);
   const opened = await JetStreamLog.open(nats, {
-    submit: (events) => buffer.submit(events),
+    submit: (events) => buffer.submitWhenRoom(events),
     eventsStored: (timeoutMs) => buffer.eventsQueryable(Math.min(timeoutMs, STORED_WAIT_MS)),
     eventStoreError: () => buffer.eventStoreError,
     metaStoreReachable: () => deps.metaStore.ping(),
