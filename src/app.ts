@@ -285,7 +285,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       // An unfinished deletion stays queued in the metadata store and resumes at the next start.
       personDeletions.stop();
       await flagAnswers.close();
-      await ingestLog.close();
+      await ingestLog.close({ drainMs: config.shutdownTimeoutMs / 3 });
       await buffer.close();
       await stores.events.close();
       await stores.meta.close();

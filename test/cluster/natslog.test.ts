@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { connect, RetentionPolicy } from 'nats';
 import { clusterAvailability, type ClusterSettings } from '../helpers/cluster.js';
 import { dropClickHouseAtExit } from '../helpers/drop-at-exit.js';
+import { partitionOf } from '../../src/ingestion/log/partitions.js';
 import { holdPartitions } from '../helpers/faults.js';
 import { databaseFor } from '../helpers/postgres-databases.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
@@ -182,6 +183,38 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
       }
     } finally {
       await nc.close();
+    }
+  });
+
+  test("a merge waits for the other distinct id's earlier batches, which another node consumes", { timeout: TIMEOUT }, async () => {
+    const env = { ...(await sharedEnv()), SIGHTLINE_NATS_PARTITIONS: '2' };
+    // Partition 0 is held, as by a node that has not processed it yet (the holder is one of two
+    // live nodes, so the server takes partition 1 alone).
+    const idIn = (prefix: string, partition: number) => {
+      for (let i = 0; ; i++) if (partitionOf({ projectId: 1, event: { distinctId: `${prefix}-${i}` } } as Parameters<typeof partitionOf>[0], 2) === partition) return `${prefix}-${i}`;
+    };
+    const anon = idIn('anon', 0);
+    const user = idIn('user', 1);
+    const holder = await holdPartitions(env.SIGHTLINE_POSTGRES_URL, env.SIGHTLINE_NATS_STREAM, 2, [0]);
+    const server = await startServer({ env, ...keys() });
+    try {
+      assert.equal((await (await server.api('/api/projects/@current/')).json()).id, 1, 'the partitions above assume project 1');
+      const send = async (event: string, distinctId: string, properties: Record<string, unknown>) =>
+        assert.equal((await post(server, [{ event, distinct_id: distinctId, uuid: randomUUID(), timestamp: new Date().toISOString(), properties } as SentEvent])).status, 200);
+      await send('$pageview', anon, { $set: { shared: 'from-anon', anon_prop: 'a' } });
+      await send('signed up', user, { $set: { shared: 'from-user' } });
+      await send('$identify', user, { $anon_distinct_id: anon });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await holder.release();
+      const response = await server.api(`/api/projects/@current/persons/?distinct_id=${user}`);
+      const [person] = ((await response.json()) as { results: { distinct_ids: string[]; properties: Record<string, unknown> }[] }).results;
+      assert.deepEqual([...person.distinct_ids].sort(), [anon, user]);
+      // Applied after the anonymous $set (captured before it), the merge keeps the surviving person's value.
+      assert.deepEqual({ shared: person.properties.shared, anon_prop: person.properties.anon_prop }, { shared: 'from-user', anon_prop: 'a' });
+      assert.doesNotMatch(server.output(), /a merge waited too long/);
+    } finally {
+      await holder.release();
+      await server.stop();
     }
   });
 

@@ -50,14 +50,15 @@ export async function sharedNodesEnv(settings: ClusterSettings, kind: string, pa
 }
 
 /**
- * Holds every partition of the NATS log's stream from a PostgreSQL session of the test's, as a node
- * that consumes nothing would (log/partition-owner.ts takes the same advisory locks): no node
- * processes a batch until `release`.
+ * Holds partitions of the NATS log's stream (every one of `partitions`, or `only`) from a PostgreSQL
+ * session of the test's, as a node that consumes nothing would (log/partition-owner.ts takes the
+ * same advisory locks): no node processes their batches until `release`. The holder counts as a
+ * live node in the fair share.
  */
-export async function holdPartitions(metaUrl: string, stream: string, partitions: number): Promise<{ release(): Promise<void> }> {
+export async function holdPartitions(metaUrl: string, stream: string, partitions: number, only?: number[]): Promise<{ release(): Promise<void> }> {
   const holder = new pg.Client({ connectionString: metaUrl });
   await holder.connect();
-  for (let p = 0; p < partitions; p++) await holder.query('SELECT pg_advisory_lock(hashtext($1), $2)', [stream, p]);
+  for (const p of only ?? Array.from({ length: partitions }, (_, i) => i)) await holder.query('SELECT pg_advisory_lock(hashtext($1), $2)', [stream, p]);
   let held = true;
   return {
     async release() {

@@ -8,7 +8,7 @@
  * make a redelivery harmless: the metadata store drops uuids it has, and the rows of a
  * redelivered batch are written again to an event store that keeps one row per uuid.
  */
-import { AckPolicy, connect, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type NatsError, type StreamConfig, type StreamState } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg, type MsgRequest, type NatsConnection, type NatsError, type StreamConfig, type StreamState } from 'nats';
 import type { Logger } from '../../kernel/logger.js';
 import { FreshRequest } from '../../util/fresh-request.js';
 import { answersWithinMs, withinMs } from '../../util/within-ms.js';
@@ -18,7 +18,7 @@ import { LOST_DELIVERIES_MESSAGE, lostDeliveries } from './delivery-gaps.js';
 import { FairShare } from './fair-share.js';
 import { PartitionLocks } from './partition-owner.js';
 import { PullSubscription } from './pull-subscription.js';
-import { splitByPartition } from './partitions.js';
+import { partitionsMergedWith, splitByPartition } from './partitions.js';
 import { LogUnavailableError, type IngestLog } from './types.js';
 
 export interface JetStreamSettings {
@@ -66,9 +66,19 @@ const SETUP_TIMEOUT_MS = 20_000;
 const SETUP_ATTEMPTS = 4;
 /** The stream's answer to a publish past its byte bound (discard new). */
 const STREAM_FULL = /maximum bytes exceeded/i;
+/** How long a merge waits for another partition's earlier batches, and how often it looks. */
+const MERGE_WAIT_MS = 10_000;
+const MERGE_POLL_MS = 20;
+/** JetStream's error code for a message lookup that found none. */
+const NO_MESSAGE_FOUND = 10037;
 /** /_ready must answer quickly even while the stream elects a leader. */
 const PING_TIMEOUT_MS = 1_000;
 
+/**
+ * A batch's events; a redelivered batch's may be in the metadata store but not in the event store
+ * (its first taker died between the two): plan/redelivered.ts writes them again.
+ */
+const decodeMessage = (m: JsMsg): PendingEvent[] => (m.redelivered ? decodeBatch(m.data).map((e) => ({ ...e, redelivered: true })) : decodeBatch(m.data));
 const subjectOf = (stream: string, partition: number) => `${stream}.p.${partition}`;
 const durableOf = (partition: number) => `p${partition}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -183,6 +193,8 @@ export class JetStreamLog implements IngestLog {
   private claimer: NodeJS.Timeout | null = null;
   private readonly locks: PartitionLocks;
   private readonly share: FairShare;
+  /** While closing, until when the consumers may still store what their partitions hold. */
+  private drainUntil = 0;
   /** Partitions whose consumer is stopping to hand them to another node. */
   private readonly handingOver = new Set<number>();
   /** The stream's state, asked once for every `processedAll` that began meanwhile. */
@@ -227,17 +239,24 @@ export class JetStreamLog implements IngestLog {
 
   async append(events: PendingEvent[], batchId: string): Promise<void> {
     if (this.closed) throw new LogUnavailableError('shutting down');
-    const groups = splitByPartition(events, this.settings.partitions);
-    const publishes = [...groups].map(([partition, group]) =>
-      this.js.publish(subjectOf(this.settings.stream, partition), encodeBatch(group), { msgID: `${batchId}.${partition}`, timeout: this.settings.publishTimeoutMs }),
-    );
+    const groups = [...splitByPartition(events, this.settings.partitions)];
+    const publish = (entries: [number, PendingEvent[]][]) =>
+      Promise.all(
+        entries.map(([partition, group]) =>
+          this.js.publish(subjectOf(this.settings.stream, partition), encodeBatch(group), { msgID: `${batchId}.${partition}`, timeout: this.settings.publishTimeoutMs }),
+        ),
+      );
+    // A group that merges with another partition goes after the rest of its batch, so that the
+    // other side of the merge (an anonymous id's first events, say) has the earlier sequence.
+    const merging = groups.filter(([partition, group]) => partitionsMergedWith(group, partition, this.settings.partitions).length > 0);
+    const published = merging.length === 0 ? publish(groups) : publish(groups.filter((entry) => !merging.includes(entry))).then(() => publish(merging));
     let timer: NodeJS.Timeout | undefined;
     // The client's own timeout covers the request; this one covers a connection that never answers at all.
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new LogUnavailableError('the NATS stream did not answer in time')), this.settings.publishTimeoutMs + 1_000);
     });
     try {
-      await Promise.race([Promise.all(publishes), deadline]);
+      await Promise.race([published, deadline]);
       this.lastAppendAt = performance.now();
     } catch (error) {
       if (error instanceof LogUnavailableError) throw error;
@@ -395,6 +414,7 @@ export class JetStreamLog implements IngestLog {
   }
 
   private startConsuming(partition: number): void {
+    if (this.closed) return; // close() waits only for the loops running when it began
     // A failure that escapes the loop must not end the process: the next pass starts it again.
     const loop = this.consume(partition)
       .catch((err: unknown) => this.deps.log.error({ err, partition }, 'consuming a partition failed; starting again'))
@@ -437,6 +457,8 @@ export class JetStreamLog implements IngestLog {
             await this.awaitUnacknowledged(consumer, partition);
             tookOver = true;
           }
+          // Closing: done once the partition holds nothing more, in the stream or on its way here.
+          if (this.closed && (await this.unprocessed(consumer)) === 0) break;
           messages = await puller.next(PULL_MAX_MESSAGES, PULL_EXPIRES_MS);
           if (messages.length === 0) continue;
           const lost = lostDeliveries(lastDelivery, messages.map((m) => m.info.deliverySequence));
@@ -449,7 +471,7 @@ export class JetStreamLog implements IngestLog {
             await this.pause(partition, ACK_WAIT_MS + REDELIVERY_MARGIN_MS);
             continue;
           }
-          await this.storeAndAck(partition, messages);
+          await this.storeInOrder(partition, messages);
         } catch (err) {
           // Not acknowledged: redelivered (to this node or the next owner) once the stores answer again.
           for (const m of messages) m.nak(RETRY_DELAY_MS);
@@ -462,21 +484,83 @@ export class JetStreamLog implements IngestLog {
       // is held, instead of waiting out ack_wait for the next owner.
       const late = await puller.settle(PULL_EXPIRES_MS);
       const inOrder = lostDeliveries(lastDelivery, late.map((m) => m.info.deliverySequence)) === 0;
-      if (late.length > 0 && inOrder && this.locks.owns(partition)) await this.storeAndAck(partition, late).catch(() => late.forEach((m) => m.nak()));
+      if (late.length > 0 && inOrder && this.locks.owns(partition)) await this.storeInOrder(partition, late).catch(() => late.forEach((m) => m.nak()));
     } finally {
       puller.close();
     }
   }
 
-  private async storeAndAck(partition: number, messages: JsMsg[]): Promise<void> {
-    await this.store(messages);
+  /**
+   * Stores and acknowledges the messages in order. A message whose merges reach other partitions
+   * waits until those have processed every batch published before it, so that a merge sees the
+   * other distinct id's earlier events (another node may consume that partition). What precedes it
+   * is acknowledged first: a waiting partition then holds only messages later than the one it
+   * waits with, and two partitions never wait on each other.
+   */
+  private async storeInOrder(partition: number, messages: JsMsg[]): Promise<void> {
+    const batches = messages.map(decodeMessage);
+    let start = 0;
+    for (let i = 0; i < messages.length; i++) {
+      const reached = partitionsMergedWith(batches[i], partition, this.settings.partitions);
+      if (reached.length === 0) continue;
+      if (i > start) await this.storeAndAck(partition, messages.slice(start, i), batches.slice(start, i).flat());
+      start = i;
+      await this.awaitEarlierBatches(partition, reached, messages.slice(i));
+    }
+    await this.storeAndAck(partition, messages.slice(start), batches.slice(start).flat());
+  }
+
+  /**
+   * Waits until none of `others` holds a message published before `held[0]`, at most
+   * MERGE_WAIT_MS: a partition whose owner died gets its messages back only after ack_wait, and
+   * the merge is then applied without them rather than stalling its partition.
+   */
+  private async awaitEarlierBatches(partition: number, others: number[], held: JsMsg[]): Promise<void> {
+    const seq = held[0].info.streamSequence;
+    const until = Date.now() + MERGE_WAIT_MS;
+    held.forEach((m) => m.working()); // MERGE_WAIT_MS is within a fresh ack_wait
+    for (const other of others) {
+      while (await this.holdsEarlier(other, seq)) {
+        if (Date.now() >= until || !this.consuming(partition)) {
+          this.deps.log.warn({ partition, other }, "a merge waited too long for the other partition's earlier batches; applying it without them");
+          return;
+        }
+        await sleep(MERGE_POLL_MS);
+      }
+    }
+  }
+
+  /** Whether `partition` has a message before `seq` that its consumer has not acknowledged. */
+  private async holdsEarlier(partition: number, seq: number): Promise<boolean> {
+    const subject = subjectOf(this.settings.stream, partition);
+    // Work-queue retention keeps only unacknowledged messages; with limits retention, look past the ack floor.
+    const from = this.workQueue ? 0 : (await this.jsm.consumers.info(this.settings.stream, durableOf(partition))).ack_floor.stream_seq + 1;
+    if (from >= seq) return false;
+    try {
+      // next_by_subj is in the server's API (2.9) but not in nats.js's types.
+      const next = await this.jsm.streams.getMessage(this.settings.stream, { next_by_subj: subject, seq: from } as unknown as MsgRequest);
+      return next.seq < seq;
+    } catch (error) {
+      if ((error as NatsError).api_error?.err_code === NO_MESSAGE_FOUND) return false;
+      throw error;
+    }
+  }
+
+  private async storeAndAck(partition: number, messages: JsMsg[], events: PendingEvent[]): Promise<void> {
+    await this.store(messages, events);
     for (const m of messages) m.ack();
     if (this.storeError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
     this.storeError = null;
   }
 
   private consuming(partition: number): boolean {
-    return !this.closed && this.locks.owns(partition) && !this.handingOver.has(partition);
+    const open = !this.closed || Date.now() < this.drainUntil;
+    return open && this.locks.owns(partition) && !this.handingOver.has(partition);
+  }
+
+  private async unprocessed(consumer: Consumer): Promise<number> {
+    const info = await consumer.info();
+    return info.num_pending + info.num_ack_pending;
   }
 
   /** Waits `ms` unless the partition stops being consumed here meanwhile. */
@@ -503,15 +587,12 @@ export class JetStreamLog implements IngestLog {
   }
 
   /** Resolves once both stores hold the messages' events. */
-  private async store(messages: JsMsg[]): Promise<void> {
-    // A redelivered batch's events may be in the metadata store but not in the event store (its
-    // first taker died between the two): plan/redelivered.ts writes them again.
-    const events = messages.flatMap((m) => (m.redelivered ? decodeBatch(m.data).map((e) => ({ ...e, redelivered: true })) : decodeBatch(m.data)));
+  private async store(messages: JsMsg[], events: PendingEvent[]): Promise<void> {
     const inWork = setInterval(() => messages.forEach((m) => m.working()), STORED_WAIT_MS);
     try {
       await this.deps.submit(events);
       while (!(await this.deps.eventsStored(STORED_WAIT_MS))) {
-        if (this.closed) throw new Error('shutting down before the event store took the batch');
+        if (this.closed && Date.now() >= this.drainUntil) throw new Error('shutting down before the event store took the batch');
         // Still waiting (the batch is kept, not nak'ed), but reads stop waiting for it.
         const failing = this.deps.eventStoreError();
         if (failing) this.storeError = failure(new Error(`waiting for the event store: ${failing.message}`));
@@ -521,9 +602,15 @@ export class JetStreamLog implements IngestLog {
     }
   }
 
-  /** Stops consuming (what is not acknowledged goes to the next owner), then lets go of the partitions. */
-  async close(): Promise<void> {
+  /**
+   * Stops taking batches; the partitions' consumers go on for at most `drainMs`, until their
+   * partition holds nothing more (what is left goes to the next owner), then lets go of the
+   * partitions. So a node stopped cleanly leaves the batches it was consuming stored, as the
+   * flush log's shutdown does.
+   */
+  async close(options: { drainMs?: number } = {}): Promise<void> {
     this.closed = true;
+    this.drainUntil = Date.now() + (options.drainMs ?? 0);
     if (this.claimer) clearTimeout(this.claimer);
     await Promise.allSettled(this.running.values());
     // The last acks reach the stream before the partitions are free (the next owner would wait for them).

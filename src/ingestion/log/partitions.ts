@@ -1,4 +1,5 @@
 /** Which partition an event goes to: all events of one person (project + distinct_id) share one, so one consumer handles them in order. */
+import { mergedDistinctIdOf } from '../plan/persons.js';
 import type { PendingEvent } from '../plan/plan.js';
 
 /** FNV-1a over the text: stable across processes and versions (the partition of a person must never move). */
@@ -12,7 +13,26 @@ function fnv1a(text: string): number {
 }
 
 export function partitionOf(event: PendingEvent, partitions: number): number {
-  return fnv1a(`${event.projectId}:${event.event.distinctId}`) % partitions;
+  return partitionOfDistinctId(event.projectId, event.event.distinctId, partitions);
+}
+
+function partitionOfDistinctId(projectId: number, distinctId: string, partitions: number): number {
+  return fnv1a(`${projectId}:${distinctId}`) % partitions;
+}
+
+/**
+ * The other partitions a group's merges reach: an $identify's anonymous id (or an alias) may hash
+ * to a partition that another node consumes, whose earlier batches must be processed first.
+ */
+export function partitionsMergedWith(group: PendingEvent[], own: number, partitions: number): number[] {
+  const reached = new Set<number>();
+  for (const { projectId, event } of group) {
+    const other = mergedDistinctIdOf(event);
+    if (other === null) continue;
+    const partition = partitionOfDistinctId(projectId, other, partitions);
+    if (partition !== own) reached.add(partition);
+  }
+  return [...reached];
 }
 
 /** The batch's events by partition, each group in the batch's order. */

@@ -26,7 +26,8 @@ export interface IngestLog {
   readonly ownedPartitions: number[];
   /** Last failure to process the log, while it lasts. */
   readonly lastError: { message: string; at: string } | null;
-  close(): Promise<void>;
+  /** `drainMs`: how long a shared log's consumers may go on storing what their partitions hold. */
+  close(options?: { drainMs?: number }): Promise<void>;
 }
 
 /** The log could not take the batch (unreachable, timed out): capture answers 503, the SDK retries. */

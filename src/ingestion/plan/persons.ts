@@ -242,6 +242,17 @@ export function applyUpdate(properties: JsonObject, update: PropertyUpdate): str
 }
 
 /**
+ * The other distinct id a merge event joins to its own: $anon_distinct_id of an $identify, the
+ * alias of $create_alias and $merge_dangerously; null for every other event.
+ */
+export function mergedDistinctIdOf(event: Pick<IncomingEvent, 'event' | 'properties'>): string | null {
+  const { $anon_distinct_id: anon, alias } = event.properties;
+  if (event.event === '$identify') return typeof anon === 'string' ? anon : null;
+  if (event.event === '$create_alias' || event.event === '$merge_dangerously') return typeof alias === 'string' ? alias : null;
+  return null;
+}
+
+/**
  * Applies one event to the persons: a merge for $identify with $anon_distinct_id,
  * $create_alias and $merge_dangerously, else a property update (creating the person). Events
  * without person processing, and personless ones, only look their person up (or derive the
@@ -256,14 +267,11 @@ export function applyPersons(
   if (!processPerson || PERSONLESS_EVENTS.has(event.event)) {
     return { personId: persons.personOf(projectId, event.distinctId)?.uuid ?? personUuidFor(projectId, event.distinctId), warning: null };
   }
-  const properties = event.properties;
-  const update = personUpdateOf(properties);
+  const update = personUpdateOf(event.properties);
+  const other = mergedDistinctIdOf(event);
   let warning: MergeWarning | null = null;
-  if (event.event === '$identify' && typeof properties.$anon_distinct_id === 'string') {
-    warning = persons.merge(projectId, properties.$anon_distinct_id, event.distinctId, event.timestamp, update, event.uuid, false);
-  } else if ((event.event === '$create_alias' || event.event === '$merge_dangerously') && typeof properties.alias === 'string') {
-    const dangerous = event.event === '$merge_dangerously';
-    warning = persons.merge(projectId, properties.alias, event.distinctId, event.timestamp, update, event.uuid, dangerous);
+  if (other !== null) {
+    warning = persons.merge(projectId, other, event.distinctId, event.timestamp, update, event.uuid, event.event === '$merge_dangerously');
   } else {
     persons.update(projectId, event.distinctId, event.timestamp, update, event.uuid, event.event);
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { decodeBatch, encodeBatch } from '../../../src/ingestion/log/batch-codec.js';
-import { partitionOf, splitByPartition } from '../../../src/ingestion/log/partitions.js';
+import { partitionOf, partitionsMergedWith, splitByPartition } from '../../../src/ingestion/log/partitions.js';
 import type { PendingEvent } from '../../../src/ingestion/plan/plan.js';
 import { loadConfig, type Machine } from '../../../src/config.js';
 
@@ -32,6 +32,28 @@ test('splitting by partition keeps every event once, each person in one partitio
         // The reference: the batch filtered to this partition, in order.
         assert.deepEqual(group, events.filter((e) => partitionOf(e, partitions) === p));
       }
+    }),
+  );
+});
+
+test("a group's merges reach the partitions of their other distinct ids, its own left out", () => {
+  const event = (name: string, distinctId: string, properties: Record<string, unknown>) =>
+    ({ projectId: 1, anonymizeIps: false, event: { uuid: '0', event: name, distinctId, properties, timestamp: new Date(0), elementsChain: '' } }) as PendingEvent;
+  fc.assert(
+    fc.property(fc.constantFrom('a', 'b', 'c', 'd', 'é', 'user-42'), fc.constantFrom('a', 'b', 'c', 'd', 'é', 'user-42'), fc.integer({ min: 1, max: 16 }), (own, other, partitions) => {
+      const p = partitionOf(event('x', own, {}), partitions);
+      const q = partitionOf(event('x', other, {}), partitions);
+      const expected = p === q ? [] : [q];
+      for (const merge of [
+        event('$identify', own, { $anon_distinct_id: other }),
+        event('$create_alias', own, { alias: other }),
+        event('$merge_dangerously', own, { alias: other }),
+      ]) {
+        assert.deepEqual(partitionsMergedWith([merge], p, partitions), expected, merge.event.event);
+      }
+      // Not merges: an $identify without an anonymous id, an alias on another event, a number.
+      const plain = [event('$identify', own, {}), event('$pageview', own, { alias: other, $anon_distinct_id: other }), event('$create_alias', own, { alias: 7 })];
+      assert.deepEqual(partitionsMergedWith(plain, p, partitions), []);
     }),
   );
 });
