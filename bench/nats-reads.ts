@@ -1,9 +1,9 @@
 /**
- * What the NATS log's read-your-writes wait costs a read: `/flags` (waits only for its node's own
- * batches) and a light API request (waits for every node's, one stream round trip) on one node
- * with the NATS log, next to the same node on the local flush log (no wait) in the same run.
- * Metadata in the local cluster's PostgreSQL. Needs `npm run cluster:up`; run it with
- * `npm run bench -- nats-reads`.
+ * What the NATS log's read-your-writes wait (one stream round trip, shared by the requests waiting
+ * at the same moment) costs a read: `/flags` and a light API request on one node with the NATS log,
+ * next to the same node on the local flush log (no wait) in the same run. Metadata in the local
+ * cluster's PostgreSQL. Needs `npm run cluster:up`; run it with `npm run bench -- nats-reads`
+ * (BENCH_NATS_READS_CONNECTIONS clients, 8 by default).
  */
 import { randomBytes } from 'node:crypto';
 import { clusterAvailability } from '../test/helpers/cluster.js';
@@ -12,7 +12,7 @@ import { newTempDir, startServer, type TestServer } from '../test/helpers/server
 import { percentile, runLoad, type LoadResult } from './load.js';
 import { fmt } from './format.js';
 
-const CONNECTIONS = 8;
+const CONNECTIONS = Number(process.env.BENCH_NATS_READS_CONNECTIONS ?? 8);
 const DURATION_MS = Number(process.env.BENCH_NATS_READS_MS ?? 8_000);
 
 function row(label: string, load: LoadResult, base: LoadResult | null): string {

@@ -38,13 +38,10 @@ const PROCESSED_WAIT_MS = 10_000;
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { api, config, queryableEvents } = ctx;
-  // Read-your-writes with the NATS log (bounded): an API request waits for what any node
-  // acknowledged before it, as a balancer may have sent the capture to another node. Flags wait
-  // only for this node's (immediate when it acknowledged nothing since): the stream round trip
-  // halved /flags throughput, and PostHog's flags do not wait for ingestion at all.
+  // Read-your-writes with the NATS log (bounded): an API or flags request waits for what any node
+  // acknowledged before it, as a balancer may have sent the capture to another node.
   app.addHook('onRequest', async (request) => {
-    if (/^\/api\b/.test(request.url)) await ctx.ingestLog.processedAll(PROCESSED_WAIT_MS);
-    else if (/^\/(decide|flags)\b/.test(request.url)) await ctx.ingestLog.processedAll(PROCESSED_WAIT_MS, { thisNodeOnly: true });
+    if (/^\/(api|decide|flags)\b/.test(request.url)) await ctx.ingestLog.processedAll(PROCESSED_WAIT_MS);
   });
   // These three must come first: they observe every route added after them.
   await registerOpenApi(app);

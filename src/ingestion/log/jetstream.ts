@@ -199,7 +199,7 @@ export class JetStreamLog implements IngestLog {
   private readonly handingOver = new Set<number>();
   /** The stream's state, asked once for every `processedAll` that began meanwhile. */
   private readonly streamState: FreshRequest<StreamState>;
-  /** When this node last had a batch acknowledged, and when a `processedAll` that began later succeeded. */
+  /** Limits retention: when this node last had a batch acknowledged, and when a wait that began later succeeded. */
   private lastAppendAt = 0;
   private settledAt = 0;
   /** Last failure to store a fetched batch, until a batch is stored again. */
@@ -293,11 +293,8 @@ export class JetStreamLog implements IngestLog {
    * last one then: one stream request per wait, shared by the waits that began meanwhile. So a
    * client that captured through one node reads its events through any other.
    */
-  async processedAll(timeoutMs: number, options: { thisNodeOnly?: boolean } = {}): Promise<boolean> {
+  async processedAll(timeoutMs: number): Promise<boolean> {
     if (!this.workQueue) return this.processedAllByConsumers(timeoutMs);
-    // Nothing acknowledged here since the last wait that succeeded: no round trip to the stream.
-    if (options.thisNodeOnly && this.settledAt > this.lastAppendAt) return true;
-    const began = performance.now();
     try {
       const deadline = await this.waitDeadline(timeoutMs);
       let state = await this.streamState.get();
@@ -307,7 +304,6 @@ export class JetStreamLog implements IngestLog {
         await sleep(20);
         state = await this.streamState.get();
       }
-      this.settledAt = Math.max(this.settledAt, began);
       return true;
     } catch {
       return false;

@@ -16,10 +16,9 @@ export interface IngestLog {
   /**
    * Waits until every batch acknowledged before the call has been processed (handed to the
    * stores), at most `timeoutMs`; false when not. Person deletions wait for it so that events
-   * captured before a deletion are deleted with it. `thisNodeOnly`: only the batches this node
-   * acknowledged, which costs nothing when it acknowledged none since the last wait (for flags).
+   * captured before a deletion are deleted with it.
    */
-  processedAll(timeoutMs: number, options?: { thisNodeOnly?: boolean }): Promise<boolean>;
+  processedAll(timeoutMs: number): Promise<boolean>;
   /** Whether the log takes appends right now (for /_ready); answers within about a second. */
   ping(): Promise<boolean>;
   /** The shared log's partitions this node consumes now (none for the local flush log). */
