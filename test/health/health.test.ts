@@ -13,7 +13,15 @@ after(async () => {
 test('GET /_health answers 200 once the service accepts traffic', async () => {
   const response = await fetch(`${server.url}/_health`);
   assert.equal(response.status, 200);
-  assert.deepEqual(await response.json(), { status: 'ok', ingestion: 'ok', event_store_writes: 'ok', event_store_lag_events: 0 });
+  const { log_pending_messages: pending, log_partitions_owned: owned, ...body } = (await response.json()) as Record<string, unknown>;
+  assert.deepEqual(body, { status: 'ok', ingestion: 'ok', event_store_writes: 'ok', event_store_lag_events: 0 });
+  if (server.storeEnv.SIGHTLINE_NATS_URL) {
+    // The NATS log's backlog, and the partitions the answering node consumes.
+    assert.equal(typeof pending, 'number');
+    assert.ok(Array.isArray(owned) && owned.every((p) => Number.isInteger(p)), `log_partitions_owned: ${JSON.stringify(owned)}`);
+  } else {
+    assert.deepEqual([pending, owned], [undefined, undefined], 'the local flush log has no backlog to show');
+  }
 });
 
 test('GET /_ready reports both stores reachable', async () => {

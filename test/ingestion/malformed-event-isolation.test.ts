@@ -42,6 +42,8 @@ describe('a malformed event in a group commit', () => {
       batch([{ event: 'pageview', distinct_id: 'c' }]),
     ]);
     assert.deepEqual(responses.map((r) => r.status), [200, 200, 200]);
+    // On the NATS log a 200 comes before processing; an API read waits until every node processed what it acknowledged.
+    assert.equal((await server.api('/api/projects/@current/')).status, 200);
 
     let dropped = 0;
     for (const nodeUrl of server.nodeUrls) dropped += metric(await (await fetch(`${nodeUrl}/metrics`)).text(), 'sightline_events_dropped_total', { reason: 'unstorable' });
