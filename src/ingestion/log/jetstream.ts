@@ -64,6 +64,7 @@ const STORED_WAIT_MS = 5_000;
 /** Stream setup at start: each JetStream API call's bound, and how often the whole is tried. */
 const SETUP_TIMEOUT_MS = 20_000;
 const SETUP_ATTEMPTS = 4;
+const CONSUMER_SETUP_CONCURRENCY = 16;
 /** The stream's answer to a publish past its byte bound (discard new). */
 const STREAM_FULL = /maximum bytes exceeded/i;
 /** How long a merge waits for another partition's earlier batches, and how often it looks. */
@@ -166,11 +167,16 @@ async function ensureStreamOnce(nc: NatsConnection, settings: JetStreamSettings)
           return update(made);
         },
       );
-  for (let p = 0; p < settings.partitions; p++) {
-    const tunable = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: PULL_MAX_MESSAGES * 4 };
+  const tunable = { ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: PULL_MAX_MESSAGES * 4 };
+  const ensureConsumer = async (p: number) => {
     const config = { durable_name: durableOf(p), filter_subject: subjectOf(settings.stream, p), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...tunable };
     // An existing consumer keeps its position; only what may change between versions is updated.
     await jsm.consumers.add(settings.stream, config).catch(() => jsm.consumers.update(settings.stream, durableOf(p), tunable));
+  };
+  // A few at a time: each new replicated consumer is a ~0.6 s round of the NATS cluster's consensus.
+  for (let first = 0; first < settings.partitions; first += CONSUMER_SETUP_CONCURRENCY) {
+    const partitions = Array.from({ length: Math.min(CONSUMER_SETUP_CONCURRENCY, settings.partitions - first) }, (_, i) => first + i);
+    await Promise.all(partitions.map(ensureConsumer));
   }
   return { workQueue: warning === null, warning };
 }
