@@ -263,7 +263,9 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       // answer what is in flight, flush, and close the stores.
       // At most half the shutdown's time, so that flushing and closing keep the other half.
       await ctx.drain.start(DRAIN_QUIET_MS, Math.min(config.shutdownDrainMs, config.shutdownTimeoutMs / 2));
-      buffer.beginShutdown();
+      // A shared log's consumers drain their partitions below, and the event store's writes must
+      // keep retrying meanwhile: their batches are acknowledged only once it holds them.
+      if (!ingestLog.shared) buffer.beginShutdown();
       const closing = app.close();
       // A socket whose in-flight request is answered after close started stays open until its
       // keep-alive timeout (65 s) and would hold the shutdown past its deadline: keep reaping
@@ -286,6 +288,7 @@ export async function startApp(config: Config, log: Logger, opening: OpeningStor
       personDeletions.stop();
       await flagAnswers.close();
       await ingestLog.close({ drainMs: config.shutdownTimeoutMs / 3 });
+      buffer.beginShutdown();
       await buffer.close();
       await stores.events.close();
       await stores.meta.close();

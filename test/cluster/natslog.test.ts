@@ -234,6 +234,40 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
     }
   });
 
+  test('two nodes stopped together in the middle of a hand-over leave nothing unprocessed in the stream', { timeout: TIMEOUT }, async () => {
+    const env = await sharedEnv();
+    const k = keys();
+    const a = await startServer({ env, ...k });
+    const nc = await connect({ servers: settings().natsServers });
+    let loading = true;
+    const acknowledged: string[] = [];
+    const load = (async () => {
+      while (loading) {
+        const batch = batchOf(50, 40);
+        if ((await post(a, batch)).status === 200) acknowledged.push(...batch.map((e) => e.uuid));
+      }
+    })();
+    try {
+      const owned = async () => ((await (await a.api('/_health', { key: null })).json()) as { log_partitions_owned: number[] }).log_partitions_owned.length;
+      const b = await startServer({ env, ...k });
+      // Node a holds all 4 partitions until b has been live for the settle time, then hands 2 over:
+      // stop both the moment a gives the first one up, before b has taken it.
+      const deadline = Date.now() + 30_000;
+      while ((await owned()) === 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      loading = false;
+      await load;
+      assert.deepEqual(await Promise.all([a.stop(), b.stop()]), [0, 0]);
+      assert.ok(acknowledged.length > 0);
+      const state = (await (await nc.jetstreamManager()).streams.info(env.SIGHTLINE_NATS_STREAM)).state;
+      assert.equal(state.messages, 0, 'every acknowledged batch was processed before the nodes stopped');
+    } finally {
+      loading = false;
+      await load;
+      await nc.close();
+      await a.stop();
+    }
+  });
+
   test('a node killed (-9) under load loses nothing it acknowledged', { timeout: TIMEOUT }, async () => {
     const env = await sharedEnv();
     const k = keys();

@@ -210,6 +210,8 @@ export class JetStreamLog implements IngestLog {
   private settledAt = 0;
   /** Last failure to store a fetched batch, until a batch is stored again. */
   private storeError: { message: string; at: string } | null = null;
+  /** The claim pass running, if any (close waits for it: it may start a consumer). */
+  private claimPass: Promise<unknown> = Promise.resolve();
   /** Last failure to reach PostgreSQL for the partition locks, until a claim pass succeeds. */
   private claimError: { message: string; at: string } | null = null;
   /** The last metadata-store ping (reused for META_CHECK_MS). */
@@ -276,16 +278,16 @@ export class JetStreamLog implements IngestLog {
 
   /** Messages in the stream that no consumer has acknowledged yet, over every partition. */
   async pendingMessages(): Promise<number | null> {
-    try {
-      let pending = 0;
-      for (let p = 0; p < this.settings.partitions; p++) {
-        const info = await this.jsm.consumers.info(this.settings.stream, durableOf(p));
-        pending += info.num_pending + info.num_ack_pending;
-      }
-      return pending;
-    } catch {
-      return null;
+    return this.unprocessedIn(Array.from({ length: this.settings.partitions }, (_, p) => p)).catch(() => null);
+  }
+
+  private async unprocessedIn(partitions: number[]): Promise<number> {
+    let pending = 0;
+    for (const p of partitions) {
+      const info = await this.jsm.consumers.info(this.settings.stream, durableOf(p));
+      pending += info.num_pending + info.num_ack_pending;
     }
+    return pending;
   }
 
   /** Last consumer failure, while it lasts (shown by /_health). */
@@ -379,7 +381,7 @@ export class JetStreamLog implements IngestLog {
   private startClaiming(): void {
     const tick = () => {
       if (this.closed) return;
-      void this.rebalance()
+      this.claimPass = this.rebalance()
         .then(
           () => (this.claimError = null), // PostgreSQL answered every query of this pass
           (err: unknown) => {
@@ -416,7 +418,7 @@ export class JetStreamLog implements IngestLog {
   }
 
   private startConsuming(partition: number): void {
-    if (this.closed) return; // close() waits only for the loops running when it began
+    if (!this.open) return;
     // A failure that escapes the loop must not end the process: the next pass starts it again.
     const loop = this.consume(partition)
       .catch((err: unknown) => this.deps.log.error({ err, partition }, 'consuming a partition failed; starting again'))
@@ -460,7 +462,7 @@ export class JetStreamLog implements IngestLog {
             tookOver = true;
           }
           // Closing: done once the partition holds nothing more, in the stream or on its way here.
-          if (this.closed && (await this.unprocessed(consumer)) === 0) break;
+          if (this.closed && (await this.unprocessedIn([partition])) === 0) break;
           messages = await puller.next(PULL_MAX_MESSAGES, PULL_EXPIRES_MS);
           if (messages.length === 0) continue;
           const lost = lostDeliveries(lastDelivery, messages.map((m) => m.info.deliverySequence));
@@ -555,14 +557,14 @@ export class JetStreamLog implements IngestLog {
     this.storeError = null;
   }
 
-  private consuming(partition: number): boolean {
-    const open = !this.closed || Date.now() < this.drainUntil;
-    return open && this.locks.owns(partition) && !this.handingOver.has(partition);
+  /** Not closed, or closing within the drain window. */
+  private get open(): boolean {
+    return !this.closed || Date.now() < this.drainUntil;
   }
 
-  private async unprocessed(consumer: Consumer): Promise<number> {
-    const info = await consumer.info();
-    return info.num_pending + info.num_ack_pending;
+  /** While closing, a partition being handed over is drained first: the other node may be stopping too. */
+  private consuming(partition: number): boolean {
+    return this.open && this.locks.owns(partition) && (this.closed || !this.handingOver.has(partition));
   }
 
   /** Waits `ms` unless the partition stops being consumed here meanwhile. */
@@ -604,6 +606,11 @@ export class JetStreamLog implements IngestLog {
     }
   }
 
+  private async takeFree(): Promise<void> {
+    const { free } = await this.locks.survey(this.settings.partitions);
+    for (const p of free) if (await this.locks.tryTake(p)) this.startConsuming(p);
+  }
+
   /**
    * Stops taking batches; the partitions' consumers go on for at most `drainMs`, until their
    * partition holds nothing more (what is left goes to the next owner), then lets go of the
@@ -614,7 +621,17 @@ export class JetStreamLog implements IngestLog {
     this.closed = true;
     this.drainUntil = Date.now() + (options.drainMs ?? 0);
     if (this.claimer) clearTimeout(this.claimer);
-    await Promise.allSettled(this.running.values());
+    // Within the drain window: PostgreSQL may be what is down.
+    const windowLeft = () => Math.max(0, this.drainUntil - Date.now());
+    await withinMs(windowLeft(), this.claimPass).catch(() => undefined);
+    // Partitions free now (handed over by a node that stopped a moment ago, or about to be by one
+    // stopping too) are drained here as well: otherwise nobody would before the next start.
+    if (windowLeft() > 0) await withinMs(windowLeft(), this.takeFree()).catch(() => undefined);
+    const draining = this.locks.partitions;
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+    // Only to say so: bounded, as NATS may be what is down.
+    const left = await withinMs(PING_TIMEOUT_MS, this.unprocessedIn(draining)).catch(() => 0);
+    if (left > 0) this.deps.log.warn({ partitions: draining, left }, 'stopping with batches of this node\'s partitions unprocessed; the next owner takes them');
     // The last acks reach the stream before the partitions are free (the next owner would wait for them).
     await this.nc.flush().catch(() => undefined);
     await this.locks.close();
