@@ -525,7 +525,8 @@ export class JetStreamLog implements IngestLog {
     held.forEach((m) => m.working()); // MERGE_WAIT_MS is within a fresh ack_wait
     for (const other of others) {
       while (await this.holdsEarlier(other, seq)) {
-        if (Date.now() >= until || !this.consuming(partition)) {
+        if (!this.consuming(partition)) return; // handed over: stored now, with what there is
+        if (Date.now() >= until) {
           this.deps.log.warn({ partition, other }, "a merge waited too long for the other partition's earlier batches; applying it without them");
           return;
         }
