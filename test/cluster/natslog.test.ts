@@ -11,7 +11,7 @@ import { connect, RetentionPolicy } from 'nats';
 import { clusterAvailability, type ClusterSettings } from '../helpers/cluster.js';
 import { dropClickHouseAtExit } from '../helpers/drop-at-exit.js';
 import { partitionOf } from '../../src/ingestion/log/partitions.js';
-import { holdPartitions } from '../helpers/faults.js';
+import { CaptureLoad, holdPartitions, waitFor } from '../helpers/faults.js';
 import { databaseFor } from '../helpers/postgres-databases.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
 
@@ -239,30 +239,20 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
     const k = keys();
     const a = await startServer({ env, ...k });
     const nc = await connect({ servers: settings().natsServers });
-    let loading = true;
-    const acknowledged: string[] = [];
-    const load = (async () => {
-      while (loading) {
-        const batch = batchOf(50, 40);
-        if ((await post(a, batch)).status === 200) acknowledged.push(...batch.map((e) => e.uuid));
-      }
-    })();
+    const load = new CaptureLoad([a], 1, 50);
     try {
       const owned = async () => ((await (await a.api('/_health', { key: null })).json()) as { log_partitions_owned: number[] }).log_partitions_owned.length;
       const b = await startServer({ env, ...k });
       // Node a holds all 4 partitions until b has been live for the settle time, then hands 2 over:
       // stop both the moment a gives the first one up, before b has taken it.
-      const deadline = Date.now() + 30_000;
-      while ((await owned()) === 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      loading = false;
-      await load;
+      await waitFor('node a hands a partition over', async () => (await owned()) < 4, 30_000);
+      await load.stop();
       assert.deepEqual(await Promise.all([a.stop(), b.stop()]), [0, 0]);
-      assert.ok(acknowledged.length > 0);
+      assert.ok(load.acknowledged.length > 0);
       const state = (await (await nc.jetstreamManager()).streams.info(env.SIGHTLINE_NATS_STREAM)).state;
       assert.equal(state.messages, 0, 'every acknowledged batch was processed before the nodes stopped');
     } finally {
-      loading = false;
-      await load;
+      await load.stop();
       await nc.close();
       await a.stop();
     }
