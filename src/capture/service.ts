@@ -4,12 +4,12 @@
  * answers once they are durable.
  */
 import type { ApiAccess } from '../http/auth.js';
-import { ApiError, invalidPersonalKey, invalidProject, invalidProjectKey, serviceUnavailable } from '../kernel/errors.js';
+import { ApiError, invalidPersonalKey, invalidProject, invalidProjectKey, payloadTooLarge, serviceUnavailable } from '../kernel/errors.js';
 import type { Metrics } from '../kernel/metrics.js';
 import type { PendingEvent } from '../ingestion/plan/plan.js';
 import { createHash } from 'node:crypto';
 import { BufferFullError } from '../ingestion/buffer.js';
-import { LogUnavailableError } from '../ingestion/log/types.js';
+import { EventTooLargeError, LogUnavailableError } from '../ingestion/log/types.js';
 
 /** A full buffer or a lagging event store clears within seconds: SDKs are asked to retry after one. */
 const CAPTURE_RETRY_AFTER_SECONDS = 1;
@@ -83,6 +83,7 @@ export class Capture {
     try {
       await this.deps.submit(pending, batchIdOf(pending));
     } catch (error) {
+      if (error instanceof EventTooLargeError) throw payloadTooLarge(`Not stored: ${error.message} (the server's SIGHTLINE_MAX_EVENT_BYTES should stay below the NATS servers' max_payload).`);
       // Not stored: a 503 makes every SDK retry, and uuids make the retry safe.
       const reason = error instanceof BufferFullError || error instanceof LogUnavailableError ? error.message : 'events could not be stored right now';
       throw serviceUnavailable(`Ingestion is temporarily unavailable (${reason}); please retry.`, CAPTURE_RETRY_AFTER_SECONDS);

@@ -9,11 +9,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { connect, RetentionPolicy } from 'nats';
 import { clusterAvailability, type ClusterSettings } from '../helpers/cluster.js';
-import { dropClickHouseAtExit } from '../helpers/drop-at-exit.js';
 import { partitionOf } from '../../src/ingestion/log/partitions.js';
-import { CaptureLoad, holdPartitions, waitFor } from '../helpers/faults.js';
-import { databaseFor } from '../helpers/postgres-databases.js';
-import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
+import { batchOf, CaptureLoad, counts, holdPartitions, settledCounts, sharedNodesEnv, sleep, uuidsStored, waitFor, type SentEvent } from '../helpers/faults.js';
+import { LOST_DELIVERIES_MESSAGE } from '../../src/ingestion/log/delivery-gaps.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 
 const availability = clusterAvailability();
 const skip = availability.enabled ? false : availability.reason;
@@ -23,72 +22,12 @@ const settings = (): ClusterSettings => {
 };
 const TIMEOUT = 240_000;
 
-/** Settings for servers that share one PostgreSQL database, ClickHouse database and stream. */
-async function sharedEnv() {
-  const { postgresUrl, clickhouseUrls, clickhouseCluster, natsServers } = settings();
-  const tag = randomBytes(6).toString('hex');
-  const chDatabase = `sightline_test_nats_${tag}`;
-  dropClickHouseAtExit(clickhouseUrls[0], clickhouseCluster, chDatabase);
-  return {
-    SIGHTLINE_POSTGRES_URL: await databaseFor(postgresUrl, newTempDir()),
-    SIGHTLINE_CLICKHOUSE_URL: clickhouseUrls.join(','),
-    SIGHTLINE_CLICKHOUSE_CLUSTER: clickhouseCluster,
-    SIGHTLINE_CLICKHOUSE_DATABASE: chDatabase,
-    SIGHTLINE_NATS_URL: natsServers.join(','),
-    SIGHTLINE_NATS_STREAM: `T_NATSLOG_${tag}`,
-    SIGHTLINE_NATS_PARTITIONS: '4',
-  };
-}
+/** Settings for servers that share one PostgreSQL database, ClickHouse database and stream of 4 partitions. */
+const sharedEnv = async () => (await sharedNodesEnv(settings(), 'natslog', 4)).env;
 
 const keys = () => ({ projectKey: `phc_test${randomBytes(12).toString('hex')}`, personalKey: `phx_test${randomBytes(12).toString('hex')}` });
 
-interface SentEvent {
-  event: string;
-  distinct_id: string;
-  uuid: string;
-  timestamp: string;
-}
-
-function batchOf(size: number, people = 7): SentEvent[] {
-  return Array.from({ length: size }, (_, i) => ({ event: 'nats test', distinct_id: `person-${i % people}`, uuid: randomUUID(), timestamp: new Date().toISOString() }));
-}
-
 const post = (server: TestServer, batch: SentEvent[]) => server.post('/batch/', { api_key: server.projectKey, batch });
-
-/** [count(), count(distinct uuid)] of the project's events, through the query API. */
-async function counts(server: TestServer): Promise<[number, number]> {
-  const response = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'HogQLQuery', query: "select count(), count(distinct uuid) from events where event = 'nats test'" }, refresh: 'force_blocking' } });
-  assert.equal(response.status, 200, await response.clone().text());
-  const body = (await response.json()) as { results: [number, number][] };
-  return [Number(body.results[0][0]), Number(body.results[0][1])];
-}
-
-/** Waits until the store holds `expected` distinct events (the log processes after the answer). */
-async function settledCounts(server: TestServer, expected: number, timeoutMs = 60_000): Promise<[number, number]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [total, distinct] = await counts(server);
-    if (distinct >= expected || Date.now() > deadline) {
-      // A little longer: a duplicate stored late would show now.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      return counts(server);
-    }
-    void total;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-/** How many of the uuids the store holds (asked in chunks: a query's text is bounded). */
-async function uuidsStored(server: TestServer, uuids: string[]): Promise<number> {
-  let stored = 0;
-  for (let i = 0; i < uuids.length; i += 2_000) {
-    const list = uuids.slice(i, i + 2_000).map((u) => `'${u}'`).join(',');
-    const response = await server.api('/api/projects/@current/query/', { method: 'POST', body: { query: { kind: 'HogQLQuery', query: `select count(distinct uuid) from events where uuid in (${list})` }, refresh: 'force_blocking' } });
-    assert.equal(response.status, 200, await response.clone().text());
-    stored += Number(((await response.json()) as { results: number[][] }).results[0][0]);
-  }
-  return stored;
-}
 
 describe('NATS JetStream log', { skip, concurrency: false }, () => {
   test('acknowledged events are stored exactly once; a re-sent batch once; lag is reported', { timeout: TIMEOUT }, async () => {
@@ -107,6 +46,67 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
       const metrics = await (await server.api('/metrics', { key: null })).text();
       assert.match(metrics, /^sightline_ingest_log_pending_messages 0$/m);
     } finally {
+      await server.stop();
+    }
+  });
+
+  test("a person's share of a batch larger than a NATS message is published in parts, in order", { timeout: TIMEOUT }, async () => {
+    // Events up to 2 MB are taken, more than one NATS message holds.
+    const server = await startServer({ env: { ...(await sharedEnv()), SIGHTLINE_MAX_EVENT_BYTES: '2000000' }, ...keys() });
+    try {
+      // ~1.6 MB for one person: above NATS's default max_payload (1 MiB) for a message.
+      const filler = 'x'.repeat(1_500);
+      const batch = batchOf(1_000, 1).map((e, i) => ({ ...e, properties: { filler, $set: { last: i } } }));
+      const response = await post(server, batch);
+      assert.equal(response.status, 200, await response.text());
+      assert.equal((await post(server, batch)).status, 200, 'a retry of the same batch');
+      assert.deepEqual(await settledCounts(server, 1_000), [1_000, 1_000]);
+      const found = await server.api(`/api/projects/@current/persons/?distinct_id=${batch[0].distinct_id}`);
+      const [person] = ((await found.json()) as { results: { properties: Record<string, unknown> }[] }).results;
+      assert.equal(person.properties.last, 999, "the parts were applied in the batch's order");
+
+      const [huge] = batchOf(1).map((e) => ({ ...e, properties: { filler: 'x'.repeat(1_500_000) } }));
+      const refused = await post(server, [huge, ...batchOf(3)]);
+      assert.equal(refused.status, 413, 'an event no message can hold is refused: a retry cannot help');
+      const body = (await refused.json()) as { code: string; detail: string };
+      assert.equal(body.code, 'request_too_large');
+      assert.match(body.detail, /max_payload/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a node that stops reading while its pulls deliver loses no deliveries (the pulls are bounded in bytes)", { timeout: TIMEOUT }, async () => {
+    const env = await sharedEnv();
+    const holder = await holdPartitions(env.SIGHTLINE_POSTGRES_URL, env.SIGHTLINE_NATS_STREAM, Number(env.SIGHTLINE_NATS_PARTITIONS));
+    const server = await startServer({ env, ...keys() });
+    const nc = await connect({ servers: settings().natsServers });
+    try {
+      // ~120 MB waiting in the stream: more than the NATS server leaves unread for one client (its
+      // max_pending, 64 MiB) before it cuts the client off, losing the deliveries on their way.
+      const filler = 'x'.repeat(10_000);
+      const acknowledged: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        const batch = batchOf(200).map((e) => ({ ...e, properties: { filler } }));
+        assert.equal((await post(server, batch)).status, 200);
+        acknowledged.push(...batch.map((e) => e.uuid));
+      }
+      await holder.release();
+      const jsm = await nc.jetstreamManager();
+      const partitions = Array.from({ length: Number(env.SIGHTLINE_NATS_PARTITIONS) }, (_, p) => p);
+      await waitFor('the pulls to be served', async () => {
+        const infos = await Promise.all(partitions.map((p) => jsm.consumers.info(env.SIGHTLINE_NATS_STREAM, `p${p}`)));
+        return infos.every((info) => info.num_ack_pending > 0);
+      });
+      // A stalled event loop: the node reads nothing of what its pulls deliver meanwhile.
+      server.process.kill('SIGSTOP');
+      await sleep(3_000);
+      server.process.kill('SIGCONT');
+      assert.deepEqual(await settledCounts(server, acknowledged.length), [acknowledged.length, acknowledged.length]);
+      assert.doesNotMatch(server.output(), new RegExp(LOST_DELIVERIES_MESSAGE.slice(0, 25)));
+    } finally {
+      await holder.release();
+      await nc.close();
       await server.stop();
     }
   });
@@ -200,7 +200,7 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
     try {
       assert.equal((await (await server.api('/api/projects/@current/')).json()).id, 1, 'the partitions above assume project 1');
       const send = async (event: string, distinctId: string, properties: Record<string, unknown>) =>
-        assert.equal((await post(server, [{ event, distinct_id: distinctId, uuid: randomUUID(), timestamp: new Date().toISOString(), properties } as SentEvent])).status, 200);
+        assert.equal((await post(server, [{ event, distinct_id: distinctId, uuid: randomUUID(), timestamp: new Date().toISOString(), properties }])).status, 200);
       await send('$pageview', anon, { $set: { shared: 'from-anon', anon_prop: 'a' } });
       await send('signed up', user, { $set: { shared: 'from-user' } });
       await send('$identify', user, { $anon_distinct_id: anon });

@@ -32,7 +32,7 @@ export const FAULT_EVENT = 'fault test';
  * Settings for nodes that share a PostgreSQL database, a ClickHouse database (`database`) and a
  * NATS stream of `partitions`, all new and named after `kind`; both databases are dropped at exit.
  */
-export async function sharedNodesEnv(settings: ClusterSettings, kind: string, partitions: number): Promise<{ database: string; metaUrl: string; env: Record<string, string> }> {
+export async function sharedNodesEnv(settings: ClusterSettings, kind: string, partitions: number) {
   const tag = randomBytes(6).toString('hex');
   const database = `sightline_test_${kind}_${tag}`;
   const metaUrl = await databaseFor(settings.postgresUrl, newTempDir());

@@ -13,7 +13,7 @@ import type { Logger } from '../../kernel/logger.js';
 import { FreshRequest } from '../../util/fresh-request.js';
 import { answersWithinMs, withinMs } from '../../util/within-ms.js';
 import type { PendingEvent } from '../plan/plan.js';
-import { decodeBatch, encodeBatch } from './batch-codec.js';
+import { decodeBatch, encodeInParts } from './batch-codec.js';
 import { LOST_DELIVERIES_MESSAGE, lostDeliveries } from './delivery-gaps.js';
 import { FairShare } from './fair-share.js';
 import { PartitionLocks } from './partition-owner.js';
@@ -51,6 +51,19 @@ const META_PING_TIMEOUT_MS = 500;
 /** An unacknowledged message goes to the next owner after this long (the owner extends it while it waits for the stores). */
 const ACK_WAIT_MS = 15_000;
 const PULL_MAX_MESSAGES = 256;
+/**
+ * What one node's pulls may have on their way at once, over all its partitions. The server cuts
+ * off a client that leaves more than its max_pending (64 MiB by default) unread, as a stalled
+ * event loop does, and the deliveries on the way are lost until ack_wait. 256 messages of a
+ * partition can be 15 MB, and eight partitions twice that limit.
+ */
+const PULLS_MAX_BYTES = 32 * 1024 * 1024;
+/** Room for a delivered message's subject and headers above its payload. */
+const DELIVERY_OVERHEAD_BYTES = 4096;
+/** NATS's default max_payload, for a connection that has not said its server's yet. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+/** Of max_payload, what a published message's headers (its Nats-Msg-Id) may take. */
+const HEADER_ROOM_BYTES = 1024;
 const PULL_EXPIRES_MS = 1_000;
 /** How often a node looks at who holds what, takes free partitions and hands over those above its share. */
 const CLAIM_INTERVAL_MS = 1_000;
@@ -247,17 +260,25 @@ export class JetStreamLog implements IngestLog {
 
   async append(events: PendingEvent[], batchId: string): Promise<void> {
     if (this.closed) throw new LogUnavailableError('shutting down');
-    const groups = [...splitByPartition(events, this.settings.partitions)];
-    const publish = (entries: [number, PendingEvent[]][]) =>
-      Promise.all(
-        entries.map(([partition, group]) =>
-          this.js.publish(subjectOf(this.settings.stream, partition), encodeBatch(group), { msgID: `${batchId}.${partition}`, timeout: this.settings.publishTimeoutMs }),
-        ),
-      );
+    const messageMaxBytes = (this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - HEADER_ROOM_BYTES;
+    // All encoded before anything is published: an event too large for a message refuses the whole batch.
+    const outgoing = [...splitByPartition(events, this.settings.partitions)].map(([partition, group]) => ({
+      partition,
+      parts: encodeInParts(group, messageMaxBytes),
+      merges: partitionsMergedWith(group, partition, this.settings.partitions).length > 0,
+    }));
+    // A partition's parts one after the other: a retry that finds the first stored keeps their order.
+    const publishParts = async ({ partition, parts }: (typeof outgoing)[number]) => {
+      for (const [i, data] of parts.entries()) {
+        const msgID = parts.length === 1 ? `${batchId}.${partition}` : `${batchId}.${partition}.${i}`;
+        await this.js.publish(subjectOf(this.settings.stream, partition), data, { msgID, timeout: this.settings.publishTimeoutMs });
+      }
+    };
+    const publish = (list: typeof outgoing) => Promise.all(list.map(publishParts));
     // A group that merges with another partition goes after the rest of its batch, so that the
     // other side of the merge (an anonymous id's first events, say) has the earlier sequence.
-    const merging = groups.filter(([partition, group]) => partitionsMergedWith(group, partition, this.settings.partitions).length > 0);
-    const published = merging.length === 0 ? publish(groups) : publish(groups.filter((entry) => !merging.includes(entry))).then(() => publish(merging));
+    const merging = outgoing.filter((o) => o.merges);
+    const published = merging.length === 0 ? publish(outgoing) : publish(outgoing.filter((o) => !o.merges)).then(() => publish(merging));
     let timer: NodeJS.Timeout | undefined;
     // The client's own timeout covers the request; this one covers a connection that never answers at all.
     const deadline = new Promise<never>((_, reject) => {
@@ -463,7 +484,7 @@ export class JetStreamLog implements IngestLog {
           }
           // Closing: done once the partition holds nothing more, in the stream or on its way here.
           if (this.closed && (await this.unprocessedIn([partition])) === 0) break;
-          messages = await puller.next(PULL_MAX_MESSAGES, PULL_EXPIRES_MS);
+          messages = await puller.next(PULL_MAX_MESSAGES, this.pullMaxBytes(), PULL_EXPIRES_MS);
           if (messages.length === 0) continue;
           const lost = lostDeliveries(lastDelivery, messages.map((m) => m.info.deliverySequence));
           lastDelivery = messages[messages.length - 1].info.deliverySequence;
@@ -556,6 +577,15 @@ export class JetStreamLog implements IngestLog {
     for (const m of messages) m.ack();
     if (this.storeError) this.deps.log.info({ partition }, 'consuming the NATS stream again');
     this.storeError = null;
+  }
+
+  /**
+   * One pull's share of PULLS_MAX_BYTES, but never less than the largest message the server takes
+   * (it ends a pull that cannot hold the next message, which would then never be delivered).
+   */
+  private pullMaxBytes(): number {
+    const largestMessage = (this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) + DELIVERY_OVERHEAD_BYTES;
+    return Math.max(largestMessage, Math.floor(PULLS_MAX_BYTES / Math.max(1, this.running.size)));
   }
 
   /** Not closed, or closing within the drain window. */

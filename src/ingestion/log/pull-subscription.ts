@@ -14,7 +14,7 @@ import { toJsMsg } from 'nats/lib/jetstream/jsmsg.js';
 const PULL_END_GRACE_MS = 3_000;
 /** Status messages that end a pull: 404 nothing to give (no_wait), 408 expired, 409 ended otherwise (leader change, limits). */
 const PULL_ENDED = new Set([404, 408, 409]);
-const request = JSONCodec<{ batch: number; expires: number }>();
+const request = JSONCodec<{ batch: number; expires: number; max_bytes: number }>();
 
 export class PullSubscription {
   private readonly subscription: Subscription;
@@ -33,15 +33,16 @@ export class PullSubscription {
   }
 
   /**
-   * Asks for up to `max` messages (unless a pull is still open) and resolves with every message
-   * that arrived, once the pull has ended: all delivered, or the server said it expired or ended
-   * it. Waits at most `expiresMs` and a grace; a pull whose end never came counts as ended, and
-   * whatever it still delivers comes with a later batch.
+   * Asks for up to `max` messages of at most `maxBytes` in all (unless a pull is still open) and
+   * resolves with every message that arrived, once the pull has ended: all delivered, or the
+   * server said it expired or ended it. Waits at most `expiresMs` and a grace; a pull whose end
+   * never came counts as ended, and whatever it still delivers comes with a later batch.
    */
-  async next(max: number, expiresMs: number): Promise<JsMsg[]> {
+  async next(max: number, maxBytes: number, expiresMs: number): Promise<JsMsg[]> {
     if (this.awaited === 0) {
       this.awaited = max;
-      this.nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${this.stream}.${this.durable}`, request.encode({ batch: max, expires: nanos(expiresMs) }), { reply: this.inbox });
+      const pull = { batch: max, max_bytes: maxBytes, expires: nanos(expiresMs) };
+      this.nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${this.stream}.${this.durable}`, request.encode(pull), { reply: this.inbox });
     }
     await this.pullEnded(expiresMs + PULL_END_GRACE_MS);
     return this.arrived.splice(0);

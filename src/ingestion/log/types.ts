@@ -31,3 +31,6 @@ export interface IngestLog {
 
 /** The log could not take the batch (unreachable, timed out): capture answers 503, the SDK retries. */
 export class LogUnavailableError extends Error {}
+
+/** An event is larger than one message of the log may be: capture answers 413, as a retry cannot help. */
+export class EventTooLargeError extends Error {}

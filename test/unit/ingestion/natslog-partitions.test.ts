@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { decodeBatch, encodeBatch } from '../../../src/ingestion/log/batch-codec.js';
+import { decodeBatch, encodeBatch, encodeInParts } from '../../../src/ingestion/log/batch-codec.js';
+import { EventTooLargeError } from '../../../src/ingestion/log/types.js';
 import { partitionOf, partitionsMergedWith, splitByPartition } from '../../../src/ingestion/log/partitions.js';
 import type { PendingEvent } from '../../../src/ingestion/plan/plan.js';
 import { loadConfig, type Machine } from '../../../src/config.js';
@@ -72,4 +73,24 @@ test('SIGHTLINE_NATS_URL: only with PostgreSQL; bad URLs and stream names are re
   assert.throws(() => loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'nats://a:1', SIGHTLINE_NATS_STREAM: 'a.b' }, machine), /SIGHTLINE_NATS_STREAM/);
   assert.equal(loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'nats://a:1', SIGHTLINE_NATS_MAX_MB: '64' }, machine).nats?.maxBytes, 64 * 1024 * 1024);
   assert.throws(() => loadConfig({ ...pg, SIGHTLINE_NATS_URL: 'nats://a:1', SIGHTLINE_NATS_MAX_MB: '0' }, machine), /SIGHTLINE_NATS_MAX_MB/);
+});
+
+test('a batch is cut into messages within the size bound, the same way every time, keeping every event in order', () => {
+  fc.assert(
+    fc.property(fc.array(arbEvent, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 3_000 }), (events, extra) => {
+      const largest = Math.max(...events.map((e) => encodeBatch([e]).byteLength));
+      const maxBytes = largest + extra;
+      const parts = encodeInParts(events, maxBytes);
+      for (const part of parts) assert.ok(part.byteLength <= maxBytes);
+      assert.deepEqual(parts.flatMap(decodeBatch), decodeBatch(encodeBatch(events)));
+      assert.deepEqual(encodeInParts(events, maxBytes), parts);
+      if (encodeBatch(events).byteLength <= maxBytes) assert.equal(parts.length, 1);
+    }),
+  );
+});
+
+test('an event larger than a message on its own is refused', () => {
+  const event = fc.sample(arbEvent, 1)[0];
+  const size = encodeBatch([event]).byteLength;
+  assert.throws(() => encodeInParts([event, event], size - 1), EventTooLargeError);
 });
