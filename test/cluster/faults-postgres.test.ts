@@ -10,13 +10,13 @@
  * cluster is up.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { clusterAvailability } from '../helpers/cluster.js';
 import { assertStoredOnce, CaptureLoad, sleep, timedGet, waitFor } from '../helpers/faults.js';
 import { createFlag, everyone } from '../helpers/flags.js';
 import { PrivatePostgres } from '../helpers/private-postgres.js';
-import { startServer } from '../helpers/server.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 
 const availability = clusterAvailability();
 const skip = availability.enabled ? false : availability.reason;
@@ -29,6 +29,37 @@ let postgres: PrivatePostgres | null = null;
 after(async () => {
   await postgres?.dispose();
 });
+
+/**
+ * One person's `$set: {step}` in consecutive batches, each sent again until acknowledged (as an
+ * SDK retries), so the stream holds them in order.
+ */
+class OrderedSteps {
+  static readonly DISTINCT_ID = 'ordered-steps';
+  private step = 0;
+  private running = true;
+  private readonly loop: Promise<void>;
+
+  constructor(private readonly server: TestServer) {
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const batch = [{ event: 'step', distinct_id: OrderedSteps.DISTINCT_ID, uuid: randomUUID(), properties: { $set: { step: this.step + 1 } } }];
+      while ((await this.server.post('/batch/', { api_key: this.server.projectKey, batch }).then((r) => r.status, () => 0)) !== 200) await sleep(200);
+      this.step += 1;
+      await sleep(150);
+    }
+  }
+
+  /** Stops after the batch in flight; the last step acknowledged. */
+  async stop(): Promise<number> {
+    this.running = false;
+    await this.loop;
+    return this.step;
+  }
+}
 
 describe('fault: PostgreSQL stops under capture load', { skip, concurrency: false }, () => {
   test('capture acknowledges, flags answer, /_ready names postgres, nothing acknowledged is lost or doubled', { timeout: 300_000 }, async () => {
@@ -52,6 +83,7 @@ describe('fault: PostgreSQL stops under capture load', { skip, concurrency: fals
 
       const load = new CaptureLoad([server], 2);
       loadToStop = load;
+      const steps = new OrderedSteps(server);
       await sleep(2_000);
       const stoppedAt = Date.now();
       await postgres.stop();
@@ -84,11 +116,16 @@ describe('fault: PostgreSQL stops under capture load', { skip, concurrency: fals
       console.log(`capture during the outage (${restartedAt - stoppedAt} ms):`, JSON.stringify(load.statuses(stoppedAt, restartedAt)));
       assert.ok(acknowledgedDuringOutage > 0, 'capture keeps acknowledging while PostgreSQL is down');
 
+      const lastStep = await steps.stop();
       await postgres.start();
       const readyAgainMs = await waitFor('/_ready 200 after the restart', async () => (await fetch(`${server.url}/_ready`)).status === 200);
       await sleep(2_000);
       await load.stop();
       const storedMs = await assertStoredOnce(server, load.acknowledged);
+      // The batches the store refused during the outage were applied in their order after it.
+      const person = await server.api(`/api/projects/@current/persons/?distinct_id=${OrderedSteps.DISTINCT_ID}`);
+      const [stepper] = ((await person.json()) as { results: { properties: { step?: number } }[] }).results;
+      assert.equal(stepper.properties.step, lastStep, `the last $set wins (${lastStep} steps sent, one a batch)`);
       console.log(
         `postgres fault: ${load.acknowledged.length} events acknowledged (${acknowledgedDuringOutage} batches during the outage); ` +
           `/_ready 200 ${readyAgainMs} ms after the restart; all stored ${Date.now() - restartedAt} ms after the restart (${storedMs} ms after the load stopped)`,

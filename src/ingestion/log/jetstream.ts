@@ -499,7 +499,10 @@ export class JetStreamLog implements IngestLog {
           await this.storeInOrder(partition, messages);
         } catch (err) {
           // Not acknowledged: redelivered (to this node or the next owner) once the stores answer again.
-          for (const m of messages) m.nak(RETRY_DELAY_MS);
+          // Without a delay: the server then queues them for redelivery at once, and serves that queue
+          // before later messages, so the next pull starts with them. A delayed nak raced the pause
+          // below, and a pull that came first brought later batches, applied before these.
+          for (const m of messages) m.nak();
           this.storeError = failure(err);
           this.deps.log.warn({ err, partition }, 'could not store a batch from the NATS stream; retrying');
           await sleep(RETRY_DELAY_MS);
