@@ -103,7 +103,7 @@ describe('NATS JetStream log', { skip, concurrency: false }, () => {
       await sleep(3_000);
       server.process.kill('SIGCONT');
       assert.deepEqual(await settledCounts(server, acknowledged.length), [acknowledged.length, acknowledged.length]);
-      assert.doesNotMatch(server.output(), new RegExp(LOST_DELIVERIES_MESSAGE.slice(0, 25)));
+      assert.ok(!server.output().includes(LOST_DELIVERIES_MESSAGE), 'no deliveries were lost');
     } finally {
       await holder.release();
       await nc.close();

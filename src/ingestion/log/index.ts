@@ -32,4 +32,4 @@ export async function openIngestLog(
 }
 
 export { migrateStream } from './jetstream.js';
-export { EventTooLargeError, LogUnavailableError, type IngestLog } from './types.js';
+export { LogUnavailableError, type IngestLog } from './types.js';
