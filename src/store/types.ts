@@ -348,6 +348,12 @@ export interface IngestSnapshotRequest {
 /** How IngestSnapshot.groups keys a group: its type index and key. */
 export const groupKeyOf = (index: number, key: string) => `${index}\u0000${key}`;
 
+/** A node's flush: flush sequences are each node's own. */
+export interface FlushRef {
+  node: string;
+  flushSeq: number;
+}
+
 export interface IngestSnapshot {
   /** project id → distinct id → person uuid. */
   distinctIdToPerson: Map<number, Map<string, string>>;
@@ -355,6 +361,14 @@ export interface IngestSnapshot {
   persons: Map<string, PersonRecord>;
   /** project id → uuids already stored. */
   existingUuids: Map<number, Set<string>>;
+  /**
+   * From a store that several nodes write, when some uuids are already stored (a redelivered
+   * batch, plan/redelivered.ts): the flush that first committed each (`${projectId}:${uuid}`), and
+   * for the batch's distinct ids (`${projectId}:${distinctId}`) the person deletions that took
+   * them, as each deletion's last flush per node before it.
+   */
+  firstCommits?: Map<string, FlushRef>;
+  deletionsOfDistinctIds?: Map<string, Record<string, number>[]>;
   /** project id → group type name → index. */
   groupTypes: Map<number, Map<string, number>>;
   /** project id → groupKeyOf(index, key) → group properties. */

@@ -15,6 +15,7 @@ import { clusterAvailability } from '../helpers/cluster.js';
 import { clickhouseRows } from '../helpers/clickhouse-databases.js';
 import { holdPartitions, sharedNodesEnv, waitFor } from '../helpers/faults.js';
 import { newTempDir, startServer, type TestServer } from '../helpers/server.js';
+import { partitionOf } from '../../src/ingestion/log/partitions.js';
 
 const availability = clusterAvailability();
 const skip = availability.enabled ? false : availability.reason;
@@ -52,6 +53,29 @@ async function nodeDeadAfterCommit(nodes: TestServer[]) {
   if (a.process.exitCode === null && a.process.signalCode === null) await once(a.process, 'exit');
   assert.equal(a.process.signalCode, 'SIGKILL', 'A killed itself between its metadata commit and its ClickHouse write');
   return { ch, victimRows, keys, shared, dirA, metaUrl, stream: env.SIGHTLINE_NATS_STREAM };
+}
+
+const personsOfVictim = async (node: TestServer) =>
+  ((await (await node.api(`/api/projects/@current/persons/?distinct_id=${VICTIM}`)).json()) as { results: Array<{ id: number }> }).results;
+
+/** Deletes the victim (made by A's metadata commit) with its events, through `node`, and waits until the deletion finished. */
+async function deleteVictim(node: TestServer): Promise<void> {
+  const found = await personsOfVictim(node);
+  assert.equal(found.length, 1, "A's metadata commit made the person");
+  const deletion = await node.api(`/api/projects/@current/persons/${found[0].id}/?delete_events=true`, { method: 'DELETE' });
+  assert.equal(deletion.status, 202);
+  await waitForDeletion(node, ((await deletion.json()) as { status_url: string }).status_url, 'finished', 60_000);
+}
+
+/** Once `node` has processed the whole stream: none of the victim's events are stored, and the node dropped them. */
+async function assertRedeliveryDropped(node: TestServer, victimRows: () => Promise<number>, message: string): Promise<void> {
+  await waitFor('the redelivered batch processed', async () => {
+    const health = (await (await node.api('/_health', { key: null })).json()) as { log_pending_messages: number | null };
+    return health.log_pending_messages === 0;
+  }, 90_000);
+  assert.equal(await victimRows(), 0, message);
+  const metrics = await (await node.api('/metrics', { key: null })).text();
+  assert.match(metrics, new RegExp(`^sightline_events_dropped_total\\{reason="person_deleted"\\} ${EVENTS}$`, 'm'), 'the node dropped the redelivered events');
 }
 
 test('a deletion that finished while a node was down erases the events that node writes at its restart', { skip, timeout: 240_000 }, async () => {
@@ -100,24 +124,45 @@ test("a batch redelivered after its person's deletion is not written again", { s
     partitions = await holdPartitions(metaUrl, stream, 2);
     const b = await startServer({ env: shared, singleNode: true, ...keys });
     nodes.push(b);
-    const found = (await (await b.api(`/api/projects/@current/persons/?distinct_id=${VICTIM}`)).json()) as { results: Array<{ id: number }> };
-    assert.equal(found.results.length, 1, "A's metadata commit made the person");
-    const deletion = await b.api(`/api/projects/@current/persons/${found.results[0].id}/?delete_events=true`, { method: 'DELETE' });
-    assert.equal(deletion.status, 202);
-    await waitForDeletion(b, ((await deletion.json()) as { status_url: string }).status_url, 'finished', 60_000);
+    await deleteVictim(b);
     assert.equal(await victimRows(), 0);
 
     // Now B takes the partitions and gets A's batch again (after ack_wait).
     await partitions.release();
-    await waitFor('the redelivered batch processed on B', async () => {
-      const health = (await (await b.api('/_health', { key: null })).json()) as { log_pending_messages: number | null };
-      return health.log_pending_messages === 0;
-    }, 90_000);
-    assert.equal(await victimRows(), 0, "none of the deleted person's events are written again");
-    const metrics = await (await b.api('/metrics', { key: null })).text();
-    assert.match(metrics, new RegExp(`^sightline_events_dropped_total\\{reason="person_deleted"\\} ${EVENTS}$`, 'm'), 'B dropped the redelivered events');
-    const again = (await (await b.api(`/api/projects/@current/persons/?distinct_id=${VICTIM}`)).json()) as { results: unknown[] };
-    assert.equal(again.results.length, 0, 'nor is the person made again');
+    await assertRedeliveryDropped(b, victimRows, "none of the deleted person's events are written again");
+    assert.equal((await personsOfVictim(b)).length, 0, 'nor is the person made again');
+  } finally {
+    await partitions?.release();
+    await Promise.all(nodes.map((n) => n.kill()));
+  }
+});
+
+test("a batch redelivered after its person's deletion is not written under a person made since for its distinct id", { skip, timeout: 240_000 }, async () => {
+  if (!availability.enabled) return;
+  const nodes: TestServer[] = [];
+  let partitions: { release(): Promise<void> } | null = null;
+  try {
+    const { victimRows, keys, shared, metaUrl, stream } = await nodeDeadAfterCommit(nodes);
+    const partitionOfId = (distinctId: string) => partitionOf({ projectId: 1, event: { distinctId } } as Parameters<typeof partitionOf>[0], 2);
+    const victimPartition = partitionOfId(VICTIM);
+    // Only the victim's partition waits: B consumes the other one.
+    partitions = await holdPartitions(metaUrl, stream, 2, [victimPartition]);
+    const b = await startServer({ env: shared, singleNode: true, ...keys });
+    nodes.push(b);
+    assert.equal(((await (await b.api('/api/projects/@current/')).json()) as { id: number }).id, 1, 'the partitions above assume project 1');
+    await deleteVictim(b);
+
+    // A new person for the victim's distinct id, made on the other partition: another id's
+    // $identify with the victim's as its anonymous id (its merge waits for the held partition, then goes on).
+    let other = 'other-0';
+    for (let i = 1; partitionOfId(other) === victimPartition; i++) other = `other-${i}`;
+    const identify = { event: '$identify', distinct_id: other, uuid: randomUUID(), properties: { $anon_distinct_id: VICTIM } };
+    assert.equal((await b.post('/batch/', { api_key: keys.projectKey, batch: [identify] })).status, 200);
+    await waitFor("a new person for the victim's distinct id", async () => (await personsOfVictim(b)).length === 1, 60_000);
+
+    // Now B takes the victim's partition and gets A's batch again.
+    await partitions.release();
+    await assertRedeliveryDropped(b, victimRows, "the deleted person's events are not written under the new person");
   } finally {
     await partitions?.release();
     await Promise.all(nodes.map((n) => n.kill()));

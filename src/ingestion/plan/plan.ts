@@ -84,7 +84,7 @@ export function plan(batch: PendingEvent[], snapshot: IngestSnapshot, flushSeq: 
   for (const { projectId, anonymizeIps, event, redelivered } of batch) {
     if (!dedupe.take(projectId, event.uuid)) {
       if (redelivered && deps.rewriteRedelivered && dedupe.takeStored(projectId, event.uuid)) {
-        const rewritten = rewrittenEvent(persons, groups, projectId, anonymizeIps, event, deps);
+        const rewritten = rewrittenEvent(snapshot, persons, groups, projectId, anonymizeIps, event, deps);
         if (!rewritten) {
           count(dropped, 'person_deleted');
           continue;

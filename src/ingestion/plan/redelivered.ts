@@ -7,11 +7,14 @@
  * changes (those were committed), and its person's mirror rows are copied again (they were part
  * of the lost write too).
  *
- * An event that made or used a person, whose distinct id has no person now, is not written: only
- * a deletion takes a distinct id from its person, so that person was deleted after the first
- * delivery's commit, and the deletion (which could not see this row) must not be undone by it.
+ * An event that made or used a person is not written when a person deletion took its distinct id
+ * after the first delivery's commit: the deletion could not see this row and must not be undone
+ * by it, even when a later event made a new person for that distinct id. The store says which
+ * flush first committed the event and which flushes came before each such deletion; without that
+ * (a store that keeps no record), a distinct id with no person now means the same, as only a
+ * deletion takes a distinct id from its person.
  */
-import type { StoredEvent } from '../../store/types.js';
+import type { IngestSnapshot, StoredEvent } from '../../store/types.js';
 import type { IncomingEvent } from '../types.js';
 import { enrich, type Enricher } from './enrich.js';
 import { groupColumnsOf, type GroupWorkingSet } from './groups.js';
@@ -25,6 +28,7 @@ export interface RewrittenEvent {
 }
 
 export function rewrittenEvent(
+  snapshot: Pick<IngestSnapshot, 'firstCommits' | 'deletionsOfDistinctIds'>,
   persons: PersonWorkingSet,
   groups: GroupWorkingSet,
   projectId: number,
@@ -34,9 +38,17 @@ export function rewrittenEvent(
 ): RewrittenEvent | null {
   const processPerson = event.properties.$process_person_profile !== false;
   const person = persons.personOf(projectId, event.distinctId);
-  if (processPerson && !person) return null;
+  if (processPerson && (!person || deletedSinceFirstCommit(snapshot, projectId, event))) return null;
   enrich(event.properties, anonymizeIps, deps.enrich);
   const columns = groupColumnsOf(groups, projectId, event, processPerson);
   const personId = person?.uuid ?? personUuidFor(projectId, event.distinctId);
   return { row: toRow(projectId, event, personId, columns, deps.now), personId };
+}
+
+/** Whether a person deletion took the event's distinct id after the flush that first committed the event. */
+function deletedSinceFirstCommit(snapshot: Pick<IngestSnapshot, 'firstCommits' | 'deletionsOfDistinctIds'>, projectId: number, event: IncomingEvent): boolean {
+  const commit = snapshot.firstCommits?.get(`${projectId}:${event.uuid}`);
+  if (!commit) return false;
+  const deletions = snapshot.deletionsOfDistinctIds?.get(`${projectId}:${event.distinctId}`) ?? [];
+  return deletions.some((flushesBefore) => commit.flushSeq <= (flushesBefore[commit.node] ?? -1));
 }

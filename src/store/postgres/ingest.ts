@@ -88,12 +88,16 @@ export class PostgresIngestStore implements IngestStore {
 
     for (const [projectId, uuids] of request.eventUuids) {
       const existing = getOrCreate(snapshot.existingUuids, projectId, () => new Set<string>());
-      const found = await rows<{ hex: string }>(
+      const found = await rows<{ hex: string; node: string; flush_seq: string }>(
         this.pool,
-        "SELECT encode(uuid, 'hex') AS hex FROM event_uuids WHERE project_id = $1 AND uuid IN (SELECT decode(h, 'hex') FROM unnest($2::text[]) AS h)",
+        "SELECT encode(uuid, 'hex') AS hex, node, flush_seq FROM event_uuids WHERE project_id = $1 AND uuid IN (SELECT decode(h, 'hex') FROM unnest($2::text[]) AS h)",
         [projectId, uuids.map(hexOf)],
       );
-      for (const row of found) existing.add(hyphenate(row.hex));
+      for (const row of found) {
+        existing.add(hyphenate(row.hex));
+        (snapshot.firstCommits ??= new Map()).set(`${projectId}:${hyphenate(row.hex)}`, { node: row.node, flushSeq: Number(row.flush_seq) });
+      }
+      if (found.length > 0) await this.loadDeletionsOf(projectId, [...(request.distinctIds.get(projectId) ?? [])], snapshot);
     }
 
     if (projects.size > 0) {
@@ -341,6 +345,20 @@ export class PostgresIngestStore implements IngestStore {
       );
       return { version: Number(version), persons: persons.rows.map(personFromRow), distinctIds: distinctIds.rows as PersonMirrorState['distinctIds'] };
     });
+  }
+
+  /** The person deletions that took any of the distinct ids (a redelivered batch's rule, plan/redelivered.ts). */
+  private async loadDeletionsOf(projectId: number, distinctIds: string[], snapshot: IngestSnapshot): Promise<void> {
+    const found = await rows<{ distinct_id: string; flushes_before: Record<string, number> | null }>(
+      this.pool,
+      `SELECT id.distinct_id, d.flushes_before FROM unnest($2::text[]) AS id(distinct_id)
+       JOIN person_deletions d ON d.project_id = $1 AND d.distinct_id_hashes @> ARRAY[sha256(convert_to(id.distinct_id, 'UTF8'))]`,
+      [projectId, distinctIds],
+    );
+    for (const row of found) {
+      const deletions = getOrCreate((snapshot.deletionsOfDistinctIds ??= new Map()), `${projectId}:${row.distinct_id}`, () => []);
+      deletions.push(row.flushes_before ?? {});
+    }
   }
 
   async forgetUuidsAfter(flushSeq: number): Promise<void> {

@@ -393,4 +393,15 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: "person deletions keep their distinct ids' hashes",
+    sql: `
+      -- sha256 of each distinct id the deletion took, kept once it finishes (the ids themselves are
+      -- not): the NATS log may redeliver later a batch committed before the deletion, whose events
+      -- must not come back under a person made for that distinct id since (plan/redelivered.ts).
+      ALTER TABLE person_deletions ADD COLUMN distinct_id_hashes bytea[] NOT NULL DEFAULT '{}';
+      CREATE INDEX person_deletions_distinct_id_hashes ON person_deletions USING gin (distinct_id_hashes);
+    `,
+  },
 ];

@@ -180,9 +180,9 @@ export class PostgresPersonStore implements PersonStore {
         await client.query('DELETE FROM flag_hash_key_overrides WHERE project_id = $1 AND person_uuid = $2', [projectId, uuid]);
         const row = await one(
           client,
-          `INSERT INTO person_deletions (node, project_id, person_uuid, distinct_ids, delete_events, after_flush_seq, flushes_before, requested_by, requested_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-          [this.node, projectId, uuid, JSON.stringify(distinctIds), input.deleteEvents, input.afterFlushSeq, JSON.stringify(flushesBefore), input.userId, now],
+          `INSERT INTO person_deletions (node, project_id, person_uuid, distinct_ids, distinct_id_hashes, delete_events, after_flush_seq, flushes_before, requested_by, requested_at)
+           VALUES ($1, $2, $3, $4, ARRAY(SELECT sha256(convert_to(id, 'UTF8')) FROM unnest($5::text[]) AS id), $6, $7, $8, $9, $10) RETURNING *`,
+          [this.node, projectId, uuid, JSON.stringify(distinctIds), distinctIds, input.deleteEvents, input.afterFlushSeq, JSON.stringify(flushesBefore), input.userId, now],
         );
         const deletion = deletionFromRow(row!);
         queued.push(deletion);

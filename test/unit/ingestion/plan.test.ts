@@ -101,3 +101,25 @@ test("a redelivered event whose person was deleted since its first commit is not
   assert.deepEqual(Object.fromEntries(result.dropped), { person_deleted: 1 });
   assert.deepEqual(result.changes.upsertPersons, [], 'no person is made again');
 });
+
+test('a redelivered event committed before a deletion of its distinct id is not written under a person made since; one committed after is', () => {
+  const snapshot = emptySnapshot();
+  const person = withPerson(snapshot, 1, { uuid: 'person-new', properties: {} }, ['u1']); // made after the deletion
+  const before = incoming('signup', 'u1', { $set: { plan: 'pro' } });
+  const after = incoming('pageview', 'u1');
+  const elsewhere = incoming('pageview', 'u2');
+  withPerson(snapshot, 1, { uuid: 'person-u2', properties: {} }, ['u2']);
+  snapshot.existingUuids.set(1, new Set([before.uuid, after.uuid, elsewhere.uuid]));
+  snapshot.firstCommits = new Map([
+    [`1:${before.uuid}`, { node: 'a', flushSeq: 12 }],
+    [`1:${after.uuid}`, { node: 'a', flushSeq: 13 }],
+    [`1:${elsewhere.uuid}`, { node: 'a', flushSeq: 12 }],
+  ]);
+  // The deletion came after node a's flush 12 and before its 13th; node b had committed up to 40.
+  snapshot.deletionsOfDistinctIds = new Map([['1:u1', [{ a: 12, b: 40 }]]]);
+  const batch: PendingEvent[] = [before, after, elsewhere].map((event) => ({ ...pending(1, event), redelivered: true }));
+  const result = plan(batch, snapshot, 20, { definitions: new DefinitionCache(), now: new Date('2026-11-01T12:00:05Z'), rewriteRedelivered: true });
+  assert.deepEqual(result.events.map((row) => row.uuid), [after.uuid, elsewhere.uuid]);
+  assert.equal(result.events[0].person_id, person.uuid);
+  assert.deepEqual(Object.fromEntries(result.dropped), { person_deleted: 1 });
+});
